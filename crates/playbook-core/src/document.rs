@@ -1,0 +1,207 @@
+//! Reading and writing playbook text (YAML or JSON).
+//!
+//! Parsing goes text → `serde_json::Value` → typed [`Playbook`], so structural
+//! validation can run on the generic value first and report every problem with
+//! its JSON pointer, instead of stopping at serde's first type error.
+
+use serde_json::Value;
+
+use crate::finding::{Code, Finding, Location};
+use crate::model::{Playbook, SCHEMA_VERSION};
+
+/// Largest document accepted, in bytes. A 500-role playbook is about 300 KB;
+/// anything far beyond this is a mistake or hostile, and parsing it would
+/// stall the editor.
+pub const MAX_DOCUMENT_BYTES: usize = 8 * 1024 * 1024;
+
+/// Text format of a playbook file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+impl Format {
+    /// Picks the format from a file name: `.json` is JSON, everything else YAML.
+    pub fn from_path(path: &str) -> Format {
+        if path.to_ascii_lowercase().ends_with(".json") {
+            Format::Json
+        } else {
+            Format::Yaml
+        }
+    }
+
+    /// Guesses the format from content: a document starting with `{` is JSON.
+    pub fn sniff(text: &str) -> Format {
+        match text.trim_start_matches('\u{feff}').trim_start().chars().next() {
+            Some('{') => Format::Json,
+            _ => Format::Yaml,
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Yaml => "yaml",
+            Format::Json => "json",
+        }
+    }
+}
+
+/// Parses text into a generic value. Fails with a PB001 (syntax) or PB005
+/// (empty or too large) finding that carries the line and column.
+pub fn parse_value(text: &str, format: Format) -> Result<Value, Finding> {
+    if text.len() > MAX_DOCUMENT_BYTES {
+        return Err(Finding::new(
+            Code::DocumentSize,
+            "",
+            format!(
+                "the document is {} bytes; the limit is {} bytes",
+                text.len(),
+                MAX_DOCUMENT_BYTES
+            ),
+            "split the playbook or remove generated content; a playbook of 500 roles is about 300 KB",
+        ));
+    }
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim().is_empty() || (format == Format::Yaml && yaml_is_only_comments(text)) {
+        return Err(Finding::new(
+            Code::DocumentSize,
+            "",
+            "the document is empty",
+            "start from a template: `playbook template worker`, or copy playbooks/tdd.yaml",
+        ));
+    }
+    if text.contains('\0') {
+        return Err(Finding::new(
+            Code::Syntax,
+            "",
+            "the file contains NUL bytes; it is binary, not YAML or JSON",
+            "open a playbook file written as YAML or JSON text",
+        ));
+    }
+    let parsed = match format {
+        Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
+            let location = (e.line() > 0).then(|| Location {
+                line: e.line(),
+                column: e.column(),
+            });
+            (e.to_string(), location)
+        }),
+        Format::Yaml => serde_yaml_ng::from_str::<Value>(text).map_err(|e| {
+            let location = e.location().map(|l| Location {
+                line: l.line(),
+                column: l.column(),
+            });
+            (e.to_string(), location)
+        }),
+    };
+    match parsed {
+        Ok(Value::Null) => Err(Finding::new(
+            Code::DocumentSize,
+            "",
+            "the document is empty",
+            "start from a template: `playbook template worker`, or copy playbooks/tdd.yaml",
+        )),
+        Ok(value) => Ok(value),
+        Err((message, location)) => {
+            let mut finding = Finding::new(
+                Code::Syntax,
+                "",
+                format!("not valid {}: {message}", format_name(format)),
+                syntax_hint(&message),
+            );
+            finding.location = location;
+            Err(finding)
+        }
+    }
+}
+
+fn yaml_is_only_comments(text: &str) -> bool {
+    text.lines().all(|line| {
+        let line = line.trim();
+        line.is_empty() || line.starts_with('#') || line == "---" || line == "..."
+    })
+}
+
+fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Yaml => "YAML",
+        Format::Json => "JSON",
+    }
+}
+
+fn syntax_hint(message: &str) -> &'static str {
+    if message.contains("recursion limit") {
+        "the document nests deeper than 128 levels; a playbook needs fewer than 10"
+    } else if message.contains("tab") {
+        "YAML indentation must use spaces, not tabs"
+    } else if message.contains("duplicate") {
+        "remove or rename the repeated key"
+    } else {
+        "fix the syntax at the position shown; indentation and unclosed quotes or brackets are the usual causes"
+    }
+}
+
+/// Checks `schema_version` before anything else reads the document: an
+/// unknown major version fails closed (spec/contracts.md, Contract Version).
+pub fn check_version(value: &Value) -> Result<Option<Finding>, Finding> {
+    let Some(version) = value.get("schema_version") else {
+        return Ok(Some(Finding::new(
+            Code::MissingVersion,
+            "",
+            "no schema_version: read as a legacy 1.0.0 playbook",
+            format!("add `schema_version: \"{SCHEMA_VERSION}\"` at the top of the file"),
+        )));
+    };
+    // A non-string version is a type error, which structural validation reports.
+    let Some(text) = version.as_str() else {
+        return Ok(None);
+    };
+    let supported_major = SCHEMA_VERSION.split('.').next().unwrap_or("1");
+    match text.split('.').next() {
+        Some(major) if major == supported_major => Ok(None),
+        _ => Err(Finding::new(
+            Code::UnsupportedVersion,
+            "/schema_version",
+            format!(
+                "schema_version \"{text}\" has an unknown major version; this build reads {supported_major}.x.y"
+            ),
+            format!(
+                "use a Playbook Studio that supports it, or rewrite the file for schema_version \"{SCHEMA_VERSION}\""
+            ),
+        )),
+    }
+}
+
+/// A playbook could not be written as text.
+#[derive(Debug, thiserror::Error)]
+#[error("could not write the playbook as {format:?}: {message}")]
+pub struct WriteError {
+    pub format: Format,
+    pub message: String,
+}
+
+/// Serialises a playbook. YAML keeps field order; JSON is pretty-printed.
+pub fn to_string(playbook: &Playbook, format: Format) -> Result<String, WriteError> {
+    let error = |message: String| WriteError { format, message };
+    match format {
+        Format::Json => serde_json::to_string_pretty(playbook)
+            .map(|text| text + "\n")
+            .map_err(|e| error(e.to_string())),
+        Format::Yaml => serde_yaml_ng::to_string(playbook).map_err(|e| error(e.to_string())),
+    }
+}
+
+/// Converts a structurally valid value into the typed model.
+pub fn from_value(value: Value) -> Result<Playbook, Finding> {
+    serde_json::from_value(value).map_err(|e| {
+        Finding::new(
+            Code::Schema,
+            "",
+            format!("the document does not match the playbook format: {e}"),
+            "compare the file with `playbook schema`",
+        )
+    })
+}

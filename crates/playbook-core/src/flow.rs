@@ -1,0 +1,158 @@
+//! The flow graph of a playbook: roles as nodes, handoffs as edges.
+//!
+//! One definition of "what runs after what" serves the validator (loops,
+//! reachability, upstream inputs), the orchestrator (routing) and the UI's
+//! flow view, so the three can never disagree.
+//!
+//! **Routing rules.** A task enters every enabled stage at the stage's first
+//! role. A role's explicit `handoff_to` names the roles that may take the
+//! task next (in any stage). A role without `handoff_to` hands the task to the
+//! next role of its stage, or, if it is the last, the task leaves the stage;
+//! an explicit empty `handoff_to: []` also ends the stage for that task.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::model::{Playbook, RoleRef};
+
+/// Why one role follows another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeKind {
+    /// Named in `handoff_to`.
+    Handoff,
+    /// Implied: the next role of the stage, for a role without `handoff_to`.
+    Sequence,
+}
+
+/// The roles of a playbook and the edges between them.
+pub struct Flow<'a> {
+    pub roles: Vec<RoleRef<'a>>,
+    by_name: HashMap<&'a str, usize>,
+    graph: DiGraph<usize, EdgeKind>,
+    enabled: Vec<bool>,
+}
+
+impl<'a> Flow<'a> {
+    pub fn new(playbook: &'a Playbook) -> Flow<'a> {
+        let roles: Vec<RoleRef<'a>> = playbook.roles().collect();
+        let mut by_name = HashMap::new();
+        for (i, r) in roles.iter().enumerate() {
+            by_name.entry(r.role.name.as_str()).or_insert(i);
+        }
+        let enabled = playbook.workflow.values().map(|s| s.is_enabled()).collect();
+        let mut graph = DiGraph::with_capacity(roles.len(), roles.len() * 2);
+        for i in 0..roles.len() {
+            graph.add_node(i);
+        }
+        for (i, r) in roles.iter().enumerate() {
+            match &r.role.handoff_to {
+                Some(targets) => {
+                    for target in targets {
+                        if let Some(&j) = by_name.get(target.as_str()) {
+                            graph.update_edge(NodeIndex::new(i), NodeIndex::new(j), EdgeKind::Handoff);
+                        }
+                    }
+                }
+                None => {
+                    let next = i + 1;
+                    if next < roles.len() && roles[next].stage_index == r.stage_index {
+                        graph.update_edge(NodeIndex::new(i), NodeIndex::new(next), EdgeKind::Sequence);
+                    }
+                }
+            }
+        }
+        Flow {
+            roles,
+            by_name,
+            graph,
+            enabled,
+        }
+    }
+
+    /// Index of the (first) role with this name.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn is_stage_enabled(&self, stage_index: usize) -> bool {
+        self.enabled.get(stage_index).copied().unwrap_or(false)
+    }
+
+    /// The role a task starts at when it enters the stage.
+    pub fn entry_of_stage(&self, stage_index: usize) -> Option<usize> {
+        self.roles.iter().position(|r| r.stage_index == stage_index)
+    }
+
+    /// Roles that may follow role `i`, with why.
+    pub fn successors(&self, i: usize) -> impl Iterator<Item = (usize, EdgeKind)> + '_ {
+        self.graph
+            .edges(NodeIndex::new(i))
+            .map(|e| (petgraph::visit::EdgeRef::target(&e).index(), *e.weight()))
+    }
+
+    /// Whether each role can be reached: from the entry role of every enabled
+    /// stage, following edges into enabled stages only.
+    pub fn reachable(&self) -> Vec<bool> {
+        let mut seen = vec![false; self.roles.len()];
+        let mut queue: VecDeque<usize> = (0..self.enabled.len())
+            .filter(|&s| self.enabled[s])
+            .filter_map(|s| self.entry_of_stage(s))
+            .collect();
+        for &i in &queue {
+            seen[i] = true;
+        }
+        while let Some(i) = queue.pop_front() {
+            for (j, _) in self.successors(i) {
+                if !seen[j] && self.is_stage_enabled(self.roles[j].stage_index) {
+                    seen[j] = true;
+                    queue.push_back(j);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Every loop of the flow: strongly connected sets of roles through which
+    /// a task can come back, each sorted in document order.
+    pub fn loops(&self) -> Vec<Vec<usize>> {
+        let mut loops: Vec<Vec<usize>> = tarjan_scc(&self.graph)
+            .into_iter()
+            .filter(|scc| {
+                scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0])
+            })
+            .map(|scc| {
+                let mut roles: Vec<usize> = scc.into_iter().map(|n| n.index()).collect();
+                roles.sort_unstable();
+                roles
+            })
+            .collect();
+        loops.sort();
+        loops
+    }
+
+    /// Roles whose outputs a task carries when it reaches role `i`: every
+    /// role of an earlier stage, and every role with a path to `i`.
+    pub fn upstream(&self, i: usize) -> HashSet<usize> {
+        let stage = self.roles[i].stage_index;
+        let mut found: HashSet<usize> = (0..self.roles.len())
+            .filter(|&j| self.roles[j].stage_index < stage)
+            .collect();
+        let mut queue = VecDeque::from([i]);
+        let mut seen = HashSet::from([i]);
+        while let Some(k) = queue.pop_front() {
+            for e in self
+                .graph
+                .edges_directed(NodeIndex::new(k), petgraph::Direction::Incoming)
+            {
+                let j = petgraph::visit::EdgeRef::source(&e).index();
+                if seen.insert(j) {
+                    found.insert(j);
+                    queue.push_back(j);
+                }
+            }
+        }
+        found
+    }
+}

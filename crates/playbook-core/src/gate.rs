@@ -1,0 +1,359 @@
+//! Gate conditions: `pass_condition`, `enter_gate` and `exit_gate`.
+//!
+//! A gate is written one of three ways, told apart in this order:
+//!
+//! 1. a **policy key**: a bare identifier such as `review_passed`, resolved
+//!    from the playbook's `policies` map first, then from [`BUILTIN_POLICIES`];
+//! 2. a **CEL expression** such as `failed_cases == 0 && verdict == "pass"`,
+//!    over the role's output fields and the run state;
+//! 3. **free text** such as "spec file written": anything that does not
+//!    compile and has no operator characters. It is valid but not machine
+//!    checkable, so the orchestrator treats it as a manual approval.
+//!
+//! Gates are compiled once, at validation time, so syntax errors and reads of
+//! fields nobody promises surface while the author types, not mid-run.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+/// A policy every playbook can name without defining it.
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltinPolicy {
+    pub key: &'static str,
+    /// The CEL expression, or `None` for a manual approval.
+    pub expression: Option<&'static str>,
+    pub description: &'static str,
+}
+
+/// Built-in policy keys, documented in `docs/lints.md` and the README.
+pub const BUILTIN_POLICIES: &[BuiltinPolicy] = &[
+    BuiltinPolicy {
+        key: "always",
+        expression: Some("true"),
+        description: "Always passes.",
+    },
+    BuiltinPolicy {
+        key: "review_passed",
+        expression: Some("verdict == \"pass\""),
+        description: "The reviewer's verdict is \"pass\".",
+    },
+    BuiltinPolicy {
+        key: "tests_green",
+        expression: Some("failed_cases == 0"),
+        description: "The tester reports no failed cases.",
+    },
+    BuiltinPolicy {
+        key: "plan_ready",
+        expression: Some("size(tasks) > 0"),
+        description: "The planner produced at least one task.",
+    },
+    BuiltinPolicy {
+        key: "no_blocked_tasks",
+        expression: Some("tasks_blocked == 0"),
+        description: "No task of the stage is blocked or escalated.",
+    },
+    BuiltinPolicy {
+        key: "user_approved",
+        expression: None,
+        description: "A person approves (a manual gate).",
+    },
+];
+
+/// Run-state variables a role's `pass_condition` may read besides its outputs.
+pub const ROLE_STATE_VARIABLES: &[&str] = &["iteration", "max_iterations", "task_id", "stage"];
+
+/// Run-state variables a stage gate may read besides the task's outputs so far.
+pub const STAGE_STATE_VARIABLES: &[&str] = &[
+    "task_id",
+    "stage",
+    "tasks_total",
+    "tasks_done",
+    "tasks_failed",
+    "tasks_blocked",
+];
+
+/// Longest gate text compiled; longer text is refused, not parsed.
+pub const MAX_GATE_CHARS: usize = 2000;
+/// Deepest bracket nesting compiled; deeper text could exhaust the parser's stack.
+pub const MAX_GATE_NESTING: usize = 32;
+
+/// A compiled gate, ready to evaluate.
+#[derive(Clone)]
+pub struct Gate {
+    /// The text as written in the playbook.
+    pub source: String,
+    /// The policy key the text named, if it was one.
+    pub policy: Option<String>,
+    pub kind: GateKind,
+}
+
+#[derive(Clone)]
+pub enum GateKind {
+    /// A CEL program and the top-level variables it reads.
+    Expression {
+        expression: String,
+        program: Arc<cel::Program>,
+        reads: BTreeSet<String>,
+    },
+    /// Not machine-checkable: a person decides.
+    Manual,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.kind {
+            GateKind::Expression { expression, .. } => expression.as_str(),
+            GateKind::Manual => "<manual>",
+        };
+        f.debug_struct("Gate")
+            .field("source", &self.source)
+            .field("policy", &self.policy)
+            .field("kind", &kind)
+            .finish()
+    }
+}
+
+/// Why a gate could not be compiled.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GateError {
+    #[error("`{expression}` does not compile: {message}")]
+    Syntax { expression: String, message: String },
+    #[error("unknown policy key `{key}`")]
+    UnknownPolicy { key: String },
+    #[error("policy `{key}` does not compile: {message}")]
+    PolicySyntax { key: String, message: String },
+}
+
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Text with none of CEL's operator characters reads as prose.
+fn looks_like_prose(text: &str) -> bool {
+    const OPERATORS: &str = "=<>!&|()[]{}+*/%?:\"";
+    text.trim().contains(' ') && !text.chars().any(|c| OPERATORS.contains(c))
+}
+
+/// Compiles a CEL expression and lists the top-level variables it reads.
+pub fn compile_expression(text: &str) -> Result<(Arc<cel::Program>, BTreeSet<String>), String> {
+    if text.chars().count() > MAX_GATE_CHARS {
+        return Err(format!("longer than {MAX_GATE_CHARS} characters"));
+    }
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > MAX_GATE_NESTING {
+                    return Err(format!("nested deeper than {MAX_GATE_NESTING} brackets"));
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    // The parser is third-party code fed user text; a panic in it must
+    // become a finding, not take the editor down.
+    let compiled = std::panic::catch_unwind(|| cel::Program::compile(text))
+        .map_err(|_| "the expression parser failed on this text".to_string())?;
+    let program = compiled.map_err(|e| e.to_string().replace('\n', "; "))?;
+    let reads = program
+        .references()
+        .variables()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    Ok((Arc::new(program), reads))
+}
+
+/// Compiles gate text, resolving policy keys through `policies` (the
+/// playbook's map) and then the built-ins.
+pub fn compile<'p>(
+    text: &str,
+    policies: impl Fn(&str) -> Option<&'p str>,
+) -> Result<Gate, GateError> {
+    let trimmed = text.trim();
+    if is_identifier(trimmed) && trimmed != "true" && trimmed != "false" {
+        let expression = match policies(trimmed) {
+            Some(expression) => Some(expression.to_string()),
+            None => match BUILTIN_POLICIES.iter().find(|p| p.key == trimmed) {
+                Some(builtin) => builtin.expression.map(str::to_string),
+                None => {
+                    return Err(GateError::UnknownPolicy {
+                        key: trimmed.to_string(),
+                    });
+                }
+            },
+        };
+        let kind = match expression {
+            None => GateKind::Manual,
+            Some(expression) => {
+                let (program, reads) = compile_expression(&expression).map_err(|message| {
+                    GateError::PolicySyntax {
+                        key: trimmed.to_string(),
+                        message,
+                    }
+                })?;
+                GateKind::Expression {
+                    expression,
+                    program,
+                    reads,
+                }
+            }
+        };
+        return Ok(Gate {
+            source: text.to_string(),
+            policy: Some(trimmed.to_string()),
+            kind,
+        });
+    }
+    match compile_expression(trimmed) {
+        Ok((program, reads)) => Ok(Gate {
+            source: text.to_string(),
+            policy: None,
+            kind: GateKind::Expression {
+                expression: trimmed.to_string(),
+                program,
+                reads,
+            },
+        }),
+        Err(_) if looks_like_prose(trimmed) => Ok(Gate {
+            source: text.to_string(),
+            policy: None,
+            kind: GateKind::Manual,
+        }),
+        Err(message) => Err(GateError::Syntax {
+            expression: trimmed.to_string(),
+            message,
+        }),
+    }
+}
+
+/// The outcome of evaluating a machine-checkable gate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Pass,
+    Fail,
+    /// The expression could not be evaluated (a missing field, a type
+    /// mismatch, a non-boolean result); the gate counts as failed.
+    Error(String),
+}
+
+impl Gate {
+    pub fn is_manual(&self) -> bool {
+        matches!(self.kind, GateKind::Manual)
+    }
+
+    /// Variables the gate reads; empty for manual gates.
+    pub fn reads(&self) -> impl Iterator<Item = &str> {
+        let reads = match &self.kind {
+            GateKind::Expression { reads, .. } => Some(reads),
+            GateKind::Manual => None,
+        };
+        reads.into_iter().flatten().map(String::as_str)
+    }
+
+    /// Evaluates the gate over `variables`. Manual gates return `None`: the
+    /// caller asks its approver.
+    pub fn evaluate(&self, variables: &Map<String, Value>) -> Option<Verdict> {
+        let GateKind::Expression { program, reads, .. } = &self.kind else {
+            return None;
+        };
+        let mut context = cel::Context::default();
+        for name in reads {
+            if let Some(value) = variables.get(name)
+                && let Err(e) = context.add_variable(name.as_str(), value)
+            {
+                return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
+            }
+        }
+        Some(match program.execute(&context) {
+            Ok(cel::Value::Bool(true)) => Verdict::Pass,
+            Ok(cel::Value::Bool(false)) => Verdict::Fail,
+            Ok(other) => Verdict::Error(format!(
+                "the expression gave {other:?}, not true or false"
+            )),
+            Err(e) => Verdict::Error(e.to_string()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn no_policies(_: &str) -> Option<&'static str> {
+        None
+    }
+
+    fn vars(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn expressions_compile_and_list_what_they_read() {
+        let gate = compile("failed_cases == 0 && verdict == 'pass'", no_policies).unwrap();
+        assert_eq!(gate.reads().collect::<Vec<_>>(), ["failed_cases", "verdict"]);
+        assert_eq!(
+            gate.evaluate(&vars(json!({"failed_cases": 0, "verdict": "pass"}))),
+            Some(Verdict::Pass)
+        );
+        assert_eq!(
+            gate.evaluate(&vars(json!({"failed_cases": 2, "verdict": "pass"}))),
+            Some(Verdict::Fail)
+        );
+    }
+
+    #[test]
+    fn a_missing_variable_fails_the_gate_with_a_reason() {
+        let gate = compile("verdict == 'pass'", no_policies).unwrap();
+        assert!(matches!(
+            gate.evaluate(&Map::new()),
+            Some(Verdict::Error(_))
+        ));
+    }
+
+    #[test]
+    fn bare_identifiers_are_policy_keys() {
+        let gate = compile("review_passed", no_policies).unwrap();
+        assert_eq!(gate.policy.as_deref(), Some("review_passed"));
+        assert_eq!(gate.reads().collect::<Vec<_>>(), ["verdict"]);
+        assert_eq!(
+            compile("ship_it", no_policies).unwrap_err(),
+            GateError::UnknownPolicy {
+                key: "ship_it".into()
+            }
+        );
+        let own = compile("ship_it", |k| (k == "ship_it").then_some("approved == true")).unwrap();
+        assert_eq!(own.reads().collect::<Vec<_>>(), ["approved"]);
+    }
+
+    #[test]
+    fn prose_is_a_manual_gate_and_broken_expressions_are_errors() {
+        assert!(compile("spec file written", no_policies).unwrap().is_manual());
+        assert!(compile("user_approved", no_policies).unwrap().is_manual());
+        assert!(matches!(
+            compile("failed_cases = = 0", no_policies),
+            Err(GateError::Syntax { .. })
+        ));
+    }
+
+    #[test]
+    fn hostile_expressions_are_refused_without_parsing() {
+        let deep = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+        assert!(matches!(
+            compile(&deep, no_policies),
+            Err(GateError::Syntax { .. })
+        ));
+        let long = "a == 1 && ".repeat(500) + "true";
+        assert!(matches!(
+            compile(&long, no_policies),
+            Err(GateError::Syntax { .. })
+        ));
+    }
+}

@@ -1,0 +1,91 @@
+//! Published JSON Schemas, generated from the Rust types.
+//!
+//! The files in `schemas/` are the output of [`published`]; a test fails when
+//! they are stale, so the schema editors see and the schema the validator
+//! uses can never drift from the model.
+
+use std::sync::LazyLock;
+
+use jsonschema::error::ValidationErrorKind;
+use schemars::JsonSchema;
+use serde_json::Value;
+
+use crate::finding::{Code, Finding, escape_pointer};
+use crate::model::Playbook;
+
+/// Base URL under which the schemas are published; also their `$id`.
+pub const SCHEMA_BASE: &str = "https://playbook.studio/schemas";
+
+/// The JSON Schema of `T`, with `$id` set to the published location of `file`.
+pub fn generate<T: JsonSchema>(file: &str) -> Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    if let Some(object) = schema.as_object_mut() {
+        object.insert("$id".into(), Value::String(format!("{SCHEMA_BASE}/{file}")));
+    }
+    schema
+}
+
+/// One schema file of `schemas/`.
+pub struct Published {
+    pub file: &'static str,
+    pub schema: Value,
+}
+
+/// Every schema this crate publishes, by file name.
+pub fn published() -> Vec<Published> {
+    let mut list = vec![Published {
+        file: "playbook.schema.json",
+        schema: generate::<Playbook>("playbook.schema.json"),
+    }];
+    list.extend(crate::envelope_schemas());
+    list
+}
+
+static PLAYBOOK_VALIDATOR: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| {
+    jsonschema::options()
+        .build(&generate::<Playbook>("playbook.schema.json"))
+        .map_err(|e| e.to_string())
+});
+
+/// Validates a parsed document against the playbook schema and returns one
+/// finding per violation, each addressed by JSON pointer.
+pub fn check_playbook(value: &Value) -> Vec<Finding> {
+    match &*PLAYBOOK_VALIDATOR {
+        Ok(validator) => check_with(validator, value),
+        Err(message) => vec![Finding::new(
+            Code::Schema,
+            "",
+            format!("the playbook schema could not be built: {message}"),
+            "this is a bug in Playbook Studio; please report it",
+        )],
+    }
+}
+
+/// Runs any compiled validator and converts its errors to PB002 findings.
+pub fn check_with(validator: &jsonschema::Validator, value: &Value) -> Vec<Finding> {
+    validator
+        .iter_errors(value)
+        .map(|error| {
+            let mut path = error.instance_path().as_str().to_string();
+            let hint = match error.kind() {
+                ValidationErrorKind::Required { property } => {
+                    let name = property.as_str().unwrap_or_default();
+                    path = format!("{path}/{}", escape_pointer(name));
+                    format!("add the required field `{name}`")
+                }
+                ValidationErrorKind::Type { .. } => {
+                    "change the value to the type named in the message".to_string()
+                }
+                ValidationErrorKind::Enum { options } => format!("use one of {options}"),
+                ValidationErrorKind::Pattern { pattern } => {
+                    format!("write a value matching {pattern}")
+                }
+                ValidationErrorKind::MinLength { .. } => "write a non-empty value".to_string(),
+                ValidationErrorKind::Minimum { limit } => format!("use a value of at least {limit}"),
+                ValidationErrorKind::Maximum { limit } => format!("use a value of at most {limit}"),
+                _ => "compare the value with `playbook schema`".to_string(),
+            };
+            Finding::new(Code::Schema, path, error.to_string(), hint)
+        })
+        .collect()
+}

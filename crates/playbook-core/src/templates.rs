@@ -1,0 +1,127 @@
+//! Built-in role templates: one complete, clean contract per mode.
+//!
+//! A template is the fastest way to a role that validates without findings;
+//! the editor's one-click templates and `playbook template <mode>` use them.
+
+use crate::model::{Gates, OutputsContract, RetryPolicy, Role, RoleMode};
+
+fn strings(items: &[&str]) -> Option<Vec<String>> {
+    Some(items.iter().map(|s| s.to_string()).collect())
+}
+
+/// The built-in template for `mode`, with its conventional role name.
+pub fn role_template(mode: RoleMode) -> Role {
+    match mode {
+        RoleMode::Planner => Role {
+            name: "planner".into(),
+            responsibilities: Some(
+                "Turn the goal into a written spec and a list of small, testable tasks.".into(),
+            ),
+            allowed_agents: strings(&["claude", "codex"]),
+            suggested_prompt: Some(
+                "Plan how to reach this goal: {goal}. Write the spec to a file and list the tasks.".into(),
+            ),
+            mode: Some(RoleMode::Planner),
+            inputs_required: strings(&["goal"]),
+            outputs_contract: Some(OutputsContract {
+                kind: Some("plan_result".into()),
+                required: strings(&["spec_path", "tasks"]),
+                ..Default::default()
+            }),
+            actions_allowed: strings(&["read_file", "search_code", "list_files"]),
+            gates: Some(Gates {
+                requires_user_approval: Some(false),
+                pass_condition: Some("plan_ready".into()),
+                ..Default::default()
+            }),
+            handoff_to: strings(&["worker"]),
+            completion_criteria: strings(&[
+                "The spec is written and names its acceptance criteria",
+                "Every task is small enough for one review round",
+            ]),
+            ..Default::default()
+        },
+        RoleMode::Worker => Role {
+            name: "worker".into(),
+            responsibilities: Some(
+                "Implement one task against the spec and commit the change.".into(),
+            ),
+            allowed_agents: strings(&["claude", "codex"]),
+            suggested_prompt: Some(
+                "Implement task {task} as the spec at {spec_path} describes. Commit when done.".into(),
+            ),
+            mode: Some(RoleMode::Worker),
+            inputs_required: strings(&["task", "spec_path"]),
+            outputs_contract: Some(OutputsContract {
+                kind: Some("work_result".into()),
+                required: strings(&["commit_sha", "summary"]),
+                ..Default::default()
+            }),
+            actions_allowed: strings(&["read_file", "write_file", "edit_file", "run_tests", "git_commit"]),
+            gates: Some(Gates {
+                requires_user_approval: Some(true),
+                pass_condition: Some("size(commit_sha) > 0".into()),
+                ..Default::default()
+            }),
+            handoff_to: strings(&["reviewer"]),
+            completion_criteria: strings(&["The change is committed", "Existing tests still pass"]),
+            ..Default::default()
+        },
+        RoleMode::Reviewer => Role {
+            name: "reviewer".into(),
+            responsibilities: Some(
+                "Review the commit against the spec; pass it or send it back with actionable issues.".into(),
+            ),
+            allowed_agents: strings(&["claude"]),
+            suggested_prompt: Some(
+                "Review commit {commit_sha} against the spec at {spec_path}. Return a verdict and issues.".into(),
+            ),
+            mode: Some(RoleMode::Reviewer),
+            inputs_required: strings(&["spec_path", "commit_sha"]),
+            outputs_contract: Some(OutputsContract {
+                kind: Some("review_result".into()),
+                required: strings(&["verdict", "issues"]),
+                ..Default::default()
+            }),
+            actions_allowed: strings(&["read_file", "search_code", "git_diff"]),
+            gates: Some(Gates {
+                requires_user_approval: Some(false),
+                pass_condition: Some("review_passed".into()),
+                ..Default::default()
+            }),
+            handoff_to: strings(&["worker"]),
+            retry_policy: Some(RetryPolicy {
+                max_iterations: Some(3),
+                escalate_on: strings(&["retry_limit"]),
+                ..Default::default()
+            }),
+            completion_criteria: strings(&[
+                "Every acceptance criterion of the spec is checked",
+                "The verdict is pass, or every issue is actionable",
+            ]),
+            ..Default::default()
+        },
+        RoleMode::Tester => Role {
+            name: "tester".into(),
+            responsibilities: Some("Run the test suite on the reviewed commit and report failures.".into()),
+            allowed_agents: strings(&["codex"]),
+            suggested_prompt: Some("Run the tests for commit {commit_sha} and report every failing case.".into()),
+            mode: Some(RoleMode::Tester),
+            inputs_required: strings(&["commit_sha"]),
+            outputs_contract: Some(OutputsContract {
+                kind: Some("test_result".into()),
+                required: strings(&["failed_cases", "report"]),
+                ..Default::default()
+            }),
+            actions_allowed: strings(&["read_file", "run_tests"]),
+            gates: Some(Gates {
+                requires_user_approval: Some(false),
+                pass_condition: Some("tests_green".into()),
+                ..Default::default()
+            }),
+            handoff_to: Some(Vec::new()),
+            completion_criteria: strings(&["The whole suite ran", "failed_cases is 0"]),
+            ..Default::default()
+        },
+    }
+}

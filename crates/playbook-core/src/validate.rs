@@ -1,0 +1,142 @@
+//! Validation: structure first (JSON Schema), then the semantic lints a
+//! schema cannot express. Every finding is returned at once.
+
+use serde_json::Value;
+
+use crate::document::{self, Format};
+use crate::finding::{Finding, Severity};
+use crate::locate::SourceMap;
+use crate::model::Playbook;
+use crate::schema;
+
+mod lints;
+
+pub use lints::{BUILTIN_RUN_INPUTS, ESCALATION_TRIGGERS, prompt_placeholders};
+
+/// Tunable validation behaviour.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Unknown fields without the `x_` prefix are errors, not warnings.
+    pub strict: bool,
+    /// Highest `max_parallel_worktrees` before PB103 warns.
+    pub max_parallel_worktrees: u32,
+    /// Tools that need approval when a playbook does not list its own.
+    pub mutating_actions: Vec<String>,
+}
+
+/// Tools that change the workspace, used when a playbook has no `mutating_actions`.
+pub const DEFAULT_MUTATING_ACTIONS: &[&str] = &[
+    "write_file",
+    "edit_file",
+    "delete_file",
+    "apply_patch",
+    "bash",
+    "run_command",
+    "git_commit",
+    "git_push",
+    "git_checkpoint",
+    "git_reset",
+    "git_checkout",
+    "create_worktree",
+    "merge_worktree",
+    "deploy",
+];
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            strict: false,
+            max_parallel_worktrees: 16,
+            mutating_actions: DEFAULT_MUTATING_ACTIONS.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// The outcome of validating a document.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The typed playbook, when the document is structurally valid.
+    pub playbook: Option<Playbook>,
+    /// Every finding, errors first, then in document order.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// True when nothing of error severity was found.
+    pub fn allow(&self) -> bool {
+        !self.findings.iter().any(Finding::is_error)
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == severity).count()
+    }
+}
+
+/// Validates playbook text and locates every finding in it.
+pub fn validate_source(text: &str, format: Format, options: &Options) -> Report {
+    let value = match document::parse_value(text, format) {
+        Ok(value) => value,
+        Err(finding) => {
+            return Report {
+                playbook: None,
+                findings: vec![finding],
+            };
+        }
+    };
+    let mut report = validate_value(value, options);
+    let map = SourceMap::new(text);
+    for finding in &mut report.findings {
+        if finding.location.is_none() {
+            finding.location = map.locate(&finding.path);
+        }
+    }
+    report
+}
+
+/// Validates an already parsed document.
+pub fn validate_value(value: Value, options: &Options) -> Report {
+    let mut findings = Vec::new();
+    match document::check_version(&value) {
+        Ok(hint) => findings.extend(hint),
+        Err(fail_closed) => {
+            return Report {
+                playbook: None,
+                findings: vec![fail_closed],
+            };
+        }
+    }
+    let structural = schema::check_playbook(&value);
+    if !structural.is_empty() {
+        findings.extend(structural);
+        sort(&mut findings);
+        return Report {
+            playbook: None,
+            findings,
+        };
+    }
+    match document::from_value(value) {
+        Ok(playbook) => {
+            findings.extend(validate(&playbook, options));
+            sort(&mut findings);
+            Report {
+                playbook: Some(playbook),
+                findings,
+            }
+        }
+        Err(finding) => Report {
+            playbook: None,
+            findings: vec![finding],
+        },
+    }
+}
+
+/// The semantic lints of a typed playbook.
+pub fn validate(playbook: &Playbook, options: &Options) -> Vec<Finding> {
+    let mut findings = lints::run(playbook, options);
+    sort(&mut findings);
+    findings
+}
+
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| a.severity.cmp(&b.severity));
+}
