@@ -31,8 +31,3 @@ pub use document::{Format, MAX_DOCUMENT_BYTES};
 pub use finding::{Code, Finding, Location, Severity};
 pub use model::{Gates, OutputsContract, Playbook, RetryPolicy, Role, RoleMode, Stage, StagePolicy};
 pub use validate::{Options, Report, validate, validate_source, validate_value};
-
-/// Schemas of the orchestrator's envelopes, published beside the playbook's.
-fn envelope_schemas() -> Vec<schema::Published> {
-    Vec::new()
-}
