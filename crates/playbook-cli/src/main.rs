@@ -1,1 +1,47 @@
-fn main(){}
+//! `playbook`: the headless face of Playbook Studio, for terminals and CI.
+//!
+//! Every subcommand is a thin layer over the libraries: it reads files,
+//! Validator Output Contract: 0 only when the outcome is allowed.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod authoring;
+mod input;
+
+#[derive(Parser)]
+#[command(name = "playbook", version, about = "Author, check and preview agent playbooks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate playbook files (YAML or JSON) and print every finding.
+    Validate(authoring::ValidateArgs),
+    /// Normalise playbook files in place (`--check` only reports).
+    Fmt(authoring::FmtArgs),
+    /// Print a published JSON Schema, or write them all to a directory.
+    Schema(authoring::SchemaArgs),
+    /// Print a built-in role template (planner, worker, reviewer, tester).
+    Template(authoring::TemplateArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Validate(args) => authoring::validate(args),
+        Command::Fmt(args) => authoring::fmt(args),
+        Command::Schema(args) => authoring::schema(args),
+        Command::Template(args) => authoring::template(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

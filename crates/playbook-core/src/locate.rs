@@ -47,7 +47,14 @@ impl SourceMap {
 }
 
 enum Frame {
-    Map { pointer: String, key: Option<String> },
+    /// `start` is where the parser announced the mapping, kept until the
+    /// first key: for a block mapping the announcement comes late (at the
+    /// first `:`), so the first key's position is the better one.
+    Map {
+        pointer: String,
+        key: Option<String>,
+        start: Option<Location>,
+    },
     Seq { pointer: String, index: usize },
 }
 
@@ -65,7 +72,7 @@ impl Builder {
     fn child_pointer(&self) -> String {
         match self.stack.last() {
             None => String::new(),
-            Some(Frame::Map { pointer, key }) => {
+            Some(Frame::Map { pointer, key, .. }) => {
                 format!("{pointer}/{}", escape_pointer(key.as_deref().unwrap_or("")))
             }
             Some(Frame::Seq { pointer, index }) => format!("{pointer}/{index}"),
@@ -90,7 +97,10 @@ impl Builder {
 
     fn scalar(&mut self, text: String, location: Location) {
         if self.in_key_position() {
-            if let Some(Frame::Map { pointer, key }) = self.stack.last_mut() {
+            if let Some(Frame::Map { pointer, key, start }) = self.stack.last_mut() {
+                if start.take().is_some() {
+                    self.positions.entry(pointer.clone()).or_insert(location);
+                }
                 let entry = format!("{pointer}/{}", escape_pointer(&text));
                 *key = Some(text);
                 self.positions.entry(entry).or_insert(location);
@@ -112,17 +122,29 @@ impl MarkedEventReceiver for Builder {
         match event {
             Event::Scalar(text, ..) => self.scalar(text, location),
             Event::Alias(_) => self.scalar(String::new(), location),
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
+            Event::MappingStart(..) => {
                 let pointer = self.child_pointer();
-                self.record(pointer.clone(), location);
-                self.stack.push(if matches!(event, Event::MappingStart(..)) {
-                    Frame::Map { pointer, key: None }
-                } else {
-                    Frame::Seq { pointer, index: 0 }
+                self.stack.push(Frame::Map {
+                    pointer,
+                    key: None,
+                    start: Some(location),
                 });
             }
+            Event::SequenceStart(..) => {
+                let pointer = self.child_pointer();
+                self.record(pointer.clone(), location);
+                self.stack.push(Frame::Seq { pointer, index: 0 });
+            }
             Event::MappingEnd | Event::SequenceEnd => {
-                self.stack.pop();
+                // An empty mapping never saw a key; fall back to its start.
+                if let Some(Frame::Map {
+                    pointer,
+                    start: Some(start),
+                    ..
+                }) = self.stack.pop()
+                {
+                    self.record(pointer, start);
+                }
                 self.finish_node();
             }
             _ => {}

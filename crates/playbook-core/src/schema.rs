@@ -19,10 +19,42 @@ pub const SCHEMA_BASE: &str = "https://playbook.studio/schemas";
 /// The JSON Schema of `T`, with `$id` set to the published location of `file`.
 pub fn generate<T: JsonSchema>(file: &str) -> Value {
     let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    unwrap_optional_refs(&mut schema);
     if let Some(object) = schema.as_object_mut() {
         object.insert("$id".into(), Value::String(format!("{SCHEMA_BASE}/{file}")));
     }
     schema
+}
+
+/// Rewrites `anyOf: [{$ref: X}, {type: null}]` (how an `Option` of a struct
+/// is generated) to `$ref: X`. Validation errors then point inside the
+/// object (`/retry_policy/max_iterations`) instead of stopping at "not valid
+/// under any of the schemas listed in anyOf"; an explicit `null` is reported
+/// as a type error, which is what a user who wrote `gates:` with nothing
+/// after it needs to hear.
+fn unwrap_optional_refs(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            let inner = match object.get("anyOf").and_then(Value::as_array) {
+                Some(options) if options.len() == 2 => {
+                    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+                    match (is_null(&options[0]), is_null(&options[1])) {
+                        (false, true) => Some(options[0].clone()),
+                        (true, false) => Some(options[1].clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(Value::Object(inner)) = inner {
+                object.remove("anyOf");
+                object.extend(inner);
+            }
+            object.values_mut().for_each(unwrap_optional_refs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_optional_refs),
+        _ => {}
+    }
 }
 
 /// One schema file of `schemas/`.

@@ -28,9 +28,9 @@ pub fn role_template(mode: RoleMode) -> Role {
                 required: strings(&["spec_path", "tasks"]),
                 ..Default::default()
             }),
-            actions_allowed: strings(&["read_file", "search_code", "list_files"]),
+            actions_allowed: strings(&["read_file", "search_code", "write_file"]),
             gates: Some(Gates {
-                requires_user_approval: Some(false),
+                requires_user_approval: Some(true),
                 pass_condition: Some("plan_ready".into()),
                 ..Default::default()
             }),

@@ -1,0 +1,301 @@
+//! `validate`, `fmt`, `schema` and `template`: authoring without the app.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use playbook_core::schema::Published;
+use playbook_core::{Code, Finding, Format, Options, RoleMode, Severity, document, validate_source};
+use serde_json::{Value, json};
+
+use crate::input;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+pub struct ValidateArgs {
+    /// Playbook files (.yaml, .yml or .json); `-` reads standard input.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// `json` prints the Validator Output Contract {allow, code, reason, details}.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+    /// Unknown fields without the `x_` prefix are errors, not warnings.
+    #[arg(long)]
+    strict: bool,
+    /// Tools that need approval (comma-separated), replacing the built-in list.
+    #[arg(long, value_delimiter = ',')]
+    mutating_actions: Option<Vec<String>>,
+}
+
+/// What validating one file gave.
+struct FileOutcome {
+    file: String,
+    findings: Vec<Finding>,
+    /// A file that could not be read at all.
+    read_error: Option<String>,
+}
+
+impl FileOutcome {
+    fn allow(&self) -> bool {
+        self.read_error.is_none() && !self.findings.iter().any(Finding::is_error)
+    }
+}
+
+pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
+    let mut options = Options {
+        strict: args.strict,
+        ..Options::default()
+    };
+    if let Some(list) = args.mutating_actions {
+        options.mutating_actions = list;
+    }
+    let outcomes: Vec<FileOutcome> = args
+        .files
+        .iter()
+        .map(|file| match input::read(file) {
+            Ok(source) => FileOutcome {
+                file: file.clone(),
+                findings: validate_source(&source.text, source.format, &options).findings,
+                read_error: None,
+            },
+            Err(e) => FileOutcome {
+                file: file.clone(),
+                findings: Vec::new(),
+                read_error: Some(format!("{e:#}")),
+            },
+        })
+        .collect();
+    let allow = outcomes.iter().all(FileOutcome::allow);
+    match args.format {
+        OutputFormat::Json => println!("{:#}", contract(&outcomes)),
+        OutputFormat::Text => print_text(&outcomes),
+    }
+    Ok(if allow { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The Validator Output Contract of spec/contracts.md for a set of files.
+fn contract(outcomes: &[FileOutcome]) -> Value {
+    let allow = outcomes.iter().all(FileOutcome::allow);
+    let all = || outcomes.iter().flat_map(|o| o.findings.iter());
+    let errors = all().filter(|f| f.is_error()).count();
+    let (code, reason) = if let Some(o) = outcomes.iter().find(|o| o.read_error.is_some()) {
+        ("READ_ERROR", o.read_error.clone().unwrap_or_default())
+    } else if let Some(f) = all().find(|f| f.is_error()) {
+        let code = match f.code {
+            Code::Syntax => "PARSE_ERROR",
+            Code::UnsupportedVersion => "UNSUPPORTED_SCHEMA_VERSION",
+            Code::DocumentSize => "DOCUMENT_SIZE",
+            Code::Schema => "SCHEMA_VIOLATION",
+            _ => "VALIDATION_FAILED",
+        };
+        (code, format!("{errors} error(s); first: {} {}", f.code, f.message))
+    } else {
+        let warnings = all().filter(|f| f.severity == Severity::Warning).count();
+        ("OK", format!("no errors ({warnings} warning(s))"))
+    };
+    let findings: Vec<Value> = outcomes
+        .iter()
+        .flat_map(|o| {
+            o.findings.iter().map(|f| {
+                let mut value = serde_json::to_value(f).unwrap_or(Value::Null);
+                if let Some(object) = value.as_object_mut() {
+                    object.insert("file".into(), Value::String(o.file.clone()));
+                }
+                value
+            })
+        })
+        .collect();
+    let files: Vec<Value> = outcomes
+        .iter()
+        .map(|o| {
+            let count = |s| o.findings.iter().filter(|f| f.severity == s).count();
+            let mut file = json!({
+                "file": o.file,
+                "allow": o.allow(),
+                "errors": count(Severity::Error),
+                "warnings": count(Severity::Warning),
+                "infos": count(Severity::Info),
+            });
+            if let Some(error) = &o.read_error {
+                file["read_error"] = Value::String(error.clone());
+            }
+            file
+        })
+        .collect();
+    json!({
+        "allow": allow,
+        "code": code,
+        "reason": reason,
+        "details": { "findings": findings, "files": files },
+    })
+}
+
+fn print_text(outcomes: &[FileOutcome]) {
+    for o in outcomes {
+        if let Some(error) = &o.read_error {
+            println!("{}: error: {error}", o.file);
+            continue;
+        }
+        for f in &o.findings {
+            let at = match f.location {
+                Some(l) => format!("{}:{}:{}", o.file, l.line, l.column),
+                None => o.file.clone(),
+            };
+            let path = if f.path.is_empty() { "/" } else { &f.path };
+            println!("{at}: {}[{}]: {}", f.severity.as_str(), f.code, f.message);
+            println!("    at {path}");
+            println!("    hint: {}", f.hint);
+        }
+        let count = |s| o.findings.iter().filter(|f| f.severity == s).count();
+        println!(
+            "{}: {} — {} error(s), {} warning(s), {} info",
+            o.file,
+            if o.allow() { "ok" } else { "FAILED" },
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info),
+        );
+    }
+}
+
+#[derive(Args)]
+pub struct FmtArgs {
+    /// Playbook files to normalise in place.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// Only report files that are not normalised; exit 1 if any.
+    #[arg(long)]
+    check: bool,
+    /// Normalise YAML files that contain comments (comments are not kept).
+    #[arg(long)]
+    drop_comments: bool,
+}
+
+pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
+    let mut clean = true;
+    for file in &args.files {
+        let source = input::read(file)?;
+        let report = validate_source(&source.text, source.format, &Options::default());
+        let Some(playbook) = report.playbook else {
+            let first = report.findings.iter().find(|f| f.is_error());
+            bail!(
+                "{file} cannot be formatted until it parses: {}",
+                first.map(|f| f.message.as_str()).unwrap_or("invalid document")
+            );
+        };
+        let normalised = document::to_string(&playbook, source.format)?;
+        if normalised == source.text {
+            continue;
+        }
+        clean = false;
+        if args.check {
+            println!("{file}: not normalised (run `playbook fmt {file}`)");
+            continue;
+        }
+        if source.format == Format::Yaml && has_comments(&source.text) && !args.drop_comments {
+            bail!(
+                "{file} has comments, which formatting would remove; pass --drop-comments to format it anyway"
+            );
+        }
+        input::write_atomically(file, &normalised)?;
+        println!("{file}: normalised");
+    }
+    Ok(if clean || !args.check { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Whether YAML text has a comment line or a trailing comment. Errs on the
+/// side of "yes" (a `#` inside a quoted string counts): the cost of a false
+/// positive is one extra flag, the cost of a false negative is lost text.
+fn has_comments(text: &str) -> bool {
+    text.lines()
+        .any(|line| line.trim_start().starts_with('#') || line.contains(" #"))
+}
+
+#[derive(Args)]
+pub struct SchemaArgs {
+    /// Schema to print (file name, e.g. playbook.schema.json). Default: the playbook schema.
+    name: Option<String>,
+    /// Write every published schema into this directory instead.
+    #[arg(long)]
+    out: Option<String>,
+    /// List the published schema files.
+    #[arg(long)]
+    list: bool,
+}
+
+/// Every JSON Schema the product publishes in `schemas/`.
+pub fn all_schemas() -> Vec<Published> {
+    playbook_core::schema::published()
+}
+
+pub fn schema(args: SchemaArgs) -> Result<ExitCode> {
+    let schemas = all_schemas();
+    if args.list {
+        for s in &schemas {
+            println!("{}", s.file);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dir) = args.out {
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {dir}"))?;
+        for s in &schemas {
+            let path = format!("{dir}/{}", s.file);
+            input::write_atomically(&path, &(serde_json::to_string_pretty(&s.schema)? + "\n"))?;
+            println!("wrote {path}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name = args.name.unwrap_or_else(|| "playbook.schema.json".into());
+    let Some(found) = schemas.iter().find(|s| s.file == name || s.file == format!("{name}.schema.json")) else {
+        bail!(
+            "no schema named {name}; published: {}",
+            schemas.iter().map(|s| s.file).collect::<Vec<_>>().join(", ")
+        );
+    };
+    println!("{}", serde_json::to_string_pretty(&found.schema)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct TemplateArgs {
+    /// Role mode.
+    #[arg(value_enum)]
+    mode: ModeArg,
+    #[arg(long, value_enum, default_value = "yaml")]
+    format: TemplateFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Planner,
+    Worker,
+    Reviewer,
+    Tester,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TemplateFormat {
+    Yaml,
+    Json,
+}
+
+pub fn template(args: TemplateArgs) -> Result<ExitCode> {
+    let mode = match args.mode {
+        ModeArg::Planner => RoleMode::Planner,
+        ModeArg::Worker => RoleMode::Worker,
+        ModeArg::Reviewer => RoleMode::Reviewer,
+        ModeArg::Tester => RoleMode::Tester,
+    };
+    let role = playbook_core::templates::role_template(mode);
+    let text = match args.format {
+        TemplateFormat::Yaml => serde_yaml_ng::to_string(&role)?,
+        TemplateFormat::Json => serde_json::to_string_pretty(&role)? + "\n",
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
