@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod authoring;
 mod input;
+mod library;
 
 #[derive(Parser)]
 #[command(name = "playbook", version, about = "Author, check and preview agent playbooks")]
@@ -27,6 +28,10 @@ enum Command {
     Schema(authoring::SchemaArgs),
     /// Print a built-in role template (planner, worker, reviewer, tester).
     Template(authoring::TemplateArgs),
+    /// The playbook library: list, show, history, import, export, diff, restore, rm, templates.
+    Db(library::DbArgs),
+    /// Show what changed between two playbook files, in domain terms.
+    Diff(library::DiffArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +41,8 @@ fn main() -> ExitCode {
         Command::Fmt(args) => authoring::fmt(args),
         Command::Schema(args) => authoring::schema(args),
         Command::Template(args) => authoring::template(args),
+        Command::Db(args) => library::db(args),
+        Command::Diff(args) => library::diff_files(args),
     };
     match result {
         Ok(code) => code,

@@ -17,6 +17,7 @@
 //! Validation never stops at the first problem: [`validate_source`] returns
 //! the parsed playbook (when it parses) together with every finding.
 
+pub mod diff;
 pub mod document;
 pub mod finding;
 pub mod flow;

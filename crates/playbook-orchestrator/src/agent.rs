@@ -1,0 +1,195 @@
+//! The boundaries the engine talks through: agents, approvers, role
+//! assigners and tools. A preview plugs in the scripted implementations of
+//! [`crate::scenario`]; a real run would plug in model-backed ones. The engine
+//! never knows which.
+//!
+//! Each trait method returns a future, so an implementation may wait on a
+//! model, a person or a process; the engine bounds every such wait in virtual
+//! time (an agent's reported duration against the task timeout, an approver's
+//! wait against the approval timeout).
+
+use std::future::Future;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::envelope::{AssignmentPacket, RoleAssignmentRequest};
+
+/// What the engine hands an agent for one invocation of one role.
+#[derive(Debug)]
+pub struct Invocation<'a> {
+    pub run_id: &'a str,
+    pub task_id: &'a str,
+    pub stage: &'a str,
+    pub role: &'a str,
+    /// 1-based count of this role's invocations for this task.
+    pub iteration: u32,
+    /// The rendered system prompt, contract block included.
+    pub prompt: &'a str,
+    pub packet: &'a AssignmentPacket,
+}
+
+/// A tool call an agent attempts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ToolCall {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    #[ts(type = "unknown")]
+    pub args: Value,
+}
+
+/// What the engine answers to a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "status", rename_all = "snake_case")]
+#[ts(export)]
+pub enum ToolResult {
+    /// The tool ran.
+    Ran {
+        #[ts(type = "unknown")]
+        result: Value,
+    },
+    /// The call was refused before invocation; `message` explains which
+    /// contract rule refused it, so the agent can adapt.
+    Denied {
+        code: crate::code::ErrorCode,
+        message: String,
+    },
+}
+
+/// The agent's final answer for an invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentOutcome {
+    /// The role output (JSON text or an already parsed value) and the
+    /// subagent result envelope, if the agent produced one.
+    Output {
+        output: AgentOutput,
+        result: Option<Value>,
+    },
+    /// The agent cannot go on without a person.
+    NeedsInput { questions: Vec<String> },
+    /// The agent crashed or the model call failed.
+    Error { message: String },
+}
+
+/// The role output as the agent returned it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentOutput {
+    /// Raw text, as a model returns it; must parse as a JSON object.
+    Text(String),
+    /// An already structured value.
+    Json(Value),
+}
+
+/// One move of an agent during an invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentStep {
+    /// Attempt a tool call; the engine answers with a [`ToolResult`].
+    Call(ToolCall),
+    /// Finish the invocation after `duration_ms` of virtual time.
+    Finish {
+        outcome: AgentOutcome,
+        duration_ms: u64,
+    },
+}
+
+/// An agent that plays roles.
+pub trait Agent {
+    /// The agent's next move. `last` is the answer to its previous tool call.
+    fn step(
+        &mut self,
+        invocation: &Invocation<'_>,
+        last: Option<&ToolResult>,
+    ) -> impl Future<Output = AgentStep>;
+}
+
+/// What needs approval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum ApprovalSubject {
+    /// A mutating tool call of a role with `requires_user_approval`.
+    Tool { tool: String },
+    /// A gate written as free text (or the `user_approved` policy).
+    Gate { gate: String },
+}
+
+/// A request for approval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest<'a> {
+    pub task_id: &'a str,
+    pub stage: &'a str,
+    pub role: Option<&'a str>,
+    pub subject: ApprovalSubject,
+}
+
+/// An approver's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalDecision {
+    pub approved: bool,
+    /// Who decided (e.g. `auto`, `scenario`, `user`).
+    pub by: String,
+    /// Virtual time the decision took.
+    pub waited_ms: u64,
+}
+
+/// Decides approval requests: auto-approve, auto-deny, scripted or a person.
+pub trait Approver {
+    fn decide(&mut self, request: &ApprovalRequest<'_>) -> impl Future<Output = ApprovalDecision>;
+}
+
+/// Approves everything at once.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoApprove;
+
+impl Approver for AutoApprove {
+    async fn decide(&mut self, _: &ApprovalRequest<'_>) -> ApprovalDecision {
+        ApprovalDecision {
+            approved: true,
+            by: "auto".into(),
+            waited_ms: 0,
+        }
+    }
+}
+
+/// Denies everything at once.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoDeny;
+
+impl Approver for AutoDeny {
+    async fn decide(&mut self, _: &ApprovalRequest<'_>) -> ApprovalDecision {
+        ApprovalDecision {
+            approved: false,
+            by: "auto".into(),
+            waited_ms: 0,
+        }
+    }
+}
+
+/// Chooses a role at runtime; answers with raw text, as a model would
+/// (spec/role-assignment-llm-contract.md). The engine parses and checks it.
+pub trait RoleAssigner {
+    /// `stage` is the playbook's stage name; the request carries the
+    /// contract's stage kind.
+    fn assign(
+        &mut self,
+        stage: &str,
+        request: &RoleAssignmentRequest,
+    ) -> impl Future<Output = String>;
+}
+
+/// Runs tools that a role was allowed (and approved) to call.
+pub trait Tools {
+    fn run(&mut self, call: &ToolCall) -> impl Future<Output = Value>;
+}
+
+/// Preview tools: nothing runs; every call answers `{"ok": true}`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SimulatedTools;
+
+impl Tools for SimulatedTools {
+    async fn run(&mut self, _: &ToolCall) -> Value {
+        serde_json::json!({ "ok": true, "simulated": true })
+    }
+}

@@ -1,0 +1,99 @@
+//! The per-run audit log (spec/role-scoped-agent-runs.md §7): inputs, a
+//! context snapshot of hashes, outputs, metadata and every tool call, the
+//! blocked ones included, in order.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use ts_rs::TS;
+
+use crate::agent::ToolResult;
+use crate::code::ErrorCode;
+
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        use std::fmt::Write;
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// What the run was asked to do.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct AuditInputs {
+    pub playbook_id: String,
+    pub scenario: Option<String>,
+    pub seed: u64,
+    pub goal: String,
+    pub task_ids: Vec<String>,
+    /// Repository and branch/commit context, from the run input values.
+    pub repo: Option<String>,
+    pub base_ref: Option<String>,
+}
+
+/// Hashes of everything that shaped the agents' behaviour.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ContextSnapshot {
+    /// SHA-256 of the playbook's canonical JSON (its version).
+    pub playbook_hash: String,
+    /// SHA-256 of the playbook's policies and mutating actions.
+    pub policies_hash: String,
+    /// SHA-256 of the scenario's canonical JSON.
+    pub scenario_hash: String,
+    /// Role → SHA-256 of its prompt template rendered without inputs.
+    pub role_prompts: IndexMap<String, String>,
+}
+
+/// One tool call, allowed or blocked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ToolCallRecord {
+    pub tool: String,
+    #[ts(type = "unknown")]
+    pub args: Value,
+    pub result: ToolResult,
+}
+
+/// One agent invocation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct AgentRunRecord {
+    pub task_id: String,
+    pub stage: String,
+    pub role: String,
+    pub iteration: u32,
+    /// Identifies the agent implementation (e.g. `scripted`).
+    pub agent: String,
+    /// SHA-256 of the rendered prompt sent.
+    pub prompt_hash: String,
+    pub started_at: String,
+    pub ended_at: String,
+    /// Virtual latency.
+    pub latency_ms: u64,
+    /// `ok`, `violation`, `needs_input`, `error`, `timeout`, `not_invoked`.
+    pub outcome: String,
+    pub code: Option<ErrorCode>,
+    /// The output payload as received (for text outputs, the text).
+    #[ts(type = "unknown")]
+    pub output: Value,
+    pub tool_calls: Vec<ToolCallRecord>,
+}
+
+/// The audit log of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct AuditLog {
+    pub run_id: String,
+    pub inputs: AuditInputs,
+    pub context: ContextSnapshot,
+    pub started_at: String,
+    pub ended_at: String,
+    pub outcome: Option<crate::event::Outcome>,
+    pub runs: Vec<AgentRunRecord>,
+}

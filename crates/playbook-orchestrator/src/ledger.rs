@@ -1,0 +1,272 @@
+//! The task ledger and its delta semantics (spec/contracts.md, Ledger Delta
+//! Application Semantics, rules D1–D5).
+//!
+//! The ledger is the canonical status of every task. It changes only through
+//! deltas; a stream of deltas is applied in order (D1), a `delta_id` seen
+//! before is skipped (D2), later deltas overwrite earlier ones field by field
+//! for the same task (D3), a delta for a task without a row is rejected unless
+//! it creates the row (D4), and a stream computed against an older version of
+//! a row another stream has since changed is refused whole with
+//! `CONCURRENCY_CONFLICT` (D5), so the caller re-reads and recomputes.
+
+use std::collections::HashSet;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::code::ErrorCode;
+use crate::envelope::{LedgerDelta, LedgerStatus};
+
+/// One row of the ledger.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Row {
+    pub status: LedgerStatus,
+    pub owner: String,
+    pub reason: String,
+    /// Ledger version of the last delta applied to the row.
+    pub version: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub last_heartbeat_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub timed_out: Option<bool>,
+}
+
+/// A stream of deltas computed against ledger version `base_version`.
+#[derive(Debug, Clone)]
+pub struct DeltaStream<'a> {
+    pub base_version: u64,
+    pub deltas: &'a [LedgerDelta],
+}
+
+/// What applying a stream did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    pub applied: u32,
+    /// Duplicates skipped by `delta_id` (D2).
+    pub duplicates: u32,
+    /// Deltas rejected because their row does not exist (D4), by delta id.
+    pub rejected: Vec<String>,
+}
+
+/// Why a stream was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct LedgerError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// The ledger.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    rows: IndexMap<String, Row>,
+    seen: HashSet<String>,
+    version: u64,
+}
+
+impl Ledger {
+    pub fn new() -> Ledger {
+        Ledger::default()
+    }
+
+    /// Current version; bumps with every applied delta.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    pub fn row(&self, task_id: &str) -> Option<&Row> {
+        self.rows.get(task_id)
+    }
+
+    pub fn rows(&self) -> impl Iterator<Item = (&str, &Row)> {
+        self.rows.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Applies a stream (D1–D5). On a conflict nothing is applied.
+    pub fn apply(&mut self, stream: DeltaStream<'_>) -> Result<Applied, LedgerError> {
+        // D5: refuse the whole stream when a row it touches moved on since
+        // the stream was computed.
+        for delta in stream.deltas {
+            if self.seen.contains(&delta.delta_id) {
+                continue;
+            }
+            if let Some(row) = self.rows.get(&delta.task_id)
+                && row.version > stream.base_version
+            {
+                return Err(LedgerError {
+                    code: ErrorCode::ConcurrencyConflict,
+                    message: format!(
+                        "task {} changed at version {} after this stream's base {}; re-read the ledger",
+                        delta.task_id, row.version, stream.base_version
+                    ),
+                });
+            }
+        }
+        let mut result = Applied::default();
+        // D1: in listed order.
+        for delta in stream.deltas {
+            // D2: idempotent replay.
+            if !self.seen.insert(delta.delta_id.clone()) {
+                result.duplicates += 1;
+                continue;
+            }
+            let version = self.version + 1;
+            match self.rows.get_mut(&delta.task_id) {
+                // D3: last applied wins for mutable fields.
+                Some(row) => {
+                    row.status = delta.status;
+                    row.owner.clone_from(&delta.owner);
+                    row.reason.clone_from(&delta.reason);
+                    if delta.last_heartbeat_at.is_some() {
+                        row.last_heartbeat_at.clone_from(&delta.last_heartbeat_at);
+                    }
+                    if delta.timed_out.is_some() {
+                        row.timed_out = delta.timed_out;
+                    }
+                    row.version = version;
+                }
+                None if delta.create => {
+                    self.rows.insert(
+                        delta.task_id.clone(),
+                        Row {
+                            status: delta.status,
+                            owner: delta.owner.clone(),
+                            reason: delta.reason.clone(),
+                            version,
+                            last_heartbeat_at: delta.last_heartbeat_at.clone(),
+                            timed_out: delta.timed_out,
+                        },
+                    );
+                }
+                // D4: no base row and not a create.
+                None => {
+                    result.rejected.push(delta.delta_id.clone());
+                    continue;
+                }
+            }
+            self.version = version;
+            result.applied += 1;
+        }
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(id: &str, task: &str, status: LedgerStatus, create: bool) -> LedgerDelta {
+        LedgerDelta {
+            task_id: task.into(),
+            status,
+            owner: "worker".into(),
+            reason: id.into(),
+            delta_id: id.into(),
+            last_heartbeat_at: None,
+            timed_out: None,
+            retry_after_ms: None,
+            create,
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn deltas_apply_in_order_and_the_last_one_wins_d1_d3() {
+        let mut ledger = Ledger::new();
+        let deltas = [
+            delta("D-1", "T-1", LedgerStatus::Todo, true),
+            delta("D-2", "T-1", LedgerStatus::InProgress, false),
+            delta("D-3", "T-1", LedgerStatus::Done, false),
+        ];
+        let applied = ledger
+            .apply(DeltaStream {
+                base_version: 0,
+                deltas: &deltas,
+            })
+            .unwrap();
+        assert_eq!(applied.applied, 3);
+        assert_eq!(
+            ledger.row("T-1").unwrap().status,
+            LedgerStatus::Done,
+            "the last delta of the stream decides the status"
+        );
+    }
+
+    #[test]
+    fn a_replayed_delta_id_is_ignored_d2() {
+        let mut ledger = Ledger::new();
+        let first = [delta("D-1", "T-1", LedgerStatus::Todo, true)];
+        ledger
+            .apply(DeltaStream {
+                base_version: 0,
+                deltas: &first,
+            })
+            .unwrap();
+        let again = [
+            delta("D-1", "T-1", LedgerStatus::Failed, true),
+            delta("D-2", "T-1", LedgerStatus::InProgress, false),
+        ];
+        let applied = ledger
+            .apply(DeltaStream {
+                base_version: 1,
+                deltas: &again,
+            })
+            .unwrap();
+        assert_eq!(applied.duplicates, 1, "D-1 was applied before");
+        assert_eq!(ledger.row("T-1").unwrap().status, LedgerStatus::InProgress);
+    }
+
+    #[test]
+    fn an_update_of_a_missing_row_is_rejected_unless_it_creates_d4() {
+        let mut ledger = Ledger::new();
+        let deltas = [delta("D-1", "T-9", LedgerStatus::Done, false)];
+        let applied = ledger
+            .apply(DeltaStream {
+                base_version: 0,
+                deltas: &deltas,
+            })
+            .unwrap();
+        assert_eq!(applied.rejected, ["D-1"]);
+        assert!(
+            ledger.row("T-9").is_none(),
+            "a rejected delta must not create the row"
+        );
+    }
+
+    #[test]
+    fn conflicting_streams_return_concurrency_conflict_d5() {
+        let mut ledger = Ledger::new();
+        let base = [delta("D-1", "T-1", LedgerStatus::Todo, true)];
+        ledger
+            .apply(DeltaStream {
+                base_version: 0,
+                deltas: &base,
+            })
+            .unwrap();
+        // Two streams both computed against version 1.
+        let a = [delta("D-2", "T-1", LedgerStatus::InProgress, false)];
+        let b = [delta("D-3", "T-1", LedgerStatus::Canceled, false)];
+        ledger
+            .apply(DeltaStream {
+                base_version: 1,
+                deltas: &a,
+            })
+            .unwrap();
+        let err = ledger
+            .apply(DeltaStream {
+                base_version: 1,
+                deltas: &b,
+            })
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::ConcurrencyConflict);
+        assert_eq!(
+            ledger.row("T-1").unwrap().status,
+            LedgerStatus::InProgress,
+            "a refused stream changes nothing"
+        );
+    }
+}

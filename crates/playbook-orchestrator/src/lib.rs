@@ -1,0 +1,179 @@
+//! The preview orchestrator of Playbook Studio: runs a playbook stage by
+//! stage with simulated agents and enforces every role contract exactly as a
+//! real run would.
+//!
+//! The design in one paragraph: [`engine::run`] takes a validated
+//! [`playbook_core::Playbook`], a [`scenario::Scenario`] (the run input and
+//! what each scripted agent does) and a set of [`engine::Ports`] — agent,
+//! approver, role assigner, tools, clock and event sink. It does no IO of its
+//! own. Time is virtual and every choice is seeded, so the same playbook,
+//! scenario and seed give a byte-identical JSONL event log. Routing, gates and
+//! validation come from `playbook-core`; this crate adds scheduling,
+//! enforcement, envelopes, worklogs, the ledger and the audit log.
+//!
+//! ```
+//! use playbook_orchestrator::{Approval, preview};
+//!
+//! let playbook = "id: demo\nname: Demo\nworkflow:\n  build:\n    roles:\n      - name: coder\n";
+//! let run = preview(playbook, "", 7, Approval::Auto).unwrap();
+//! assert_eq!(run.report.outcome, Some(playbook_orchestrator::event::Outcome::Passed));
+//! assert!(run.jsonl.starts_with("{\"seq\":0,\"t_ms\":0,\"type\":\"run_started\""));
+//! ```
+
+pub mod agent;
+pub mod audit;
+pub mod bound;
+pub mod clock;
+pub mod code;
+pub mod engine;
+pub mod envelope;
+pub mod event;
+pub mod ledger;
+pub mod prompt;
+pub mod replay;
+pub mod scenario;
+pub mod worklog;
+
+pub use code::ErrorCode;
+pub use engine::{Ports, RunOptions, RunReport, run};
+pub use event::{Event, EventRecord, EventSink, Outcome};
+pub use scenario::{Scenario, ScriptedAgent};
+
+use agent::{ApprovalDecision, ApprovalRequest, Approver, AutoApprove, AutoDeny, SimulatedTools};
+use clock::FixedClock;
+use event::JsonlSink;
+use scenario::{ScriptedApprover, ScriptedAssigner};
+
+/// How approvals are answered in a preview.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    /// Approve everything.
+    Auto,
+    /// Deny everything.
+    Deny,
+    /// As the scenario's `approvals` section says (approve by default).
+    Scenario,
+}
+
+/// A finished preview: the report and the JSONL event log.
+#[derive(Debug, Clone)]
+pub struct Preview {
+    pub report: RunReport,
+    pub jsonl: String,
+}
+
+/// Why a preview could not start at all.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PreviewError {
+    /// The playbook text does not parse or is not structurally valid.
+    #[error("the playbook is invalid: {}", .0.iter().map(|f| format!("{} {}: {}", f.code, f.path, f.message)).collect::<Vec<_>>().join("; "))]
+    Playbook(Vec<playbook_core::Finding>),
+    #[error(transparent)]
+    Scenario(#[from] scenario::ScenarioError),
+}
+
+/// An approver chosen at run time.
+pub enum AnyApprover<'s, X: Approver = AutoApprove> {
+    Auto(AutoApprove),
+    Deny(AutoDeny),
+    Scenario(ScriptedApprover<'s>),
+    /// Any other approver, e.g. a person at a terminal.
+    Other(X),
+}
+
+impl<X: Approver> Approver for AnyApprover<'_, X> {
+    async fn decide(&mut self, request: &ApprovalRequest<'_>) -> ApprovalDecision {
+        match self {
+            AnyApprover::Auto(a) => a.decide(request).await,
+            AnyApprover::Deny(a) => a.decide(request).await,
+            AnyApprover::Scenario(a) => a.decide(request).await,
+            AnyApprover::Other(a) => a.decide(request).await,
+        }
+    }
+}
+
+/// Parses and validates a playbook text for running.
+pub fn load_playbook(text: &str) -> Result<playbook_core::Playbook, PreviewError> {
+    let format = playbook_core::Format::sniff(text);
+    let report = playbook_core::validate_source(text, format, &playbook_core::Options::default());
+    report
+        .playbook
+        .ok_or(PreviewError::Playbook(report.findings))
+}
+
+/// Runs a preview of playbook text with scenario text (YAML or JSON; empty
+/// for the happy path), collecting the JSONL event log. A playbook with
+/// validation errors is not run: the log then holds `run_refused`.
+pub fn preview(
+    playbook: &str,
+    scenario: &str,
+    seed: u64,
+    approval: Approval,
+) -> Result<Preview, PreviewError> {
+    let playbook = load_playbook(playbook)?;
+    let scenario = Scenario::parse(scenario)?;
+    let mut sink = JsonlSink::new(Vec::new());
+    let approver: AnyApprover<'_> = match approval {
+        Approval::Auto => AnyApprover::Auto(AutoApprove),
+        Approval::Deny => AnyApprover::Deny(AutoDeny),
+        Approval::Scenario => AnyApprover::Scenario(ScriptedApprover {
+            script: scenario.approvals.as_ref(),
+        }),
+    };
+    let report = run_blocking(
+        &playbook,
+        &scenario,
+        &RunOptions {
+            seed,
+            ..Default::default()
+        },
+        approver,
+        &mut sink,
+    );
+    let jsonl = String::from_utf8(sink.into_inner()).unwrap_or_default();
+    Ok(Preview { report, jsonl })
+}
+
+/// Runs a preview with the scripted agent, assigner and simulated tools on a
+/// single-threaded tokio runtime, sending events to `sink`.
+pub fn run_blocking<X: Approver, S: EventSink>(
+    playbook: &playbook_core::Playbook,
+    scenario: &Scenario,
+    options: &RunOptions,
+    mut approver: AnyApprover<'_, X>,
+    sink: &mut S,
+) -> RunReport {
+    let mut agent = ScriptedAgent::new(scenario, playbook, options.seed);
+    let mut assigner = ScriptedAssigner {
+        script: scenario.role_assignment.as_ref(),
+    };
+    let mut tools = SimulatedTools;
+    let clock = FixedClock::default();
+    let ports = Ports {
+        agent: &mut agent,
+        approver: &mut approver,
+        assigner: &mut assigner,
+        tools: &mut tools,
+        clock: &clock,
+        sink,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().build();
+    match runtime {
+        Ok(rt) => rt.block_on(run(playbook, scenario, options, ports)),
+        // Without a runtime the futures still complete: nothing here waits
+        // on IO, so a minimal executor suffices.
+        Err(_) => block_on_ready(run(playbook, scenario, options, ports)),
+    }
+}
+
+/// Polls a future that never waits on IO to completion.
+fn block_on_ready<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}

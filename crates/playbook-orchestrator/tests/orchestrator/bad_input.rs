@@ -1,0 +1,175 @@
+//! Malformed, huge or lying input is caught with a code; never a panic or a hang.
+
+use playbook_orchestrator::event::Outcome;
+use playbook_orchestrator::scenario::{MAX_SCENARIO_BYTES, Scenario};
+use playbook_orchestrator::{Approval, ErrorCode, PreviewError, preview};
+
+use crate::{fixture_playbook, run};
+
+fn one_task(extra: &str) -> String {
+    format!(
+        "input:\n  goal: g\n  tasks:\n    - id: T-1\n      title: t\n      acceptance_criteria: [it works]\n{extra}"
+    )
+}
+
+#[test]
+fn a_malformed_scenario_is_refused_with_scenario_invalid() {
+    let err = preview(
+        &fixture_playbook("tdd"),
+        "roles: [unclosed",
+        0,
+        Approval::Auto,
+    )
+    .unwrap_err();
+    let PreviewError::Scenario(e) = err else {
+        panic!("expected a scenario error")
+    };
+    assert_eq!(e.code, ErrorCode::ScenarioInvalid);
+}
+
+#[test]
+fn a_huge_scenario_is_refused_before_parsing() {
+    let huge = "#".repeat(MAX_SCENARIO_BYTES + 1);
+    assert_eq!(
+        Scenario::parse(&huge).unwrap_err().code,
+        ErrorCode::ScenarioInvalid
+    );
+}
+
+#[test]
+fn a_scenario_for_a_role_the_playbook_lacks_is_refused() {
+    let preview = run(
+        &fixture_playbook("pairing"),
+        "roles:\n  architect:\n    default: {}\n",
+        0,
+    );
+    assert_eq!(preview.report.outcome, Some(Outcome::Refused));
+    assert!(preview.jsonl.contains("SCENARIO_INVALID"));
+}
+
+#[test]
+fn an_explicit_unknown_role_stops_the_run_with_a_validation_failure() {
+    let scenario = "input:\n  tasks:\n    - title: t\n      role: architect\n";
+    let preview = run(&fixture_playbook("pairing"), scenario, 0);
+    assert_eq!(preview.report.outcome, Some(Outcome::Refused));
+    assert!(
+        preview.jsonl.contains("ROLE_UNKNOWN"),
+        "roles are never inferred"
+    );
+}
+
+#[test]
+fn an_explicit_role_is_used_without_asking_the_assigner() {
+    let scenario = "input:\n  tasks:\n    - title: t\n      role: worker\nrole_assignment:\n  default: 'garbage'\n";
+    let preview = run(&fixture_playbook("pairing"), scenario, 0);
+    assert!(
+        preview
+            .jsonl
+            .contains("\"stage\":\"build\",\"role\":\"worker\",\"source\":\"explicit\"")
+    );
+}
+
+#[test]
+fn a_playbook_with_errors_is_not_run() {
+    let playbook = "id: x\nname: X\nworkflow:\n  build:\n    roles:\n      - name: a\n        handoff_to: [nobody]\n";
+    let preview = run(playbook, "", 0);
+    assert_eq!(preview.report.outcome, Some(Outcome::Refused));
+    assert!(preview.jsonl.contains("PLAYBOOK_INVALID") && preview.jsonl.contains("PB301"));
+    assert_eq!(
+        preview.report.steps, 0,
+        "no agent runs for an invalid playbook"
+    );
+}
+
+#[test]
+fn output_that_is_not_json_is_a_contract_violation() {
+    let scenario = one_task("roles:\n  reviewer:\n    default:\n      output_text: 'LGTM!'\n");
+    let preview = run(&fixture_playbook("pairing"), &scenario, 0);
+    assert!(preview.jsonl.contains("OUTPUT_NOT_JSON"));
+}
+
+#[test]
+fn a_result_that_claims_done_with_failing_checks_is_caught() {
+    let scenario = one_task(
+        "roles:\n  worker:\n    default:\n      status: done\n      acceptance_check:\n        - {criterion: it works, status: fail, evidence: 'tests fail'}\n",
+    );
+    let preview = run(&fixture_playbook("pairing"), &scenario, 0);
+    assert!(
+        preview.jsonl.contains("RESULT_INCONSISTENT"),
+        "a lie about completion is a contract violation"
+    );
+    assert_ne!(preview.report.outcome, Some(Outcome::Passed));
+}
+
+#[test]
+fn a_result_with_too_many_notes_or_unknown_fields_is_invalid() {
+    let scenario = one_task("roles:\n  worker:\n    default:\n      notes: [a, b, c, d, e, f]\n");
+    let preview = run(&fixture_playbook("pairing"), &scenario, 0);
+    assert!(
+        preview.jsonl.contains("RESULT_INVALID"),
+        "notes_for_orchestrator holds at most 5"
+    );
+}
+
+#[test]
+fn an_agent_that_calls_tools_forever_is_stopped_by_the_tool_call_limit() {
+    let calls = vec!["read_file"; 100].join(", ");
+    let scenario = one_task(&format!(
+        "limits: {{max_tool_calls: 10}}\nroles:\n  worker:\n    default:\n      tool_calls: [{calls}]\n"
+    ));
+    let preview = run(&fixture_playbook("pairing"), &scenario, 0);
+    assert!(preview.jsonl.contains("TOOL_CALL_LIMIT"));
+}
+
+#[test]
+fn a_slow_agent_times_out_in_virtual_time() {
+    let scenario = one_task("roles:\n  worker:\n    default:\n      duration_ms: 99999999\n");
+    let preview = run(&fixture_playbook("pairing"), &scenario, 0);
+    assert!(preview.jsonl.contains("AGENT_TIMEOUT"));
+}
+
+#[test]
+fn an_agent_that_needs_input_escalates_where_the_loop_lists_needs_input() {
+    let scenario =
+        one_task("roles:\n  worker:\n    default:\n      needs_input: [Which database?]\n");
+    let preview = run(&fixture_playbook("pairing"), &scenario, 0);
+    assert!(
+        preview.jsonl.contains("\"trigger\":\"needs_input\""),
+        "pairing's review loop escalates needs_input"
+    );
+    assert_eq!(preview.report.outcome, Some(Outcome::Blocked));
+}
+
+#[test]
+fn denied_approval_blocks_the_mutating_call_before_it_runs() {
+    let scenario = one_task("roles:\n  worker:\n    default:\n      tool_calls: [edit_file]\n");
+    let preview = preview(&fixture_playbook("pairing"), &scenario, 0, Approval::Deny).unwrap();
+    assert!(preview.jsonl.contains("\"type\":\"approval_denied\""));
+    assert!(
+        !preview.jsonl.contains("\"type\":\"tool_call_allowed\",\"task_id\":\"T-1\",\"role\":\"worker\",\"tool\":\"edit_file\""),
+        "a denied mutating call never runs"
+    );
+}
+
+#[test]
+fn the_stop_policy_ends_the_run_cleanly_after_a_violation() {
+    let scenario = format!(
+        "on_violation: stop\n{}",
+        "input:\n  tasks:\n    - {id: T-1, title: a}\n    - {id: T-2, title: b}\nroles:\n  planner:\n    default: {output_text: 'nope'}\n"
+    );
+    let preview = run(&fixture_playbook("pairing"), &scenario, 0);
+    assert_eq!(preview.report.outcome, Some(Outcome::Stopped));
+    assert!(
+        preview.jsonl.contains("RUN_STOPPED"),
+        "the remaining task is canceled"
+    );
+}
+
+#[test]
+fn a_failed_preflight_stops_the_run_with_a_report() {
+    let scenario =
+        "preflight:\n  - {name: issue template, path: .github/ISSUE_TEMPLATE/milestone-task.yml}\n";
+    let preview = run(&fixture_playbook("pairing"), scenario, 0);
+    assert_eq!(preview.report.outcome, Some(Outcome::Refused));
+    assert!(preview.jsonl.contains("PREFLIGHT_FAILED") && preview.jsonl.contains("does not exist"));
+}

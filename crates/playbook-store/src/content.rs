@@ -1,0 +1,163 @@
+//! Canonical content: what a version stores.
+//!
+//! Text is parsed with the core's reader and written back as pretty JSON by
+//! the core's writer. The model keeps absent keys absent and unknown keys
+//! verbatim, so canonical JSON loses nothing but formatting and comments;
+//! exporting it as YAML and importing that again yields the same bytes, and
+//! the same content hash.
+
+use playbook_core::document::{self, Format};
+use playbook_core::model::{Playbook, Role};
+use playbook_core::{Options, Severity, validate_source};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::types::{PlaybookId, Validity};
+
+/// A playbook ready to be stored as a version.
+#[derive(Debug, Clone)]
+pub(crate) struct Content {
+    pub playbook: Playbook,
+    pub id: PlaybookId,
+    pub canonical: String,
+    pub hash: String,
+    pub validity: Validity,
+}
+
+impl Content {
+    /// Parses user text. Structural problems refuse the text; semantic
+    /// findings only count into the validity summary, because an author must
+    /// be able to save work in progress.
+    pub fn from_text(text: &str, format: Format) -> Result<Content> {
+        let report = validate_source(text, format, &Options::default());
+        let validity = validity_of(&report);
+        let Some(playbook) = report.playbook else {
+            return Err(Error::InvalidPlaybook {
+                message: "the text is not a playbook".into(),
+                findings: report.findings,
+            });
+        };
+        // The findings of the typed playbook do not depend on formatting, so
+        // the counts of the caller's text are those of the canonical text.
+        Content::build(playbook, validity)
+    }
+
+    /// Content of a playbook built in code (rename, duplicate, restore).
+    pub fn from_playbook(playbook: Playbook) -> Result<Content> {
+        let canonical = canonical_json(&playbook)?;
+        let report = validate_source(&canonical, Format::Json, &Options::default());
+        Content::build(playbook, validity_of(&report))
+    }
+
+    fn build(playbook: Playbook, validity: Validity) -> Result<Content> {
+        let id = PlaybookId::new(playbook.id.clone())?;
+        let canonical = canonical_json(&playbook)?;
+        Ok(Content {
+            hash: sha256_hex(&canonical),
+            playbook,
+            id,
+            canonical,
+            validity,
+        })
+    }
+
+    /// Re-reads stored canonical content.
+    pub fn from_stored(canonical: &str) -> Result<Playbook> {
+        let value = document::parse_value(canonical, Format::Json).map_err(|f| Error::Corrupt {
+            message: format!("a stored version does not parse: {}", f.message),
+        })?;
+        document::from_value(value).map_err(|f| Error::Corrupt {
+            message: format!("a stored version does not parse: {}", f.message),
+        })
+    }
+}
+
+fn validity_of(report: &playbook_core::Report) -> Validity {
+    Validity {
+        errors: report.count(Severity::Error) as u32,
+        warnings: report.count(Severity::Warning) as u32,
+        infos: report.count(Severity::Info) as u32,
+    }
+}
+
+pub(crate) fn canonical_json(playbook: &Playbook) -> Result<String> {
+    document::to_string(playbook, Format::Json).map_err(|e| Error::InvalidPlaybook {
+        message: e.to_string(),
+        findings: Vec::new(),
+    })
+}
+
+/// Parses a role (a template) from YAML or JSON text.
+pub(crate) fn role_from_text(text: &str, format: Format) -> Result<Role> {
+    let value = document::parse_value(text, format).map_err(|f| Error::InvalidPlaybook {
+        message: "the text is not a role".into(),
+        findings: vec![f],
+    })?;
+    let role: Role = serde_json::from_value(value).map_err(|e| Error::InvalidPlaybook {
+        message: format!("the text is not a role: {e}"),
+        findings: Vec::new(),
+    })?;
+    if role.name.trim().is_empty() {
+        return Err(Error::InvalidPlaybook {
+            message: "the role has an empty name".into(),
+            findings: Vec::new(),
+        });
+    }
+    Ok(role)
+}
+
+pub(crate) fn role_json(role: &Role) -> Result<String> {
+    serde_json::to_string_pretty(role)
+        .map(|text| text + "\n")
+        .map_err(|e| Error::InvalidPlaybook {
+            message: e.to_string(),
+            findings: Vec::new(),
+        })
+}
+
+pub(crate) fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A new playbook with no stages, for "create blank".
+pub fn blank(id: &PlaybookId, name: &str) -> Playbook {
+    Playbook {
+        schema: None,
+        schema_version: Some(playbook_core::model::SCHEMA_VERSION.into()),
+        id: id.to_string(),
+        name: name.to_string(),
+        description: None,
+        phases: None,
+        policies: None,
+        run_inputs: None,
+        mutating_actions: None,
+        workflow: Default::default(),
+        extra: Default::default(),
+    }
+}
+
+/// A new playbook made of the built-in role templates: plan (planner),
+/// build (worker ⇄ reviewer) and test (tester).
+pub fn from_role_templates(id: &PlaybookId, name: &str) -> Playbook {
+    use playbook_core::model::{RoleMode, Stage};
+    use playbook_core::templates::role_template;
+    let mut playbook = blank(id, name);
+    let stage = |modes: &[RoleMode]| Stage {
+        roles: Some(modes.iter().map(|m| role_template(*m)).collect()),
+        ..Default::default()
+    };
+    playbook
+        .workflow
+        .insert("plan".into(), stage(&[RoleMode::Planner]));
+    playbook.workflow.insert(
+        "build".into(),
+        stage(&[RoleMode::Worker, RoleMode::Reviewer]),
+    );
+    playbook
+        .workflow
+        .insert("test".into(), stage(&[RoleMode::Tester]));
+    playbook
+}

@@ -1,0 +1,224 @@
+//! Import and export of playbook files.
+//!
+//! **Import** reads and checks every file before the database is touched,
+//! then adds them all in one transaction: a refused file leaves the library
+//! exactly as it was. A file whose id is new becomes a new playbook; a file
+//! whose id exists becomes its next version (or changes nothing when the
+//! content is the same).
+//!
+//! **Export** writes the canonical content as YAML or JSON; importing an
+//! exported file gives back the same canonical content and hash. The whole
+//! library exports as a directory with one `<id>.yaml` (or `.json`) file per
+//! live playbook, holding its latest version: plain files a team can keep in
+//! git and import elsewhere with `playbook db import DIR/*.yaml`. History
+//! stays in the library file, which is itself the full backup.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use playbook_core::document::{self, Format, MAX_DOCUMENT_BYTES};
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::content::Content;
+use crate::error::{Error, Result};
+use crate::playbooks::Playbooks;
+use crate::store::{Store, create_in, save_in};
+use crate::types::{Base, PlaybookId, Saved};
+
+/// A playbook file to import: its name (for messages and notes), text and format.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub name: String,
+    pub text: String,
+    pub format: Format,
+}
+
+impl Source {
+    /// Reads a file, refusing what cannot be a playbook before reading it
+    /// all: directories, files over [`MAX_DOCUMENT_BYTES`], and text that is
+    /// not UTF-8.
+    pub fn read(path: &Path) -> Result<Source> {
+        let name = path.display().to_string();
+        let refuse = |reason: String| Error::ImportRefused {
+            source_name: name.clone(),
+            reason,
+            findings: Vec::new(),
+        };
+        let io = |source| Error::Io {
+            path: name.clone(),
+            source,
+        };
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(refuse("not a regular file".into()));
+        }
+        if meta.len() > MAX_DOCUMENT_BYTES as u64 {
+            return Err(refuse(format!(
+                "the file is {} bytes; the limit is {MAX_DOCUMENT_BYTES} bytes",
+                meta.len()
+            )));
+        }
+        let mut bytes = Vec::new();
+        // The size can change between the check and the read (a growing
+        // file, a FIFO); never read more than the limit.
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(MAX_DOCUMENT_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() > MAX_DOCUMENT_BYTES {
+            return Err(refuse(format!(
+                "the file is larger than {MAX_DOCUMENT_BYTES} bytes"
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            refuse(format!(
+                "the file is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        let format = match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("json") => Format::Json,
+            Some(ext) if ext.eq_ignore_ascii_case("yaml") || ext.eq_ignore_ascii_case("yml") => {
+                Format::Yaml
+            }
+            _ => Format::sniff(&text),
+        };
+        Ok(Source { name, text, format })
+    }
+}
+
+/// What importing one file did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ImportOutcome {
+    Created,
+    NewVersion,
+    Unchanged,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Imported {
+    pub source: String,
+    pub outcome: ImportOutcome,
+    pub saved: Saved,
+}
+
+impl Store {
+    /// Imports playbook files: all or nothing.
+    pub fn import(&mut self, sources: &[Source]) -> Result<Vec<Imported>> {
+        let mut contents = Vec::with_capacity(sources.len());
+        for source in sources {
+            let content =
+                Content::from_text(&source.text, source.format).map_err(|error| match error {
+                    Error::InvalidPlaybook { message, findings } => Error::ImportRefused {
+                        source_name: source.name.clone(),
+                        reason: message,
+                        findings,
+                    },
+                    Error::InvalidName { name, reason } => Error::ImportRefused {
+                        source_name: source.name.clone(),
+                        reason: format!("the playbook id {name:?} cannot be used: {reason}"),
+                        findings: Vec::new(),
+                    },
+                    other => other,
+                })?;
+            contents.push(content);
+        }
+        let tx = self.write()?;
+        let mut imported = Vec::with_capacity(sources.len());
+        for (source, content) in sources.iter().zip(&contents) {
+            let note = format!("imported from {}", file_name(&source.name));
+            let (outcome, saved) = match Playbooks(&tx).find(&content.id)? {
+                None => (ImportOutcome::Created, create_in(&tx, content, &note)?),
+                Some(row) if row.deleted_at.is_some() => {
+                    return Err(Error::ImportRefused {
+                        source_name: source.name.clone(),
+                        reason: format!(
+                            "playbook {:?} is deleted; undelete or purge it first",
+                            content.id.as_str()
+                        ),
+                        findings: Vec::new(),
+                    });
+                }
+                Some(row) => {
+                    let saved = save_in(&tx, &row, Base::Latest, content, &note)?;
+                    let outcome = if saved.unchanged {
+                        ImportOutcome::Unchanged
+                    } else {
+                        ImportOutcome::NewVersion
+                    };
+                    (outcome, saved)
+                }
+            };
+            imported.push(Imported {
+                source: source.name.clone(),
+                outcome,
+                saved,
+            });
+        }
+        tx.commit()?;
+        Ok(imported)
+    }
+
+    /// A version as YAML or JSON text; the latest when `number` is `None`.
+    pub fn export(&self, id: &PlaybookId, number: Option<u32>, format: Format) -> Result<String> {
+        let version = self.version(id, number)?;
+        match format {
+            // The stored text is already the canonical JSON.
+            Format::Json => Ok(version.content),
+            Format::Yaml => {
+                let playbook = Content::from_stored(&version.content)?;
+                document::to_string(&playbook, Format::Yaml).map_err(|e| Error::InvalidPlaybook {
+                    message: e.to_string(),
+                    findings: Vec::new(),
+                })
+            }
+        }
+    }
+
+    /// Writes the latest version of every live playbook to `dir` as
+    /// `<id>.<ext>`. Refuses to replace existing files unless `overwrite`.
+    pub fn export_library(
+        &self,
+        dir: &Path,
+        format: Format,
+        overwrite: bool,
+    ) -> Result<Vec<PathBuf>> {
+        let io = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| Error::Io { path, source }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let playbooks = self.list(false)?;
+        let mut files = Vec::with_capacity(playbooks.len());
+        for summary in &playbooks {
+            let path = dir.join(format!("{}.{}", summary.id, format.extension()));
+            if path.exists() && !overwrite {
+                return Err(Error::AlreadyExists {
+                    what: format!("file {}", path.display()),
+                });
+            }
+            files.push((path, self.export(&summary.id, None, format)?));
+        }
+        let mut written = Vec::with_capacity(files.len());
+        for (path, text) in files {
+            // Write beside, then rename: a crash never leaves half a file.
+            let partial = path.with_extension(format!("{}.partial", format.extension()));
+            std::fs::write(&partial, text).map_err(io(&partial))?;
+            std::fs::rename(&partial, &path).map_err(io(&path))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+fn file_name(name: &str) -> &str {
+    Path::new(name)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(name)
+}

@@ -1,0 +1,64 @@
+//! The playbook library of Playbook Studio: an SQLite file holding
+//! playbooks, their immutable versions, one autosaved draft per playbook,
+//! the team's role templates, and preview runs with their events.
+//!
+//! This crate is the only code that touches the database. It uses the core
+//! for everything about content: text is parsed and validated by
+//! `playbook_core`, stored as canonical JSON with its sha256, and compared
+//! with `playbook_core::diff`.
+//!
+//! ```
+//! use playbook_store::{Base, PlaybookId, Store};
+//! use playbook_core::Format;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut store = Store::open(dir.path().join("library.db")).unwrap();
+//! let saved = store
+//!     .create_from_text("id: demo\nname: Demo\nworkflow: {}\n", Format::Yaml, "first")
+//!     .unwrap();
+//! let id = PlaybookId::new("demo").unwrap();
+//! // Saving names the version it edited; a stale base fails with CONCURRENCY_CONFLICT.
+//! store
+//!     .save_version(&id, Base::Version(saved.version.number), "id: demo\nname: Demo 2\nworkflow: {}\n", Format::Yaml, "rename")
+//!     .unwrap();
+//! let stale = store.save_version(&id, Base::Version(1), "id: demo\nname: Other\nworkflow: {}\n", Format::Yaml, "");
+//! assert_eq!(stale.unwrap_err().code().as_str(), "CONCURRENCY_CONFLICT");
+//! ```
+//!
+//! **Design.** Each table is a module holding its migration next to its
+//! code; reads go through handles wrapping `&Connection`, writes through
+//! handles wrapping a `Transaction`, and every public method that writes is
+//! one `IMMEDIATE` transaction: it happens completely or not at all, and the
+//! check of the latest version cannot race another connection's save. The
+//! file runs in WAL mode with `synchronous = FULL`, so a version that a save
+//! reported is on disk, and a process killed at any point leaves the file
+//! consistent. Versions are never updated (a trigger enforces it); restore
+//! adds a new version. Opening never writes to a file that is not ours:
+//! see [`Store::open`].
+
+mod content;
+mod db;
+mod drafts;
+mod error;
+mod files;
+mod location;
+mod playbooks;
+mod runs;
+mod seed;
+mod store;
+mod templates;
+mod types;
+mod versions;
+
+pub use content::{blank, from_role_templates};
+pub use db::schema_version;
+pub use error::{Error, ErrorCode, Result};
+pub use files::{ImportOutcome, Imported, Source};
+pub use location::{DB_ENV, DB_FILE, resolve_db_path};
+pub use seed::example_files;
+pub use store::Store;
+pub use templates::TemplateSaved;
+pub use types::{
+    Base, Draft, PlaybookId, PlaybookSummary, Run, RunEvent, RunId, Saved, Template,
+    TemplateSource, TemplateSummary, Validity, Version, VersionId, VersionInfo,
+};

@@ -1,0 +1,433 @@
+//! The library: playbooks, their versions and drafts.
+
+use std::path::{Path, PathBuf};
+
+use playbook_core::diff::Diff;
+use playbook_core::document::{self, Format};
+use playbook_core::model::Playbook;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use crate::content::Content;
+use crate::db;
+use crate::drafts::{Drafts, DraftsMut};
+use crate::error::{Error, Result};
+use crate::playbooks::{PlaybookRow, Playbooks, PlaybooksMut};
+use crate::types::{Base, Draft, PlaybookId, PlaybookSummary, Saved, Version, VersionInfo};
+use crate::versions::{Versions, VersionsMut};
+
+/// An open library file. One `Store` is one SQLite connection; open one per
+/// thread or process. Every method that writes runs in its own `IMMEDIATE`
+/// transaction, so it either happens completely or not at all.
+pub struct Store {
+    pub(crate) conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the library at `path`, creating and seeding it when the file
+    /// does not exist and migrating it when an older build wrote it.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref();
+        let conn = db::open(path)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Starts a write. IMMEDIATE takes the write lock at once, so the reads
+    /// a write depends on (the latest version, above all) cannot go stale
+    /// before it commits.
+    pub(crate) fn write(&mut self) -> Result<Transaction<'_>> {
+        Ok(self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+    }
+
+    /// SQLite's own consistency check: `["ok"]` when the file is sound.
+    pub fn integrity_check(&self) -> Result<Vec<String>> {
+        let mut statement = self.conn.prepare("PRAGMA integrity_check")?;
+        let rows = statement.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Playbooks with their latest version, by id. Deleted ones only when asked.
+    pub fn list(&self, include_deleted: bool) -> Result<Vec<PlaybookSummary>> {
+        Playbooks(&self.conn).list(include_deleted, None)
+    }
+
+    /// One playbook with its latest version, deleted or not.
+    pub fn summary(&self, id: &PlaybookId) -> Result<PlaybookSummary> {
+        Playbooks(&self.conn)
+            .list(true, Some(id))?
+            .pop()
+            .ok_or_else(|| Error::NotFound {
+                what: format!("playbook {id:?}"),
+            })
+    }
+
+    /// A version with its canonical content; the latest when `number` is `None`.
+    pub fn version(&self, id: &PlaybookId, number: Option<u32>) -> Result<Version> {
+        let row = Playbooks(&self.conn).get(id)?;
+        let number = number.unwrap_or(row.head);
+        let (info, content) = Versions(&self.conn)
+            .get(row.pk, number)?
+            .ok_or_else(|| version_not_found(id, number))?;
+        Ok(Version {
+            playbook: id.clone(),
+            info,
+            content,
+        })
+    }
+
+    /// The typed playbook of a version; the latest when `number` is `None`.
+    pub fn playbook(&self, id: &PlaybookId, number: Option<u32>) -> Result<Playbook> {
+        Content::from_stored(&self.version(id, number)?.content)
+    }
+
+    /// Every version, newest first.
+    pub fn history(&self, id: &PlaybookId) -> Result<Vec<VersionInfo>> {
+        let row = Playbooks(&self.conn).get(id)?;
+        Versions(&self.conn).history(row.pk)
+    }
+
+    /// Adds a new playbook as version 1. Fails with `ALREADY_EXISTS` when the
+    /// id is taken, by a live or a deleted playbook.
+    pub fn create(&mut self, playbook: Playbook, note: &str) -> Result<Saved> {
+        let content = Content::from_playbook(playbook)?;
+        let tx = self.write()?;
+        let saved = create_in(&tx, &content, note)?;
+        tx.commit()?;
+        Ok(saved)
+    }
+
+    /// Adds a new playbook from YAML or JSON text.
+    pub fn create_from_text(&mut self, text: &str, format: Format, note: &str) -> Result<Saved> {
+        let content = Content::from_text(text, format)?;
+        let tx = self.write()?;
+        let saved = create_in(&tx, &content, note)?;
+        tx.commit()?;
+        Ok(saved)
+    }
+
+    /// Saves `text` as the next version of playbook `id`.
+    ///
+    /// `base` names the version the author edited. When another version was
+    /// saved since, or the text is not a playbook, nothing is saved, the
+    /// text is kept as the draft, and the error says why
+    /// (`CONCURRENCY_CONFLICT` names both versions). A save whose content
+    /// equals the latest version adds no version and reports `unchanged`.
+    pub fn save_version(
+        &mut self,
+        id: &PlaybookId,
+        base: Base,
+        text: &str,
+        format: Format,
+        note: &str,
+    ) -> Result<Saved> {
+        let content = Content::from_text(text, format);
+        let tx = self.write()?;
+        let row = Playbooks(&tx).live(id)?;
+        let outcome = content.and_then(|content| {
+            check_id(id, &content)?;
+            save_in(&tx, &row, base, &content, note)
+        });
+        match outcome {
+            Ok(saved) => {
+                clear_matching_draft(&tx, &row, text, &saved.version)?;
+                tx.commit()?;
+                Ok(saved)
+            }
+            Err(error) => {
+                if text.len() <= document::MAX_DOCUMENT_BYTES {
+                    let base = match base {
+                        Base::Version(n) => Some(n),
+                        Base::Latest => Some(row.head),
+                    };
+                    let now = db::now(&tx)?;
+                    DraftsMut(&tx).put(row.pk, text, base, &now)?;
+                    tx.commit()?;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Saves a typed playbook as the next version; see [`Store::save_version`].
+    pub fn save_playbook(
+        &mut self,
+        id: &PlaybookId,
+        base: Base,
+        playbook: &Playbook,
+        note: &str,
+    ) -> Result<Saved> {
+        let text = crate::content::canonical_json(playbook)?;
+        self.save_version(id, base, &text, Format::Json, note)
+    }
+
+    /// Makes an old version the latest again, as a new version: history
+    /// only ever grows.
+    pub fn restore(&mut self, id: &PlaybookId, number: u32, note: Option<&str>) -> Result<Saved> {
+        let tx = self.write()?;
+        let row = Playbooks(&tx).live(id)?;
+        let (_, old) = Versions(&tx)
+            .get(row.pk, number)?
+            .ok_or_else(|| version_not_found(id, number))?;
+        let content = Content::from_playbook(Content::from_stored(&old)?)?;
+        let note = note
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("restored version {number}"));
+        let saved = save_in(&tx, &row, Base::Latest, &content, &note)?;
+        tx.commit()?;
+        Ok(saved)
+    }
+
+    /// Changes the display name, as a new version (the name is part of the content).
+    pub fn rename(&mut self, id: &PlaybookId, name: &str) -> Result<Saved> {
+        if name.trim().is_empty() {
+            return Err(Error::InvalidName {
+                name: name.into(),
+                reason: "it is empty".into(),
+            });
+        }
+        let tx = self.write()?;
+        let row = Playbooks(&tx).live(id)?;
+        let mut playbook = head_playbook(&tx, &row)?;
+        let note = format!("renamed from {:?}", playbook.name);
+        playbook.name = name.to_string();
+        let content = Content::from_playbook(playbook)?;
+        let saved = save_in(&tx, &row, Base::Latest, &content, &note)?;
+        tx.commit()?;
+        Ok(saved)
+    }
+
+    /// Copies the latest version of `id` into a new playbook `new_id`.
+    pub fn duplicate(
+        &mut self,
+        id: &PlaybookId,
+        new_id: &PlaybookId,
+        new_name: Option<&str>,
+    ) -> Result<Saved> {
+        let tx = self.write()?;
+        let row = Playbooks(&tx).get(id)?;
+        let mut playbook = head_playbook(&tx, &row)?;
+        playbook.id = new_id.to_string();
+        playbook.name = new_name
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{} (copy)", playbook.name));
+        let content = Content::from_playbook(playbook)?;
+        let saved = create_in(
+            &tx,
+            &content,
+            &format!("duplicated from {id} version {}", row.head),
+        )?;
+        tx.commit()?;
+        Ok(saved)
+    }
+
+    /// Deletes a playbook, recoverably: it leaves the list but keeps its
+    /// history until purged.
+    pub fn delete(&mut self, id: &PlaybookId) -> Result<()> {
+        let tx = self.write()?;
+        let row = Playbooks(&tx).live(id)?;
+        let now = db::now(&tx)?;
+        PlaybooksMut(&tx).set_deleted(row.pk, Some(&now))?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Brings a deleted playbook back.
+    pub fn undelete(&mut self, id: &PlaybookId) -> Result<()> {
+        let tx = self.write()?;
+        let row = Playbooks(&tx).get(id)?;
+        if row.deleted_at.is_none() {
+            return Err(Error::NotDeleted {
+                what: format!("playbook {id:?}"),
+            });
+        }
+        PlaybooksMut(&tx).set_deleted(row.pk, None)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Removes a deleted playbook for good, with its versions, draft and runs.
+    pub fn purge(&mut self, id: &PlaybookId) -> Result<()> {
+        let tx = self.write()?;
+        let row = Playbooks(&tx).get(id)?;
+        if row.deleted_at.is_none() {
+            return Err(Error::NotDeleted {
+                what: format!("playbook {id:?}"),
+            });
+        }
+        PlaybooksMut(&tx).purge(row.pk)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Purges every deleted playbook; returns their ids.
+    pub fn purge_deleted(&mut self) -> Result<Vec<PlaybookId>> {
+        let deleted: Vec<PlaybookId> = self
+            .list(true)?
+            .into_iter()
+            .filter(|p| p.deleted_at.is_some())
+            .map(|p| p.id)
+            .collect();
+        let tx = self.write()?;
+        for id in &deleted {
+            if let Some(row) = Playbooks(&tx).find(id)? {
+                PlaybooksMut(&tx).purge(row.pk)?;
+            }
+        }
+        tx.commit()?;
+        Ok(deleted)
+    }
+
+    /// What changed from version `from` to version `to`, in domain terms.
+    pub fn diff(&self, id: &PlaybookId, from: u32, to: u32) -> Result<Diff> {
+        let old = self.playbook(id, Some(from))?;
+        let new = self.playbook(id, Some(to))?;
+        Ok(playbook_core::diff::diff(&old, &new))
+    }
+
+    /// Autosaves the author's text, whatever it is, as the playbook's draft.
+    pub fn save_draft(&mut self, id: &PlaybookId, text: &str, base: Option<u32>) -> Result<Draft> {
+        if text.len() > document::MAX_DOCUMENT_BYTES {
+            return Err(Error::InvalidPlaybook {
+                message: format!(
+                    "the draft is {} bytes; the limit is {} bytes",
+                    text.len(),
+                    document::MAX_DOCUMENT_BYTES
+                ),
+                findings: Vec::new(),
+            });
+        }
+        let tx = self.write()?;
+        let row = Playbooks(&tx).live(id)?;
+        let now = db::now(&tx)?;
+        DraftsMut(&tx).put(row.pk, text, base, &now)?;
+        tx.commit()?;
+        Ok(Draft {
+            playbook: id.clone(),
+            content: text.to_string(),
+            base,
+            updated_at: now,
+        })
+    }
+
+    pub fn draft(&self, id: &PlaybookId) -> Result<Option<Draft>> {
+        let row = Playbooks(&self.conn).get(id)?;
+        Drafts(&self.conn).get(row.pk, id)
+    }
+
+    /// Throws the draft away; returns whether there was one.
+    pub fn discard_draft(&mut self, id: &PlaybookId) -> Result<bool> {
+        let tx = self.write()?;
+        let row = Playbooks(&tx).get(id)?;
+        let removed = DraftsMut(&tx).remove(row.pk)?;
+        tx.commit()?;
+        Ok(removed)
+    }
+}
+
+pub(crate) fn version_not_found(id: &PlaybookId, number: u32) -> Error {
+    Error::NotFound {
+        what: format!("version {number} of playbook {id:?}"),
+    }
+}
+
+fn check_id(id: &PlaybookId, content: &Content) -> Result<()> {
+    if content.id != *id {
+        return Err(Error::InvalidPlaybook {
+            message: format!(
+                "the text has id {:?} but is saved to playbook {:?}; to keep it under another id, duplicate the playbook",
+                content.id.as_str(),
+                id.as_str()
+            ),
+            findings: Vec::new(),
+        });
+    }
+    Ok(())
+}
+
+fn head_playbook(tx: &Transaction<'_>, row: &PlaybookRow) -> Result<Playbook> {
+    let (_, content) = Versions(tx)
+        .get(row.pk, row.head)?
+        .ok_or_else(|| version_not_found(&row.id, row.head))?;
+    Content::from_stored(&content)
+}
+
+pub(crate) fn create_in(tx: &Transaction<'_>, content: &Content, note: &str) -> Result<Saved> {
+    let now = db::now(tx)?;
+    let row = PlaybooksMut(tx).insert(&content.id, &content.playbook.name, &now)?;
+    let version = VersionsMut(tx).insert(row.pk, 1, None, content, note, &now)?;
+    PlaybooksMut(tx).set_head(row.pk, 1, &content.playbook.name, &now)?;
+    Ok(Saved {
+        playbook: content.id.clone(),
+        version,
+        unchanged: false,
+    })
+}
+
+/// The one place a version is added to an existing playbook.
+pub(crate) fn save_in(
+    tx: &Transaction<'_>,
+    row: &PlaybookRow,
+    base: Base,
+    content: &Content,
+    note: &str,
+) -> Result<Saved> {
+    if let Base::Version(edited) = base
+        && edited != row.head
+    {
+        return Err(Error::ConcurrencyConflict {
+            what: "playbook",
+            playbook: row.id.to_string(),
+            edited,
+            latest: row.head,
+        });
+    }
+    let head = Versions(tx)
+        .info(row.pk, row.head)?
+        .ok_or_else(|| version_not_found(&row.id, row.head))?;
+    if head.content_hash == content.hash {
+        return Ok(Saved {
+            playbook: row.id.clone(),
+            version: head,
+            unchanged: true,
+        });
+    }
+    let now = db::now(tx)?;
+    let version =
+        VersionsMut(tx).insert(row.pk, row.head + 1, Some(row.head), content, note, &now)?;
+    PlaybooksMut(tx).set_head(row.pk, version.number, &content.playbook.name, &now)?;
+    Ok(Saved {
+        playbook: row.id.clone(),
+        version,
+        unchanged: false,
+    })
+}
+
+/// A successful save makes the draft obsolete only when the draft holds what
+/// was saved; a draft with other edits (say, from the app while the CLI
+/// saved a file) is kept.
+fn clear_matching_draft(
+    tx: &Transaction<'_>,
+    row: &PlaybookRow,
+    saved_text: &str,
+    saved: &VersionInfo,
+) -> Result<()> {
+    let Some(draft) = Drafts(tx).get(row.pk, &row.id)? else {
+        return Ok(());
+    };
+    let same = draft.content == saved_text
+        || Content::from_text(&draft.content, Format::sniff(&draft.content))
+            .is_ok_and(|c| c.hash == saved.content_hash);
+    if same {
+        DraftsMut(tx).remove(row.pk)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! Identifiers and records the store hands out. They serialise as the app
+//! receives them and export TypeScript types, so the UI never writes them by hand.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::error::{Error, Result};
+
+/// Stable id of a playbook in the library; the same as the `id` field of its
+/// content, e.g. `tdd`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[serde(transparent)]
+#[ts(export)]
+pub struct PlaybookId(String);
+
+impl PlaybookId {
+    /// Checks that `id` can name a playbook and an exported file.
+    pub fn new(id: impl Into<String>) -> Result<PlaybookId> {
+        let id = id.into();
+        check_name(&id)?;
+        Ok(PlaybookId(id))
+    }
+
+    /// For ids read back from the database, which were checked when written.
+    pub(crate) fn unchecked(id: String) -> PlaybookId {
+        PlaybookId(id)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for PlaybookId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Ids and template names become file names on export, so path separators,
+/// control characters and dot-only names are refused.
+pub(crate) fn check_name(name: &str) -> Result<()> {
+    let reason = if name.is_empty() {
+        Some("it is empty")
+    } else if name.chars().count() > 200 {
+        Some("it is longer than 200 characters")
+    } else if name.contains(['/', '\\']) {
+        Some("it contains a path separator")
+    } else if name.chars().any(char::is_control) {
+        Some("it contains a control character")
+    } else if name.trim() != name {
+        Some("it starts or ends with whitespace")
+    } else if name.chars().all(|c| c == '.') {
+        Some("it is only dots")
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => Err(Error::InvalidName {
+            name: name.to_string(),
+            reason: reason.to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Database id of one version, unique across the library. Preview runs refer to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(transparent)]
+#[ts(export)]
+pub struct VersionId(#[ts(type = "number")] pub i64);
+
+/// Database id of one preview run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(transparent)]
+#[ts(export)]
+pub struct RunId(#[ts(type = "number")] pub i64);
+
+/// Which version a save builds on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// The version the author edited; the save fails with
+    /// `CONCURRENCY_CONFLICT` when it is no longer the latest.
+    Version(u32),
+    /// Whatever is latest: for imports and explicit overwrites.
+    Latest,
+}
+
+/// Finding counts of a version, by severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Validity {
+    pub errors: u32,
+    pub warnings: u32,
+    pub infos: u32,
+}
+
+impl Validity {
+    /// Valid means no errors; warnings and hints do not block a run.
+    pub fn is_valid(&self) -> bool {
+        self.errors == 0
+    }
+}
+
+/// One immutable version of a playbook (or template), without its content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct VersionInfo {
+    pub id: VersionId,
+    /// 1, 2, 3... within the playbook.
+    pub number: u32,
+    /// The version this one was edited from; none for the first.
+    pub parent: Option<u32>,
+    /// sha256 of the canonical content, lowercase hex.
+    pub content_hash: String,
+    pub note: String,
+    /// UTC, RFC 3339 with milliseconds.
+    pub created_at: String,
+    pub validity: Validity,
+}
+
+/// A version with its canonical content (pretty JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Version {
+    pub playbook: PlaybookId,
+    #[serde(flatten)]
+    pub info: VersionInfo,
+    pub content: String,
+}
+
+/// A playbook of the library with its latest version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct PlaybookSummary {
+    pub id: PlaybookId,
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Set when deleted; the playbook is recoverable until purged.
+    pub deleted_at: Option<String>,
+    pub latest: VersionInfo,
+    /// Whether unsaved edits are waiting in the draft.
+    pub has_draft: bool,
+}
+
+/// The autosaved, unsaved text of a playbook; at most one per playbook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Draft {
+    pub playbook: PlaybookId,
+    /// Exactly what the author typed; not necessarily valid.
+    pub content: String,
+    /// The version the draft was started from.
+    pub base: Option<u32>,
+    pub updated_at: String,
+}
+
+/// What a save did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Saved {
+    pub playbook: PlaybookId,
+    pub version: VersionInfo,
+    /// True when the content equalled the latest version, so no version was added.
+    pub unchanged: bool,
+}
+
+/// Whether a template comes with Playbook Studio or was saved by the team.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum TemplateSource {
+    Builtin,
+    Team,
+}
+
+/// A role template in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct TemplateSummary {
+    pub name: String,
+    pub source: TemplateSource,
+    pub mode: Option<playbook_core::RoleMode>,
+    /// Latest version number; 0 for built-in templates, which have no history.
+    pub latest: u32,
+    pub updated_at: Option<String>,
+}
+
+/// One version of a role template with its content (the role as pretty JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Template {
+    pub name: String,
+    pub source: TemplateSource,
+    /// Absent for built-in templates.
+    pub version: Option<VersionInfo>,
+    pub content: String,
+}
+
+/// One preview run of a playbook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Run {
+    pub id: RunId,
+    pub playbook: PlaybookId,
+    pub version: Option<VersionId>,
+    pub scenario: String,
+    /// The seed as stored; u64 seeds round-trip through SQLite's i64 bit for bit.
+    #[ts(type = "number")]
+    pub seed: u64,
+    /// `running` until finished, then whatever the orchestrator reported.
+    pub status: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// JSON text the orchestrator stored when finishing.
+    pub summary: Option<String>,
+    pub events: u32,
+}
+
+/// One event of a run: its sequence number and JSON text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct RunEvent {
+    #[ts(type = "number")]
+    pub seq: u64,
+    pub event: String,
+}

@@ -1,0 +1,136 @@
+//! The `versions` table: immutable snapshots of playbook content.
+
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+
+use crate::content::Content;
+use crate::db::Migration;
+use crate::error::Result;
+use crate::types::{Validity, VersionId, VersionInfo};
+
+pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    // Versions are never updated: the trigger makes that an invariant of
+    // the file, not only of this code. They go away only with their
+    // playbook, on purge. `parent` is the number of the version edited.
+    sql: "
+        CREATE TABLE versions (
+            pk           INTEGER PRIMARY KEY,
+            playbook     INTEGER NOT NULL REFERENCES playbooks (pk) ON DELETE CASCADE,
+            number       INTEGER NOT NULL,
+            parent       INTEGER,
+            content      TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            note         TEXT NOT NULL,
+            created_at   TEXT NOT NULL,
+            errors       INTEGER NOT NULL,
+            warnings     INTEGER NOT NULL,
+            infos        INTEGER NOT NULL,
+            UNIQUE (playbook, number)
+        ) STRICT;
+        CREATE TRIGGER versions_are_immutable BEFORE UPDATE ON versions
+        BEGIN
+            SELECT RAISE(ABORT, 'versions are immutable');
+        END;
+    ",
+}];
+
+/// The columns `info_from_row` reads, prefixed for a join with alias `v`.
+pub(crate) const INFO_COLUMNS: &str =
+    "v.pk, v.number, v.parent, v.content_hash, v.note, v.created_at, v.errors, v.warnings, v.infos";
+
+pub(crate) fn info_from_row(r: &Row<'_>, at: usize) -> rusqlite::Result<VersionInfo> {
+    Ok(VersionInfo {
+        id: VersionId(r.get(at)?),
+        number: r.get(at + 1)?,
+        parent: r.get(at + 2)?,
+        content_hash: r.get(at + 3)?,
+        note: r.get(at + 4)?,
+        created_at: r.get(at + 5)?,
+        validity: Validity {
+            errors: r.get(at + 6)?,
+            warnings: r.get(at + 7)?,
+            infos: r.get(at + 8)?,
+        },
+    })
+}
+
+/// Read handle.
+pub(crate) struct Versions<'a>(pub &'a Connection);
+
+impl Versions<'_> {
+    pub fn info(&self, playbook: i64, number: u32) -> Result<Option<VersionInfo>> {
+        let sql = format!(
+            "SELECT {INFO_COLUMNS} FROM versions v WHERE v.playbook = ?1 AND v.number = ?2"
+        );
+        Ok(self
+            .0
+            .prepare_cached(&sql)?
+            .query_row(params![playbook, number], |r| info_from_row(r, 0))
+            .optional()?)
+    }
+
+    pub fn get(&self, playbook: i64, number: u32) -> Result<Option<(VersionInfo, String)>> {
+        let sql = format!(
+            "SELECT {INFO_COLUMNS}, v.content FROM versions v WHERE v.playbook = ?1 AND v.number = ?2"
+        );
+        Ok(self
+            .0
+            .prepare_cached(&sql)?
+            .query_row(params![playbook, number], |r| {
+                Ok((info_from_row(r, 0)?, r.get(9)?))
+            })
+            .optional()?)
+    }
+
+    /// Every version of the playbook, newest first, without content.
+    pub fn history(&self, playbook: i64) -> Result<Vec<VersionInfo>> {
+        let sql = format!(
+            "SELECT {INFO_COLUMNS} FROM versions v WHERE v.playbook = ?1 ORDER BY v.number DESC"
+        );
+        let mut statement = self.0.prepare_cached(&sql)?;
+        let rows = statement.query_map([playbook], |r| info_from_row(r, 0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
+/// Write handle.
+pub(crate) struct VersionsMut<'a>(pub &'a Transaction<'a>);
+
+impl VersionsMut<'_> {
+    pub fn insert(
+        &self,
+        playbook: i64,
+        number: u32,
+        parent: Option<u32>,
+        content: &Content,
+        note: &str,
+        now: &str,
+    ) -> Result<VersionInfo> {
+        self.0
+            .prepare_cached(
+                "INSERT INTO versions (playbook, number, parent, content, content_hash, note, created_at, errors, warnings, infos)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                playbook,
+                number,
+                parent,
+                content.canonical,
+                content.hash,
+                note,
+                now,
+                content.validity.errors,
+                content.validity.warnings,
+                content.validity.infos,
+            ])?;
+        Ok(VersionInfo {
+            id: VersionId(self.0.last_insert_rowid()),
+            number,
+            parent,
+            content_hash: content.hash.clone(),
+            note: note.to_string(),
+            created_at: now.to_string(),
+            validity: content.validity,
+        })
+    }
+}

@@ -1,0 +1,192 @@
+//! Import and export of playbook files.
+
+use playbook_core::{Format, MAX_DOCUMENT_BYTES};
+use playbook_store::{ErrorCode, ImportOutcome, Source, Store};
+
+use crate::{demo, id, library};
+
+fn source(name: &str, text: &str) -> Source {
+    Source {
+        name: name.to_string(),
+        text: text.to_string(),
+        format: Format::sniff(text),
+    }
+}
+
+/// Imports `bad` after a good file and expects the whole import refused with
+/// the library unchanged.
+#[track_caller]
+fn check_refused(bad: Source) {
+    let (_dir, mut store) = library();
+    let listed = store.list(true).unwrap();
+    let histories: Vec<_> = listed
+        .iter()
+        .map(|p| store.history(&p.id).unwrap())
+        .collect();
+    let error = store
+        .import(&[source("good.yaml", &demo("good", "Good", 3)), bad])
+        .expect_err("the import must be refused");
+    assert_eq!(error.code(), ErrorCode::ImportRefused, "{error}");
+    assert_eq!(
+        store.list(true).unwrap(),
+        listed,
+        "not even the good file was imported"
+    );
+    let after: Vec<_> = listed
+        .iter()
+        .map(|p| store.history(&p.id).unwrap())
+        .collect();
+    assert_eq!(after, histories, "no version was added anywhere");
+    assert!(!error.hint().is_empty());
+}
+
+#[test]
+fn malformed_yaml_is_refused() {
+    check_refused(source("bad.yaml", "id: x\nname: [unclosed\nworkflow: {}\n"));
+}
+
+#[test]
+fn malformed_json_is_refused() {
+    check_refused(source("bad.json", "{\"id\": \"x\", \"name\": }"));
+}
+
+#[test]
+fn a_document_of_the_wrong_shape_is_refused() {
+    check_refused(source("list.yaml", "- just\n- a list\n"));
+}
+
+#[test]
+fn an_unknown_major_schema_version_is_refused() {
+    check_refused(source(
+        "v9.yaml",
+        "schema_version: 9.0.0\nid: x\nname: X\nworkflow: {}\n",
+    ));
+}
+
+#[test]
+fn an_id_that_cannot_be_a_file_name_is_refused() {
+    check_refused(source(
+        "slash.yaml",
+        "id: ../../etc/passwd\nname: X\nworkflow: {}\n",
+    ));
+}
+
+#[test]
+fn a_yaml_alias_bomb_is_refused() {
+    let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..12 {
+        let prev = (b'a' + level - 1) as char;
+        let this = (b'a' + level) as char;
+        bomb.push_str(&format!("{this}: &{this} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+    }
+    bomb.push_str("id: bomb\nname: Bomb\nworkflow: {}\n");
+    check_refused(source("bomb.yaml", &bomb));
+}
+
+#[test]
+fn deeply_nested_json_is_refused() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    check_refused(source("deep.json", &deep));
+}
+
+#[test]
+fn a_huge_text_is_refused() {
+    let mut huge = demo("huge", "Huge", 3);
+    huge.push_str(&format!(
+        "x_padding: \"{}\"\n",
+        "p".repeat(MAX_DOCUMENT_BYTES)
+    ));
+    check_refused(source("huge.yaml", &huge));
+}
+
+#[test]
+fn a_huge_file_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.yaml");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(MAX_DOCUMENT_BYTES as u64 * 4).unwrap();
+    let error = Source::read(&path).expect_err("files over the limit are not read");
+    assert_eq!(error.code(), ErrorCode::ImportRefused, "{error}");
+}
+
+#[test]
+fn a_binary_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("image.yaml");
+    std::fs::write(&path, [0x89, b'P', b'N', b'G', 0xff, 0xfe, 0, 0]).unwrap();
+    let error = Source::read(&path).expect_err("binary content is not a playbook");
+    assert_eq!(error.code(), ErrorCode::ImportRefused, "{error}");
+}
+
+#[test]
+fn importing_an_existing_id_adds_a_version_and_the_same_content_adds_none() {
+    let (_dir, mut store) = library();
+    let first = store
+        .import(&[source("a.yaml", &demo("again", "A", 3))])
+        .unwrap();
+    assert_eq!(first[0].outcome, ImportOutcome::Created);
+    let second = store
+        .import(&[source("b.yaml", &demo("again", "A", 4))])
+        .unwrap();
+    assert_eq!(second[0].outcome, ImportOutcome::NewVersion);
+    assert_eq!(second[0].saved.version.number, 2);
+    let third = store
+        .import(&[source("b.yaml", &demo("again", "A", 4))])
+        .unwrap();
+    assert_eq!(
+        third[0].outcome,
+        ImportOutcome::Unchanged,
+        "re-importing a file is idempotent"
+    );
+}
+
+/// Export in both formats, import into a new library, compare: the content
+/// is identical for every example playbook and for a file with unknown keys,
+/// comments and odd formatting.
+#[test]
+fn export_then_import_gives_identical_content() {
+    let odd = "# a comment\nid: odd\nname: 'Odd'\nx_team: {owner: ops, tags: [a, b]}\nunknown_key: 12\nworkflow:\n  build: {roles: [{name: solo, mode: worker, x_note: \"keep me\"}]}\n";
+    for format in [Format::Yaml, Format::Json] {
+        let (dir, mut store) = library();
+        store.import(&[source("odd.yaml", odd)]).unwrap();
+        let out = dir.path().join("out");
+        let files = store.export_library(&out, format, false).unwrap();
+        assert_eq!(
+            files.len(),
+            store.list(false).unwrap().len(),
+            "one file per playbook"
+        );
+        let mut other = Store::open(dir.path().join("other.db")).unwrap();
+        // The other library was seeded with the same examples; start it empty.
+        for p in other.list(false).unwrap() {
+            other.delete(&p.id).unwrap();
+            other.purge(&p.id).unwrap();
+        }
+        let sources: Vec<Source> = files.iter().map(|f| Source::read(f).unwrap()).collect();
+        let imported = other.import(&sources).unwrap();
+        for i in &imported {
+            let original = store.version(&i.saved.playbook, None).unwrap();
+            let copy = other.version(&i.saved.playbook, None).unwrap();
+            assert_eq!(
+                copy.content, original.content,
+                "{} survives {format:?} export byte for byte",
+                i.source
+            );
+            assert_eq!(copy.info.content_hash, original.info.content_hash);
+        }
+        assert!(
+            other
+                .version(&id("odd"), None)
+                .unwrap()
+                .content
+                .contains("keep me"),
+            "extension fields are content too"
+        );
+        let again = store.export_library(&out, format, false);
+        assert_eq!(
+            again.unwrap_err().code(),
+            ErrorCode::AlreadyExists,
+            "export does not overwrite unless asked"
+        );
+    }
+}

@@ -1,0 +1,59 @@
+//! Integration tests of the store, each against a real library file in a
+//! temporary directory. Modules mirror the operations of `src/`.
+
+mod concurrency;
+mod crash;
+mod files;
+mod opening;
+mod runs;
+mod story;
+mod templates;
+
+use playbook_store::{PlaybookId, Store};
+use tempfile::TempDir;
+
+/// A small playbook with one review loop; `{name}` and `{limit}` vary per test.
+pub fn demo(id: &str, name: &str, limit: u32) -> String {
+    format!(
+        r#"schema_version: 1.0.0
+id: {id}
+name: {name}
+workflow:
+  build:
+    roles:
+      - name: coder
+        mode: worker
+        inputs_required: [task]
+        outputs_contract: {{type: work_result, required: [commit_sha, summary]}}
+        actions_allowed: [read_file, write_file, git_commit]
+        gates: {{requires_user_approval: true}}
+        handoff_to: [reviewer]
+        retry_policy: {{max_iterations: {limit}, escalate_on: [retry_limit]}}
+      - name: reviewer
+        mode: reviewer
+        inputs_required: [spec_path, commit_sha]
+        outputs_contract: {{type: review_result, required: [verdict, issues]}}
+        actions_allowed: [read_file, git_diff]
+        handoff_to: [coder]
+"#
+    )
+}
+
+pub fn id(text: &str) -> PlaybookId {
+    PlaybookId::new(text).expect("test ids are valid")
+}
+
+/// A new library in its own temporary directory.
+pub fn library() -> (TempDir, Store) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let store = Store::open(dir.path().join("library.db")).expect("a new library opens");
+    (dir, store)
+}
+
+/// The canonical content the store keeps for playbook text.
+pub fn canonical(text: &str) -> String {
+    let value = playbook_core::document::parse_value(text, playbook_core::Format::Yaml)
+        .expect("test text parses");
+    let playbook = playbook_core::document::from_value(value).expect("test text is a playbook");
+    playbook_core::document::to_string(&playbook, playbook_core::Format::Json).expect("serialises")
+}
