@@ -1,0 +1,330 @@
+//! Harness for the end-to-end journeys of Playbook Studio.
+//!
+//! [`App::launch`] starts `WebKitWebDriver` on a free port (with
+//! `TAURI_WEBVIEW_AUTOMATION=true`), asks it for a session whose browser is
+//! the built app binary, and gives each test its own library database
+//! (`PLAYBOOK_DB`) and its own data directory, so journeys never share state.
+//! Dropping the [`Driver`] stops the driver with SIGTERM, which also closes
+//! the app; SIGKILL would orphan the WebKit processes and hang the test run.
+//!
+//! Screenshots land in `target/e2e-screenshots/<journey>-<step>.png`.
+//!
+//! The journeys need a display: run them under Xvfb with `scripts/e2e.sh`.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+pub use fantoccini::key::Key;
+
+pub type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
+
+/// The repository's target directory (shared by the workspace).
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
+}
+
+/// The app binary under test: `PLAYBOOK_STUDIO_BIN`, or the debug build.
+pub fn app_binary() -> PathBuf {
+    std::env::var_os("PLAYBOOK_STUDIO_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("debug/playbook-studio"))
+}
+
+pub fn screenshot_dir() -> PathBuf {
+    let dir = target_dir().join("e2e-screenshots");
+    std::fs::create_dir_all(&dir).expect("create target/e2e-screenshots");
+    dir
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free local port")
+}
+
+/// A running WebKitWebDriver; stopped with SIGTERM on drop.
+pub struct Driver {
+    child: Child,
+    pub port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..50 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Per-test state that survives an app restart: the database and data dir.
+pub struct Profile {
+    pub dir: tempfile::TempDir,
+}
+
+impl Profile {
+    pub fn new() -> Profile {
+        Profile {
+            dir: tempfile::tempdir().expect("temporary profile directory"),
+        }
+    }
+
+    pub fn database(&self) -> PathBuf {
+        self.dir.path().join("library.db")
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The app in a real window, driven over WebDriver.
+pub struct App {
+    pub client: Client,
+    journey: String,
+    step: usize,
+    // Declared last: the session closes before the driver stops.
+    _driver: Driver,
+}
+
+impl App {
+    /// Starts the app for `journey` with the database and data of `profile`.
+    pub async fn launch(journey: &str, profile: &Profile) -> Result<App> {
+        let binary = app_binary();
+        if !binary.exists() {
+            return Err(format!(
+                "{} does not exist: run scripts/e2e.sh, which builds it",
+                binary.display()
+            )
+            .into());
+        }
+        let port = free_port();
+        let log = std::fs::File::create(screenshot_dir().join(format!("{journey}-driver.log")))?;
+        let child = Command::new("WebKitWebDriver")
+            .arg(format!("--port={port}"))
+            .env("TAURI_WEBVIEW_AUTOMATION", "true")
+            .env("PLAYBOOK_DB", profile.database())
+            // The webview keeps local storage under the data directory:
+            // one per test, so journeys never see each other's drafts.
+            .env("XDG_DATA_HOME", profile.path("data"))
+            .env("XDG_CONFIG_HOME", profile.path("config"))
+            .env("XDG_CACHE_HOME", profile.path("cache"))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()
+            .map_err(|e| {
+                format!("could not start WebKitWebDriver (apt package webkit2gtk-driver): {e}")
+            })?;
+        let driver = Driver { child, port };
+        wait_for_port(port).await?;
+
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "webkitgtk:browserOptions".into(),
+            json!({ "binary": binary, "args": [] }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await?;
+        let app = App {
+            client,
+            journey: journey.to_string(),
+            step: 0,
+            _driver: driver,
+        };
+        // Interactive: the shell has rendered.
+        app.find(".topbar").await?;
+        Ok(app)
+    }
+
+    /// Waits (up to 10 s) for an element matching the CSS selector.
+    pub async fn find(&self, css: &str) -> Result<Element> {
+        Ok(self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await
+            .map_err(|e| format!("no element matches `{css}`: {e}"))?)
+    }
+
+    pub async fn find_all(&self, css: &str) -> Result<Vec<Element>> {
+        Ok(self.client.find_all(Locator::Css(css)).await?)
+    }
+
+    pub async fn click(&self, css: &str) -> Result<()> {
+        self.find(css).await?.click().await?;
+        Ok(())
+    }
+
+    /// Clicks the first button whose text contains `text`.
+    pub async fn click_button(&self, text: &str) -> Result<()> {
+        let xpath = format!(
+            "//button[contains(normalize-space(.), {})]",
+            xpath_literal(text)
+        );
+        let button = self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::XPath(&xpath))
+            .await
+            .map_err(|e| format!("no button with text `{text}`: {e}"))?;
+        button.click().await?;
+        Ok(())
+    }
+
+    pub async fn text(&self, css: &str) -> Result<String> {
+        Ok(self.find(css).await?.text().await?)
+    }
+
+    /// Waits (up to 10 s) until `check` holds on the page's state.
+    pub async fn until<F, Fut>(&self, what: &str, mut check: F) -> Result<()>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<bool>>,
+    {
+        for _ in 0..100 {
+            if check().await.unwrap_or(false) {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Err(format!("timed out waiting until {what}").into())
+    }
+
+    /// Waits until an element matching `css` contains `text`.
+    pub async fn until_text(&self, css: &str, text: &str) -> Result<()> {
+        self.until(&format!("`{css}` shows `{text}`"), || async {
+            Ok(self
+                .client
+                .find(Locator::Css(css))
+                .await?
+                .text()
+                .await?
+                .contains(text))
+        })
+        .await
+    }
+
+    /// Waits until no element matches `css`.
+    pub async fn until_gone(&self, css: &str) -> Result<()> {
+        self.until(&format!("`{css}` is gone"), || async {
+            Ok(self.client.find_all(Locator::Css(css)).await?.is_empty())
+        })
+        .await
+    }
+
+    /// Empties a text field the way a user does (select all, delete), so
+    /// the UI sees the input events.
+    pub async fn clear_field(&self, field: &Element) -> Result<()> {
+        field.click().await?;
+        field.send_keys(&(Key::Control + "a")).await?;
+        field
+            .send_keys(&char::from(Key::Backspace).to_string())
+            .await?;
+        Ok(())
+    }
+
+    /// Sends keys to the focused element (chords like `Key::Control + "z"`).
+    pub async fn keys(&self, keys: &str) -> Result<()> {
+        self.client.active_element().await?.send_keys(keys).await?;
+        Ok(())
+    }
+
+    /// Saves `target/e2e-screenshots/<journey>-<nn>-<step>.png`.
+    pub async fn screenshot(&mut self, step: &str) -> Result<PathBuf> {
+        self.step += 1;
+        // Let the web view paint what the last action changed before capturing.
+        self.client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+                vec![],
+            )
+            .await?;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let path = screenshot_dir().join(format!("{}-{:02}-{step}.png", self.journey, self.step));
+        let png = self.client.screenshot().await?;
+        std::fs::write(&path, png)?;
+        Ok(path)
+    }
+
+    pub async fn execute(&self, script: &str) -> Result<serde_json::Value> {
+        Ok(self.client.execute(script, vec![]).await?)
+    }
+
+    /// Ends the session, which closes the app window and its process.
+    pub async fn quit(self) -> Result<()> {
+        self.client.clone().close().await?;
+        Ok(())
+    }
+}
+
+async fn wait_for_port(port: u16) -> Result<()> {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(format!("WebKitWebDriver did not listen on port {port}").into())
+}
+
+fn xpath_literal(text: &str) -> String {
+    if !text.contains('\'') {
+        format!("'{text}'")
+    } else {
+        format!("concat('{}')", text.replace('\'', "', \"'\", '"))
+    }
+}
+
+impl App {
+    /// Presses a shortcut such as Ctrl+Z or Ctrl+Shift+Z through the
+    /// WebDriver actions API, as a user's keyboard would.
+    pub async fn shortcut(&self, modifiers: &[Key], key: char) -> Result<()> {
+        use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+        let mut actions = KeyActions::new("keyboard".to_string());
+        for m in modifiers {
+            actions = actions.then(KeyAction::Down {
+                value: char::from(*m),
+            });
+        }
+        actions = actions
+            .then(KeyAction::Down { value: key })
+            .then(KeyAction::Up { value: key });
+        for m in modifiers.iter().rev() {
+            actions = actions.then(KeyAction::Up {
+                value: char::from(*m),
+            });
+        }
+        self.client.perform_actions(actions).await?;
+        Ok(())
+    }
+}

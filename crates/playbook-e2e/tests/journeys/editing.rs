@@ -1,0 +1,157 @@
+use playbook_e2e::{Key, Profile, Result};
+
+use crate::{launch, open_tdd, select_role};
+
+const MAX_ITERATIONS: &str =
+    "input[data-pointer='/workflow/build/roles/2/retry_policy/max_iterations']";
+const MAX_ITERATIONS_HINT: &str =
+    "[data-field='/workflow/build/roles/2/retry_policy/max_iterations'] .hint[data-code=PB302]";
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn first_run_explains_a_role_contract_and_opens_the_tdd_example() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("first-run", &profile).await?;
+    let welcome = app.text(".first-run").await?;
+    for part in ["Intent", "Inputs", "Execution", "Output", "Control"] {
+        assert!(
+            welcome.contains(part),
+            "the first-run view explains the {part} part of a contract"
+        );
+    }
+    app.screenshot("welcome").await?;
+    open_tdd(&mut app).await?;
+    app.until_text("[data-testid=validity]", "valid").await?;
+    select_role(&app, "reviewer").await?;
+    app.screenshot("tdd-reviewer").await?;
+    app.quit().await
+}
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn removing_the_review_loop_bound_shows_the_hint_and_the_unbounded_loop() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("unbounded-loop", &profile).await?;
+    open_tdd(&mut app).await?;
+    select_role(&app, "reviewer").await?;
+
+    let field = app.find(MAX_ITERATIONS).await?;
+    app.clear_field(&field).await?;
+    // The hint appears next to the field while typing, not on save.
+    app.find(MAX_ITERATIONS_HINT).await?;
+    app.until_text("[data-testid=validity]", "run blocked")
+        .await?;
+    app.find(".problem[data-code=PB302]").await?;
+    app.screenshot("hint-on-field").await?;
+
+    app.click("[data-tab=flow]").await?;
+    app.find("[data-role-node=reviewer][data-unbounded=true]")
+        .await?;
+    app.until_text("[data-testid=flow-summary]", "unbounded loop")
+        .await?;
+    app.screenshot("loop-highlighted").await?;
+
+    // Clicking the node edits the role; the Problems panel focuses the field.
+    app.click("[data-role-node=reviewer]").await?;
+    app.find(".role-editor[data-role=reviewer]").await?;
+    app.click(".problem[data-code=PB302]").await?;
+    let focused = app.client.active_element().await?;
+    assert_eq!(
+        focused.attr("data-pointer").await?.as_deref(),
+        Some("/workflow/build/roles/2/retry_policy/max_iterations"),
+        "clicking a problem focuses the field it is about"
+    );
+    focused.send_keys("3").await?;
+    app.until_gone(MAX_ITERATIONS_HINT).await?;
+    app.until_text("[data-testid=validity]", "valid").await?;
+    app.click("[data-tab=flow]").await?;
+    app.until_text("[data-testid=flow-summary]", "1 loops")
+        .await?;
+    assert!(
+        app.find_all("[data-unbounded=true]").await?.is_empty(),
+        "with max_iterations back, no loop is unbounded"
+    );
+    app.screenshot("fixed").await?;
+    app.quit().await
+}
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn undo_and_redo_cross_a_template_insertion() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("undo-template", &profile).await?;
+    open_tdd(&mut app).await?;
+    let before = app.find_all(".outline-item.role").await?.len();
+
+    app.click("[data-outline-stage=test]").await?;
+    app.click("[data-template=reviewer]").await?;
+    app.find("[data-outline-role=reviewer-2]").await?;
+    assert_eq!(app.find_all(".outline-item.role").await?.len(), before + 1);
+    app.screenshot("template-inserted").await?;
+
+    // An edit after the insertion, so undo walks back through both.
+    app.click("[data-section=intent] input[type=text]").await?;
+    app.keys("-x").await?;
+    app.find("[data-outline-role=reviewer-2-x]").await?;
+
+    app.shortcut(&[Key::Control], 'z').await?;
+    app.find("[data-outline-role=reviewer-2]").await?;
+    app.shortcut(&[Key::Control], 'z').await?;
+    app.until_gone("[data-outline-role=reviewer-2]").await?;
+    assert_eq!(
+        app.find_all(".outline-item.role").await?.len(),
+        before,
+        "undo removes the inserted role"
+    );
+    app.screenshot("undone").await?;
+
+    app.shortcut(&[Key::Control, Key::Shift], 'z').await?;
+    app.find("[data-outline-role=reviewer-2]").await?;
+    app.shortcut(&[Key::Control, Key::Shift], 'z').await?;
+    app.find("[data-outline-role=reviewer-2-x]").await?;
+    app.screenshot("redone").await?;
+    app.quit().await
+}
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn bad_input_keeps_the_last_valid_state_with_a_clear_message() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("bad-input", &profile).await?;
+    open_tdd(&mut app).await?;
+    select_role(&app, "reviewer").await?;
+
+    // A word in a number field: a message, and the document keeps 3.
+    let field = app.find(MAX_ITERATIONS).await?;
+    app.clear_field(&field).await?;
+    field.send_keys("three").await?;
+    app.until_text(
+        "[data-field='/workflow/build/roles/2/retry_policy/max_iterations'] .field-error",
+        "whole number",
+    )
+    .await?;
+    app.screenshot("wrong-type").await?;
+
+    // A duplicate chip is refused with a message.
+    let chips = app
+        .find("[data-field='/workflow/build/roles/2/inputs_required'] .chip-input")
+        .await?;
+    chips.send_keys("spec_path\u{E007}").await?;
+    app.until_text(
+        "[data-field='/workflow/build/roles/2/inputs_required'] .field-error",
+        "Already in the list",
+    )
+    .await?;
+
+    // Invalid YAML in the Source tab: diagnostics, and the form keeps the playbook.
+    app.click("[data-tab=source]").await?;
+    let source = app.find("[data-testid=source-text]").await?;
+    source.send_keys("\n  : [unclosed").await?;
+    app.find("[data-testid=source-invalid]").await?;
+    app.find(".diagnostics .problem[data-code=PB001]").await?;
+    app.screenshot("invalid-yaml").await?;
+    app.click("[data-tab=form]").await?;
+    select_role(&app, "reviewer").await?;
+    app.screenshot("form-kept").await?;
+    app.quit().await
+}

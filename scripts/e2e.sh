@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# End-to-end journeys of the desktop app in a real window: builds the UI and
+# the app, then drives it through WebKitWebDriver under Xvfb. Screenshots go
+# to target/e2e-screenshots/. Needs the system packages of the README's
+# set-up step (webkit2gtk-driver, xvfb, xauth).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+(cd ui && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build)
+cargo build -p playbook-studio
+cargo build -p playbook-e2e --tests
+
+rm -rf target/e2e-screenshots
+mkdir -p target/e2e-screenshots
+# The journeys start and stop their own WebKitWebDriver; timeout guards the
+# whole run against a hung webview. One test at a time: two cores.
+timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" \
+  cargo test -p playbook-e2e -- --ignored --test-threads=1 "$@"

@@ -1,0 +1,60 @@
+//! Build script: embeds the example playbooks, makes sure the window always
+//! has a page to show, and declares the app's own commands so that the
+//! capability file can allow exactly them.
+
+use std::path::Path;
+
+/// Every command the UI may invoke. Each gets an `allow-<name>` permission;
+/// `capabilities/default.json` grants them to the main window and nothing else.
+const COMMANDS: &[&str] = &[
+    "check_document",
+    "check_source",
+    "render_document",
+    "role_template",
+    "examples",
+    "read_playbook_file",
+    "write_text_file",
+    "app_info",
+];
+
+/// Example playbooks shipped with the app, embedded for the first-run view.
+const EXAMPLES: &[&str] = &["tdd", "pairing", "compound-engineering", "legacy"];
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let examples = Path::new(&out).join("examples");
+    std::fs::create_dir_all(&examples).expect("create OUT_DIR/examples");
+    println!("cargo:rerun-if-changed=../playbooks");
+    for name in EXAMPLES {
+        // A missing example embeds as empty text and is left out of the list,
+        // so the app builds before every example exists.
+        let text = std::fs::read_to_string(root.join("playbooks").join(format!("{name}.yaml")))
+            .unwrap_or_default();
+        std::fs::write(examples.join(format!("{name}.yaml")), text).expect("write example");
+    }
+
+    // The UI is built by `npm run build` in ui/. Without it, tauri's context
+    // generation would fail the whole workspace build; a placeholder page that
+    // says how to build the UI keeps `cargo build` working and the window
+    // never blank.
+    let dist = root.join("ui").join("dist");
+    if !dist.join("index.html").exists() {
+        std::fs::create_dir_all(&dist).expect("create ui/dist");
+        std::fs::write(
+            dist.join("index.html"),
+            "<!doctype html><html><head><meta charset=\"utf-8\"><title>Playbook Studio</title></head>\
+             <body style=\"font-family:sans-serif;padding:2rem\"><h1>Playbook Studio</h1>\
+             <p>The user interface has not been built. Run <code>npm ci &amp;&amp; npm run build</code> \
+             in <code>ui/</code>, then build the app again.</p></body></html>\n",
+        )
+        .expect("write placeholder ui/dist/index.html");
+    }
+    println!("cargo:rerun-if-changed=../ui/dist");
+
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri build script");
+}

@@ -1,0 +1,205 @@
+//! Request and response types of the commands, converted from the
+//! libraries' types at the boundary. TypeScript declarations are generated
+//! from these (ts-rs) into `ui/src/generated/`.
+
+use playbook_core::flow::{EdgeKind, Flow};
+use playbook_core::{Finding, Format, Playbook, RoleMode};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// A document after validation: its canonical text, every finding and,
+/// when it is structurally valid, the typed playbook and its flow graph.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Checked {
+    /// The document as text in `format` (what the Source tab shows).
+    pub source: String,
+    pub format: Format,
+    /// Every finding, errors first; `path` is a JSON pointer into the document.
+    pub findings: Vec<Finding>,
+    /// False when any finding is an error: Run and "export as valid" are blocked.
+    pub allow: bool,
+    /// The typed playbook; absent when the text does not parse or has the wrong shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub playbook: Option<Playbook>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub flow: Option<FlowView>,
+}
+
+/// The flow graph as the UI draws it: stages as lanes, roles as nodes.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct FlowView {
+    pub lanes: Vec<Lane>,
+    pub nodes: Vec<FlowNode>,
+    pub edges: Vec<FlowEdge>,
+    pub loops: Vec<FlowLoop>,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Lane {
+    pub stage: String,
+    pub enabled: bool,
+    /// JSON pointer of the stage, e.g. `/workflow/build`.
+    pub pointer: String,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct FlowNode {
+    pub role: String,
+    pub stage: String,
+    pub stage_index: u32,
+    pub index: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub mode: Option<RoleMode>,
+    /// JSON pointer of the role, e.g. `/workflow/build/roles/1`.
+    pub pointer: String,
+    pub reachable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_iterations: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum FlowEdgeKind {
+    /// Named in `handoff_to`.
+    Handoff,
+    /// Implied: the next role of the stage.
+    Sequence,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct FlowEdge {
+    /// Index into `nodes`.
+    pub from: u32,
+    pub to: u32,
+    pub kind: FlowEdgeKind,
+    /// Index into `loops` when the edge closes or belongs to a loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub in_loop: Option<u32>,
+}
+
+/// A set of roles a task can cycle through.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct FlowLoop {
+    /// Indices into `nodes`.
+    pub roles: Vec<u32>,
+    /// The smallest `retry_policy.max_iterations` among the roles; absent means unbounded (PB302).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub bound: Option<u32>,
+}
+
+/// An example playbook shipped with the app.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Example {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub source: String,
+}
+
+/// A file read from disk through an open dialog or a typed path.
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct FileText {
+    pub path: String,
+    pub format: Format,
+    pub text: String,
+}
+
+impl FlowView {
+    pub fn new(playbook: &Playbook) -> FlowView {
+        let flow = Flow::new(playbook);
+        let reachable = flow.reachable();
+        let lanes = playbook
+            .stages()
+            .map(|(name, stage)| Lane {
+                stage: name.to_string(),
+                enabled: stage.is_enabled(),
+                pointer: format!("/workflow/{}", playbook_core::finding::escape_pointer(name)),
+            })
+            .collect();
+        let nodes: Vec<FlowNode> = flow
+            .roles
+            .iter()
+            .zip(&reachable)
+            .map(|(r, &reachable)| FlowNode {
+                role: r.role.name.clone(),
+                stage: r.stage.to_string(),
+                stage_index: r.stage_index as u32,
+                index: r.index as u32,
+                mode: r.role.mode,
+                pointer: r.pointer(),
+                reachable,
+                max_iterations: r.role.max_iterations(),
+            })
+            .collect();
+        let loops: Vec<FlowLoop> = flow
+            .loops()
+            .into_iter()
+            .map(|roles| FlowLoop {
+                bound: roles.iter().filter_map(|&i| nodes[i].max_iterations).min(),
+                roles: roles.into_iter().map(|i| i as u32).collect(),
+            })
+            .collect();
+        let loop_of = |i: usize, j: usize| {
+            loops
+                .iter()
+                .position(|l| l.roles.contains(&(i as u32)) && l.roles.contains(&(j as u32)))
+                .map(|k| k as u32)
+        };
+        let mut edges = Vec::new();
+        for i in 0..nodes.len() {
+            for (j, kind) in flow.successors(i) {
+                edges.push(FlowEdge {
+                    from: i as u32,
+                    to: j as u32,
+                    kind: match kind {
+                        EdgeKind::Handoff => FlowEdgeKind::Handoff,
+                        EdgeKind::Sequence => FlowEdgeKind::Sequence,
+                    },
+                    in_loop: loop_of(i, j),
+                });
+            }
+        }
+        edges.sort_by_key(|e| (e.from, e.to));
+        FlowView {
+            lanes,
+            nodes,
+            edges,
+            loops,
+        }
+    }
+}
+
+/// What the About line and the e2e tests read: version and data location.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct AppInfo {
+    pub version: String,
+    /// The library database file, when the store is in use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub database: Option<String>,
+}
+
+impl AppInfo {
+    pub fn current() -> AppInfo {
+        AppInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            database: None,
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! What the editor asks of the core, as plain functions: no Tauri here, so
+//! every behaviour is testable without a window.
+
+use playbook_core::document::{self, MAX_DOCUMENT_BYTES};
+use playbook_core::locate::SourceMap;
+use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
+use serde_json::Value;
+
+use crate::api::{Checked, Example, FileText, FlowView};
+use crate::error::{AppError, ErrorCode, Result};
+
+/// Validates a document edited in the form. The text shown in the Source tab
+/// is the canonical rendering of the typed playbook when it has the right
+/// shape, and a plain rendering of the value otherwise, so a field with a
+/// wrong type is still visible (and flagged) in the source.
+pub fn check_document(document: Value, format: Format) -> Result<Checked> {
+    let plain = render_value(&document, format)?;
+    if plain.len() > MAX_DOCUMENT_BYTES {
+        // Let the core word the size finding; nothing else is worth checking.
+        return Ok(check_source(&plain, format));
+    }
+    let report = validate_value(document, &Options::default());
+    let source = match &report.playbook {
+        Some(playbook) => document::to_string(playbook, format)
+            .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?,
+        None => plain,
+    };
+    let map = SourceMap::new(&source);
+    let mut findings = report.findings;
+    for finding in &mut findings {
+        finding.location = map.locate(&finding.path);
+    }
+    let allow = !findings.iter().any(|f| f.is_error());
+    Ok(Checked {
+        flow: report.playbook.as_ref().map(FlowView::new),
+        playbook: report.playbook,
+        source,
+        format,
+        findings,
+        allow,
+    })
+}
+
+/// Validates text typed in the Source tab or read from a file.
+pub fn check_source(text: &str, format: Format) -> Checked {
+    let report = validate_source(text, format, &Options::default());
+    Checked {
+        allow: report.allow(),
+        flow: report.playbook.as_ref().map(FlowView::new),
+        playbook: report.playbook,
+        source: text.to_string(),
+        format,
+        findings: report.findings,
+    }
+}
+
+/// The document as text, for export and "save as".
+pub fn render_value(document: &Value, format: Format) -> Result<String> {
+    let rendered = match format {
+        Format::Yaml => serde_yaml_ng::to_string(document).map_err(|e| e.to_string()),
+        Format::Json => serde_json::to_string_pretty(document)
+            .map(|t| t + "\n")
+            .map_err(|e| e.to_string()),
+    };
+    rendered.map_err(|e| {
+        AppError::new(
+            ErrorCode::InvalidInput,
+            format!("the document cannot be written as text: {e}"),
+        )
+    })
+}
+
+/// The built-in template of a role mode, as a JSON value the form inserts.
+pub fn role_template(mode: RoleMode) -> playbook_core::Role {
+    playbook_core::templates::role_template(mode)
+}
+
+macro_rules! example {
+    ($id:literal) => {
+        (
+            $id,
+            include_str!(concat!(env!("OUT_DIR"), "/examples/", $id, ".yaml")),
+        )
+    };
+}
+
+/// The example playbooks embedded at build time, TDD first.
+pub fn examples() -> Vec<Example> {
+    [
+        example!("tdd"),
+        example!("pairing"),
+        example!("compound-engineering"),
+        example!("legacy"),
+    ]
+    .into_iter()
+    .filter(|(_, text)| !text.trim().is_empty())
+    .map(|(id, text)| {
+        let value: Option<Value> = serde_yaml_ng::from_str(text).ok();
+        let field = |key: &str| {
+            value
+                .as_ref()
+                .and_then(|v| v.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let name = field("name");
+        Example {
+            id: id.to_string(),
+            name: if name.is_empty() {
+                id.to_string()
+            } else {
+                name
+            },
+            description: field("description"),
+            source: text.to_string(),
+        }
+    })
+    .collect()
+}
+
+/// Reads a playbook file chosen by the user. Refuses binary and oversized
+/// files with a clear message instead of handing megabytes to the editor.
+pub fn read_playbook_file(path: &str) -> Result<FileText> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
+    }
+    let metadata = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    if metadata.is_dir() {
+        return Err(AppError::new(
+            ErrorCode::InvalidInput,
+            format!("{path} is a folder, not a playbook file"),
+        ));
+    }
+    if metadata.len() > MAX_DOCUMENT_BYTES as u64 {
+        return Err(AppError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{path} is {} bytes; a playbook may be at most {MAX_DOCUMENT_BYTES} bytes",
+                metadata.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        AppError::new(
+            ErrorCode::InvalidInput,
+            format!("{path} is not UTF-8 text; a playbook is a YAML or JSON text file"),
+        )
+    })?;
+    Ok(FileText {
+        path: path.to_string(),
+        format: Format::from_path(path),
+        text,
+    })
+}
+
+/// Writes exported text to the path chosen in a save dialog.
+pub fn write_text_file(path: &str, text: &str) -> Result<()> {
+    if path.trim().is_empty() {
+        return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
+    }
+    std::fs::write(path, text).map_err(|e| io_error(path, e))
+}
+
+fn io_error(path: &str, e: std::io::Error) -> AppError {
+    let code = match e.kind() {
+        std::io::ErrorKind::NotFound => ErrorCode::NotFound,
+        _ => ErrorCode::Io,
+    };
+    AppError::new(code, format!("{path}: {e}")).with_details(serde_json::json!({ "path": path }))
+}

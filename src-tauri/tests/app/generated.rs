@@ -1,0 +1,55 @@
+//! The UI's TypeScript types are generated from the Rust types; this test
+//! fails when the committed files in `ui/src/generated` are out of date.
+
+use std::path::{Path, PathBuf};
+
+use playbook_studio::api::{AppInfo, Checked, Example, FileText};
+use playbook_studio::error::AppError;
+use ts_rs::TS;
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn committed_typescript_types_match_the_rust_types() {
+    let fresh = tempfile::tempdir().unwrap();
+    let cfg = ts_rs::Config::from_env().with_out_dir(fresh.path());
+    Checked::export_all(&cfg).unwrap();
+    Example::export_all(&cfg).unwrap();
+    FileText::export_all(&cfg).unwrap();
+    AppInfo::export_all(&cfg).unwrap();
+    AppError::export_all(&cfg).unwrap();
+    playbook_core::Role::export_all(&cfg).unwrap();
+
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated");
+    let mut stale = Vec::new();
+    for file in files(fresh.path()) {
+        let want = std::fs::read_to_string(fresh.path().join(&file)).unwrap();
+        let have = std::fs::read_to_string(committed.join(&file)).unwrap_or_default();
+        if want != have {
+            stale.push(file.display().to_string());
+            // Regenerate, so that committing the result is all that is left to do.
+            let target = committed.join(&file);
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::write(target, want).unwrap();
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "ui/src/generated was out of date and has been regenerated; commit it: {stale:?}"
+    );
+}

@@ -1,0 +1,4 @@
+//! Behaviour of the app's workbench (what the commands call), without a window.
+
+mod generated;
+mod workbench;

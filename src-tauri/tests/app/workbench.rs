@@ -1,0 +1,152 @@
+//! The editor's round trips: form document → text → findings, source text →
+//! document, and the flow graph the UI draws.
+
+use playbook_core::{Format, RoleMode};
+use playbook_studio::api::FlowEdgeKind;
+use playbook_studio::error::ErrorCode;
+use playbook_studio::workbench;
+use serde_json::{Value, json};
+
+const LOOP: &str = "schema_version: \"1.0.0\"\nid: demo\nname: Demo\nworkflow:\n  build:\n    roles:\n      - name: coder\n        mode: worker\n        handoff_to: [checker]\n      - name: checker\n        mode: reviewer\n        handoff_to: [coder]\n";
+
+fn document(text: &str) -> Value {
+    serde_yaml_ng::from_str(text).unwrap()
+}
+
+#[track_caller]
+fn codes(checked: &playbook_studio::api::Checked) -> Vec<&'static str> {
+    checked.findings.iter().map(|f| f.code.as_str()).collect()
+}
+
+#[test]
+fn a_loop_without_max_iterations_is_an_unbounded_loop_on_the_retry_field() {
+    let checked = workbench::check_document(document(LOOP), Format::Yaml).unwrap();
+    let finding = checked
+        .findings
+        .iter()
+        .find(|f| f.code.as_str() == "PB302")
+        .expect("a handoff cycle without a retry bound must be reported");
+    // The UI puts the hint next to the field this pointer names.
+    assert!(
+        finding.path.ends_with("/retry_policy/max_iterations"),
+        "{}",
+        finding.path
+    );
+    assert!(
+        finding.location.is_some(),
+        "form edits are located in the rendered source too"
+    );
+    assert!(
+        !checked.allow,
+        "an unbounded loop is an error and blocks a run"
+    );
+    let flow = checked
+        .flow
+        .expect("a structurally valid document has a flow graph");
+    assert_eq!(flow.loops.len(), 1);
+    assert_eq!(flow.loops[0].bound, None, "no role of the loop bounds it");
+}
+
+#[test]
+fn setting_max_iterations_bounds_the_loop_in_the_graph() {
+    let mut doc = document(LOOP);
+    doc["workflow"]["build"]["roles"][1]["retry_policy"] =
+        json!({"max_iterations": 3, "escalate_on": ["retry_limit"]});
+    let checked = workbench::check_document(doc, Format::Yaml).unwrap();
+    assert!(!codes(&checked).contains(&"PB302"), "{:?}", codes(&checked));
+    let flow = checked.flow.unwrap();
+    assert_eq!(
+        flow.loops[0].bound,
+        Some(3),
+        "the loop is drawn with its retry bound"
+    );
+    assert!(
+        flow.edges
+            .iter()
+            .all(|e| e.kind == FlowEdgeKind::Handoff && e.in_loop == Some(0)),
+        "both handoffs belong to the loop"
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_keeps_its_text_and_reports_the_field() {
+    let mut doc = document(LOOP);
+    doc["workflow"]["build"]["roles"][0]["handoff_to"] = json!("checker");
+    let checked = workbench::check_document(doc, Format::Yaml).unwrap();
+    assert!(
+        checked.playbook.is_none(),
+        "a wrong type is not a typed playbook"
+    );
+    assert!(
+        checked.source.contains("handoff_to: checker"),
+        "the source shows what the user has"
+    );
+    assert!(
+        checked
+            .findings
+            .iter()
+            .any(|f| f.code.as_str() == "PB002" && f.path == "/workflow/build/roles/0/handoff_to"),
+        "{:?}",
+        checked.findings
+    );
+}
+
+#[test]
+fn invalid_yaml_in_the_source_tab_gives_a_located_syntax_finding_and_no_playbook() {
+    let checked = workbench::check_source("id: x\nname: [unclosed\n", Format::Yaml);
+    assert!(
+        checked.playbook.is_none(),
+        "the form keeps its last valid document"
+    );
+    let finding = &checked.findings[0];
+    assert_eq!(finding.code.as_str(), "PB001");
+    assert!(
+        finding.location.is_some(),
+        "the Source tab can jump to the error"
+    );
+}
+
+#[test]
+fn canonical_source_parses_back_to_the_same_playbook() {
+    let checked = workbench::check_document(document(LOOP), Format::Yaml).unwrap();
+    let again = workbench::check_source(&checked.source, Format::Yaml);
+    assert_eq!(
+        again.playbook, checked.playbook,
+        "Source and form stay in sync both ways"
+    );
+}
+
+#[test]
+fn every_role_template_validates_its_own_mode() {
+    for mode in RoleMode::ALL {
+        let role = workbench::role_template(mode);
+        assert_eq!(role.mode, Some(mode), "the {mode} template has its mode");
+    }
+}
+
+#[test]
+fn reading_a_missing_file_is_not_found_and_names_the_path() {
+    let err = workbench::read_playbook_file("/nonexistent/playbook.yaml").unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound);
+    assert!(err.message.contains("/nonexistent/playbook.yaml"));
+}
+
+#[test]
+fn reading_a_binary_file_is_refused_as_invalid_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.yaml");
+    std::fs::write(&path, [0xff, 0xfe, 0x00, 0x80]).unwrap();
+    let err = workbench::read_playbook_file(path.to_str().unwrap()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput, "{}", err.message);
+}
+
+#[test]
+fn error_serialises_as_code_message_details() {
+    let err = workbench::read_playbook_file("").unwrap_err();
+    let json = serde_json::to_value(&err).unwrap();
+    assert_eq!(
+        json["code"], "invalid_input",
+        "the UI switches on this code"
+    );
+    assert!(json["message"].is_string());
+}

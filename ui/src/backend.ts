@@ -1,0 +1,72 @@
+// The one module that talks to the Rust side. Every screen calls these
+// functions, never `invoke` directly, so the IPC surface is visible in one
+// place and the UI could run against a different backend.
+import { invoke } from "@tauri-apps/api/core";
+import { open, save } from "@tauri-apps/plugin-dialog";
+import type { AppError } from "./generated/AppError";
+import type { AppInfo } from "./generated/AppInfo";
+import type { Checked } from "./generated/Checked";
+import type { Example } from "./generated/Example";
+import type { FileText } from "./generated/FileText";
+import type { Format } from "./generated/Format";
+import type { Playbook } from "./generated/Playbook";
+import type { Role } from "./generated/Role";
+import type { RoleMode } from "./generated/RoleMode";
+
+/** A failed command: the Rust `AppError`, thrown as an Error the UI can catch. */
+export class BackendError extends Error {
+  readonly code: AppError["code"];
+  readonly details: unknown;
+  constructor(error: AppError) {
+    super(error.message);
+    this.code = error.code;
+    this.details = error.details;
+  }
+}
+
+function isAppError(e: unknown): e is AppError {
+  return typeof e === "object" && e !== null && "code" in e && "message" in e;
+}
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (e) {
+    if (isAppError(e)) throw new BackendError(e);
+    throw new BackendError({ code: "internal", message: String(e) });
+  }
+}
+
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export const backend = {
+  appInfo: () => call<AppInfo>("app_info"),
+  checkDocument: (document: Playbook, format: Format = "yaml") =>
+    call<Checked>("check_document", { document, format }),
+  checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
+  renderDocument: (document: Playbook, format: Format) => call<string>("render_document", { document, format }),
+  roleTemplate: (mode: RoleMode) => call<Role>("role_template", { mode }),
+  examples: () => call<Example[]>("examples"),
+  readPlaybookFile: (path: string) => call<FileText>("read_playbook_file", { path }),
+  writeTextFile: (path: string, text: string) => call<void>("write_text_file", { path, text }),
+
+  /** Asks for a playbook file to open; null when the user cancels. */
+  async choosePlaybookFile(): Promise<string | null> {
+    const chosen = await open({
+      multiple: false,
+      directory: false,
+      filters: [{ name: "Playbooks", extensions: ["yaml", "yml", "json"] }],
+    });
+    return typeof chosen === "string" ? chosen : null;
+  },
+
+  /** Asks where to write an export; null when the user cancels. */
+  async chooseExportPath(defaultName: string): Promise<string | null> {
+    return await save({
+      defaultPath: defaultName,
+      filters: [{ name: "Playbooks", extensions: ["yaml", "yml", "json"] }],
+    });
+  },
+};

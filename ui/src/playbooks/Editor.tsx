@@ -1,0 +1,302 @@
+// The editor: an outline of stages and roles, the form (playbook, stage or
+// role), the flow graph and the Source tab, with the Problems panel below.
+import { useCallback, useEffect, useState } from "react";
+import { backend, messageOf } from "../backend";
+import type { Checked } from "../generated/Checked";
+import type { Finding } from "../generated/Finding";
+import type { FlowView } from "../generated/FlowView";
+import type { Playbook } from "../generated/Playbook";
+import type { RoleMode } from "../generated/RoleMode";
+import { FindingsContext, Hints, severityRank, useFindings } from "../validation/hints";
+import { Problems } from "../validation/Problems";
+import {
+  addStage,
+  insertRole,
+  moveRole,
+  removeRole,
+  removeStage,
+  roleAt,
+  roleOfPointer,
+  rolePointer,
+  stageOfPointer,
+  stagePointer,
+  stages,
+  withField,
+  type RoleAddress,
+} from "./document";
+import { ChipList, TextField } from "./fields";
+import { FlowGraph } from "./FlowGraph";
+import { RoleEditor } from "./RoleEditor";
+import { SourceTab } from "./SourceTab";
+import { StageEditor } from "./StageEditor";
+
+export type Selection = { kind: "playbook" } | { kind: "stage"; stage: string } | ({ kind: "role" } & RoleAddress);
+export type Tab = "form" | "flow" | "source";
+
+type Props = {
+  doc: Playbook;
+  checked: Checked | null;
+  flow: FlowView | null;
+  edit: (doc: Playbook, key?: string) => void;
+  selection: Selection;
+  setSelection: (s: Selection) => void;
+  tab: Tab;
+  setTab: (t: Tab) => void;
+  onSaveRoleAsTemplate?: (address: RoleAddress) => void;
+  notify: (message: string, kind?: "info" | "error") => void;
+};
+
+export function Editor(props: Props) {
+  const { doc, checked, flow, edit, selection, setSelection, tab, setTab, notify } = props;
+  const findings = checked?.findings ?? [];
+  const [pendingFocus, setPendingFocus] = useState<string | null>(null);
+
+  const addRole = useCallback(
+    async (stage: string, mode: RoleMode | null) => {
+      try {
+        const role = mode ? await backend.roleTemplate(mode) : { name: "role" };
+        const { doc: next, address } = insertRole(doc, stage, role);
+        edit(next);
+        setSelection({ kind: "role", ...address });
+        setTab("form");
+      } catch (e) {
+        notify(`Could not add the role: ${messageOf(e)}`, "error");
+      }
+    },
+    [doc, edit, setSelection, setTab, notify],
+  );
+
+  // Moves keyboard focus to the field a problem is about, once it is on screen.
+  useEffect(() => {
+    if (!pendingFocus) return;
+    const target = focusTarget(pendingFocus);
+    if (target) {
+      target.scrollIntoView({ block: "center" });
+      target.focus();
+      target.classList.add("flash");
+      window.setTimeout(() => target.classList.remove("flash"), 1200);
+    }
+    setPendingFocus(null);
+  }, [pendingFocus, selection, tab]);
+
+  const activate = (f: Finding) => {
+    const role = roleOfPointer(f.path);
+    const stage = stageOfPointer(f.path);
+    if (role && roleAt(doc, role)) setSelection({ kind: "role", ...role });
+    else if (stage && doc.workflow[stage]) setSelection({ kind: "stage", stage });
+    else setSelection({ kind: "playbook" });
+    setTab("form");
+    setPendingFocus(f.path || "/name");
+  };
+
+  let form: React.ReactNode = null;
+  if (selection.kind === "role") {
+    const role = roleAt(doc, selection);
+    form = role ? (
+      <RoleEditor
+        key={rolePointer(selection)}
+        doc={doc}
+        address={selection}
+        role={role}
+        edit={edit}
+        onDelete={() => {
+          edit(removeRole(doc, selection));
+          setSelection({ kind: "stage", stage: selection.stage });
+        }}
+        onMove={(delta) => {
+          const next = moveRole(doc, selection, delta);
+          if (next !== doc) {
+            edit(next);
+            setSelection({ ...selection, index: selection.index + delta });
+          }
+        }}
+        onSaveAsTemplate={props.onSaveRoleAsTemplate ? () => props.onSaveRoleAsTemplate?.(selection) : undefined}
+      />
+    ) : (
+      <p className="muted">That role no longer exists.</p>
+    );
+  } else if (selection.kind === "stage" && doc.workflow[selection.stage]) {
+    const stage = doc.workflow[selection.stage]!;
+    form = (
+      <StageEditor
+        key={selection.stage}
+        doc={doc}
+        name={selection.stage}
+        stage={stage}
+        edit={edit}
+        onRenamed={(name) => setSelection({ kind: "stage", stage: name })}
+        onSelectRole={(index) => setSelection({ kind: "role", stage: selection.stage, index })}
+        onAddRole={(mode) => addRole(selection.stage, mode)}
+        onDelete={() => {
+          edit(removeStage(doc, selection.stage));
+          setSelection({ kind: "playbook" });
+        }}
+      />
+    );
+  } else {
+    form = <PlaybookForm doc={doc} edit={edit} />;
+  }
+
+  return (
+    <FindingsContext.Provider value={findings}>
+      <div className="editor">
+        <Outline doc={doc} selection={selection} setSelection={(s) => { setSelection(s); setTab("form"); }} edit={edit} notify={notify} />
+        <div className="editor-main">
+          <div className="tabs" role="tablist" aria-label="Editor views">
+            {(["form", "flow", "source"] as Tab[]).map((t) => (
+              <button key={t} type="button" role="tab" aria-selected={tab === t} data-tab={t} onClick={() => setTab(t)}>
+                {t === "form" ? "Form" : t === "flow" ? "Flow graph" : "Source"}
+              </button>
+            ))}
+          </div>
+          <div className="tab-body">
+            {tab === "form" && form}
+            {tab === "flow" &&
+              (flow ? (
+                <FlowGraph
+                  flow={flow}
+                  stale={!checked?.playbook}
+                  selected={selection.kind === "role" ? selection : null}
+                  onSelectRole={(a) => {
+                    setSelection({ kind: "role", ...a });
+                    setTab("form");
+                  }}
+                />
+              ) : (
+                <p className="muted">The graph appears once the playbook has a valid structure.</p>
+              ))}
+            {tab === "source" && <SourceTab doc={doc} checked={checked} onDoc={(d) => edit(d, "source")} />}
+          </div>
+        </div>
+        <Problems findings={findings} onActivate={activate} />
+      </div>
+    </FindingsContext.Provider>
+  );
+}
+
+/** The element for a pointer, or for the closest enclosing value that has one. */
+function focusTarget(pointer: string): HTMLElement | null {
+  let p = pointer;
+  for (;;) {
+    const el = document.querySelector<HTMLElement>(`[data-pointer="${CSS.escape(p)}"]`);
+    if (el) return el;
+    const field = document.querySelector<HTMLElement>(`[data-field="${CSS.escape(p)}"] input, [data-field="${CSS.escape(p)}"] select, [data-field="${CSS.escape(p)}"] textarea`);
+    if (field) return field;
+    const cut = p.lastIndexOf("/");
+    if (cut <= 0) return document.querySelector<HTMLElement>(".role-editor h2, .stage-editor h2, .playbook-form input");
+    p = p.slice(0, cut);
+  }
+}
+
+function OutlineBadge({ pointer }: { pointer: string }) {
+  const rank = severityRank(useFindings(pointer));
+  return rank ? <span className={`dot dot-${rank}`} aria-label={`has ${rank}s`} /> : null;
+}
+
+function Outline({
+  doc,
+  selection,
+  setSelection,
+  edit,
+  notify,
+}: {
+  doc: Playbook;
+  selection: Selection;
+  setSelection: (s: Selection) => void;
+  edit: (doc: Playbook, key?: string) => void;
+  notify: (message: string, kind?: "info" | "error") => void;
+}) {
+  const [newStage, setNewStage] = useState("");
+  const add = () => {
+    const name = newStage.trim();
+    if (!name) return notify("Type a name for the new stage first.", "error");
+    if (doc.workflow[name]) return notify(`There is already a stage named "${name}".`, "error");
+    edit(addStage(doc, name));
+    setNewStage("");
+    setSelection({ kind: "stage", stage: name });
+  };
+  return (
+    <nav className="outline" aria-label="Playbook outline">
+      <button type="button" className={`outline-item ${selection.kind === "playbook" ? "current" : ""}`} onClick={() => setSelection({ kind: "playbook" })}>
+        {doc.name || "(unnamed playbook)"}
+      </button>
+      <ul>
+        {stages(doc).map(([name, stage]) => (
+          <li key={name}>
+            <button
+              type="button"
+              className={`outline-item stage ${selection.kind === "stage" && selection.stage === name ? "current" : ""} ${stage.enabled === false ? "disabled" : ""}`}
+              data-outline-stage={name}
+              onClick={() => setSelection({ kind: "stage", stage: name })}
+            >
+              {name} <OutlineBadge pointer={stagePointer(name) + "/stage_policy"} />
+            </button>
+            <ul>
+              {(stage.roles ?? []).map((r, i) => {
+                const current = selection.kind === "role" && selection.stage === name && selection.index === i;
+                return (
+                  <li key={i}>
+                    <button
+                      type="button"
+                      className={`outline-item role ${current ? "current" : ""}`}
+                      data-outline-role={r.name}
+                      onClick={() => setSelection({ kind: "role", stage: name, index: i })}
+                    >
+                      {r.name || "(unnamed)"} <OutlineBadge pointer={rolePointer({ stage: name, index: i })} />
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          </li>
+        ))}
+      </ul>
+      <div className="add-stage">
+        <input
+          type="text"
+          aria-label="New stage name"
+          placeholder="new stage"
+          value={newStage}
+          onChange={(e) => setNewStage(e.target.value.slice(0, 200))}
+          onKeyDown={(e) => e.key === "Enter" && add()}
+        />
+        <button type="button" onClick={add}>
+          Add stage
+        </button>
+      </div>
+    </nav>
+  );
+}
+
+function PlaybookForm({ doc, edit }: { doc: Playbook; edit: (doc: Playbook, key?: string) => void }) {
+  const set = <K extends keyof Playbook>(key: K, value: Playbook[K] | undefined) => edit(withField(doc, key, value), `/${String(key)}`);
+  return (
+    <article className="playbook-form" aria-label="Playbook">
+      <h2>Playbook</h2>
+      <Hints pointer="" nested={false} />
+      <fieldset className="section">
+        <legend>About</legend>
+        <TextField label="Name" pointer="/name" value={doc.name} help="Shown in the library." onChange={(v) => edit({ ...doc, name: v }, "/name")} />
+        <TextField label="Id" pointer="/id" value={doc.id} help="Stable identifier, e.g. tdd." onChange={(v) => edit({ ...doc, id: v }, "/id")} />
+        <TextField label="Description" pointer="/description" multiline value={doc.description ?? ""} help="What the playbook is for." onChange={(v) => set("description", v)} />
+      </fieldset>
+      <fieldset className="section">
+        <legend>Run</legend>
+        <ChipList
+          label="Run inputs"
+          pointer="/run_inputs"
+          values={doc.run_inputs}
+          help="Inputs the caller supplies to every run, beyond goal and task."
+          onChange={(v) => set("run_inputs", v)}
+        />
+        <ChipList
+          label="Mutating actions"
+          pointer="/mutating_actions"
+          values={doc.mutating_actions}
+          help="Tools that change the workspace and need approval. Leave empty for the built-in list."
+          onChange={(v) => set("mutating_actions", v && v.length ? v : undefined)}
+        />
+      </fieldset>
+    </article>
+  );
+}

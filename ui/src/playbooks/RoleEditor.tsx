@@ -1,0 +1,251 @@
+// The role editor, in the five sections of the role-contracts plan:
+// Intent, Inputs, Execution, Output, Control.
+import { useRef } from "react";
+import type { Playbook } from "../generated/Playbook";
+import type { Role } from "../generated/Role";
+import type { RoleMode } from "../generated/RoleMode";
+import { Hints } from "../validation/hints";
+import { ChipList, NumberField, RolePicker, RowList, Select, TextField, Toggle } from "./fields";
+import { allRoleNames, renameRole, rolePointer, updateRole, withField, type RoleAddress } from "./document";
+
+type Props = {
+  doc: Playbook;
+  address: RoleAddress;
+  role: Role;
+  edit: (doc: Playbook, key?: string) => void;
+  onDelete: () => void;
+  onMove: (delta: number) => void;
+  onSaveAsTemplate?: () => void;
+};
+
+const TOOLS = [
+  "read_file",
+  "search_code",
+  "list_files",
+  "write_file",
+  "edit_file",
+  "apply_patch",
+  "run_tests",
+  "run_command",
+  "git_diff",
+  "git_commit",
+  "git_push",
+  "create_worktree",
+  "merge_worktree",
+];
+const INPUTS = ["goal", "task", "spec_path", "commit_sha", "issues", "failed_cases", "tasks"];
+const ESCALATIONS = ["retry_limit", "gate_failed", "tool_denied", "missing_input", "approval_denied"];
+
+export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate }: Props) {
+  const p = rolePointer(address);
+  const set = <K extends keyof Role>(key: K, value: Role[K] | undefined) =>
+    edit(updateRole(doc, address, (r) => withField(r, key, value)), `${p}/${String(key)}`);
+  const setNested = <K extends "outputs_contract" | "gates" | "retry_policy">(
+    key: K,
+    field: string,
+    value: unknown,
+  ) =>
+    edit(
+      updateRole(doc, address, (r) => {
+        const inner = withField({ ...(r[key] ?? {}) } as Record<string, unknown>, field, value === "" ? undefined : value);
+        return withField(r, key, (Object.keys(inner).length ? inner : undefined) as Role[K]);
+      }),
+      `${p}/${key}/${field}`,
+    );
+  // The name the role had when its name field gained focus: handoffs that
+  // named it follow the rename once editing ends.
+  const nameAtFocus = useRef<string | null>(null);
+  const otherRoles = allRoleNames(doc).filter((n) => n !== role.name);
+  const list = (v: string[] | undefined) => (v && v.length ? v : v);
+
+  return (
+    <article className="role-editor" data-role={role.name} aria-label={`Role ${role.name}`}>
+      <header className="role-header">
+        <h2>
+          Role <span className="role-name">{role.name || "(unnamed)"}</span>
+          {role.mode && <span className={`mode mode-${role.mode}`}>{role.mode}</span>}
+        </h2>
+        <div className="actions">
+          <button type="button" onClick={() => onMove(-1)} disabled={address.index === 0}>
+            Move up
+          </button>
+          <button type="button" onClick={() => onMove(1)}>
+            Move down
+          </button>
+          {onSaveAsTemplate && (
+            <button type="button" onClick={onSaveAsTemplate}>
+              Save as template
+            </button>
+          )}
+          <button type="button" className="danger" onClick={onDelete}>
+            Delete role
+          </button>
+        </div>
+      </header>
+      <Hints pointer={p} nested={false} />
+
+      <fieldset className="section" data-section="intent">
+        <legend>Intent</legend>
+        <p className="section-help">Who this role is and what it is for.</p>
+        <TextField
+          label="Name"
+          pointer={`${p}/name`}
+          value={role.name}
+          help="Unique in the playbook; handoffs refer to it."
+          onFocus={() => (nameAtFocus.current = role.name)}
+          onChange={(v) => edit(updateRole(doc, address, (r) => ({ ...r, name: v })), `${p}/name`)}
+          onBlur={() => {
+            const before = nameAtFocus.current;
+            nameAtFocus.current = null;
+            if (before !== null && before !== role.name && role.name.trim() !== "") {
+              const renamed = renameRole(updateRole(doc, address, (r) => ({ ...r, name: before })), address, role.name);
+              if (JSON.stringify(renamed) !== JSON.stringify(doc)) edit(renamed, `${p}/name`);
+            }
+          }}
+        />
+        <Select<RoleMode>
+          label="Mode"
+          pointer={`${p}/mode`}
+          value={role.mode ?? ""}
+          help="Decides which contract checks apply: a reviewer must return a verdict, a tester failures."
+          options={[
+            { value: "", label: "— none (legacy role) —" },
+            { value: "planner", label: "planner" },
+            { value: "worker", label: "worker" },
+            { value: "reviewer", label: "reviewer" },
+            { value: "tester", label: "tester" },
+          ]}
+          onChange={(v) => set("mode", v === "" ? undefined : v)}
+        />
+        <TextField
+          label="Responsibilities"
+          pointer={`${p}/responsibilities`}
+          multiline
+          value={role.responsibilities ?? ""}
+          help="What the role does, in a sentence or two."
+          onChange={(v) => set("responsibilities", v)}
+        />
+        <ChipList
+          label="Allowed agents"
+          pointer={`${p}/allowed_agents`}
+          values={role.allowed_agents}
+          suggestions={["claude", "codex", "gemini"]}
+          help="Agents that may play this role."
+          onChange={(v) => set("allowed_agents", list(v))}
+        />
+      </fieldset>
+
+      <fieldset className="section" data-section="inputs">
+        <legend>Inputs</legend>
+        <p className="section-help">What must be present before the role may act; missing inputs are fetched first.</p>
+        <ChipList
+          label="Inputs required"
+          pointer={`${p}/inputs_required`}
+          values={role.inputs_required}
+          suggestions={INPUTS}
+          help="Run inputs (goal, task) or outputs of earlier roles. Reviewers need spec_path and commit_sha."
+          onChange={(v) => set("inputs_required", v)}
+        />
+      </fieldset>
+
+      <fieldset className="section" data-section="execution">
+        <legend>Execution</legend>
+        <p className="section-help">Which tools the role may call; anything else is denied before it runs.</p>
+        <ChipList
+          label="Actions allowed"
+          pointer={`${p}/actions_allowed`}
+          values={role.actions_allowed}
+          suggestions={TOOLS}
+          help="Tool names. Mutating tools (write_file, git_commit …) need approval."
+          onChange={(v) => set("actions_allowed", v)}
+        />
+        <TextField
+          label="Suggested prompt"
+          pointer={`${p}/suggested_prompt`}
+          multiline
+          value={role.suggested_prompt ?? ""}
+          help="Advisory text; {placeholders} are filled from the role's inputs."
+          onChange={(v) => set("suggested_prompt", v)}
+        />
+      </fieldset>
+
+      <fieldset className="section" data-section="output">
+        <legend>Output</legend>
+        <p className="section-help">The structured result the role must hand back.</p>
+        <TextField
+          label="Output type"
+          pointer={`${p}/outputs_contract/type`}
+          value={role.outputs_contract?.type ?? ""}
+          placeholder="e.g. review_result"
+          help="Name of the result, e.g. work_result or review_result."
+          onChange={(v) => setNested("outputs_contract", "type", v)}
+        />
+        <ChipList
+          label="Required fields"
+          pointer={`${p}/outputs_contract/required`}
+          values={role.outputs_contract?.required}
+          suggestions={["verdict", "issues", "commit_sha", "summary", "spec_path", "tasks", "failed_cases", "report"]}
+          help="Fields the result must contain; gates may only read these."
+          onChange={(v) => setNested("outputs_contract", "required", v)}
+        />
+        <Hints pointer={`${p}/outputs_contract`} nested={false} />
+      </fieldset>
+
+      <fieldset className="section" data-section="control">
+        <legend>Control</legend>
+        <p className="section-help">When the work passes, where it goes next, and how many rounds before a human is called.</p>
+        <Toggle
+          label="Requires user approval"
+          pointer={`${p}/gates/requires_user_approval`}
+          value={role.gates?.requires_user_approval ?? false}
+          help="Ask before any mutating tool runs."
+          onChange={(v) => setNested("gates", "requires_user_approval", v)}
+        />
+        <TextField
+          label="Pass condition"
+          pointer={`${p}/gates/pass_condition`}
+          value={role.gates?.pass_condition ?? ""}
+          placeholder="review_passed  or  verdict == 'pass'"
+          help="A policy key or a CEL expression over the output's required fields."
+          onChange={(v) => setNested("gates", "pass_condition", v)}
+        />
+        <RolePicker
+          label="Hand off to"
+          pointer={`${p}/handoff_to`}
+          values={role.handoff_to}
+          roles={otherRoles}
+          help="Roles that may take the task next. Empty: the next role of the stage."
+          onChange={(v) => set("handoff_to", v)}
+        />
+        <NumberField
+          label="Max iterations"
+          pointer={`${p}/retry_policy/max_iterations`}
+          value={role.retry_policy?.max_iterations}
+          min={0}
+          max={1000}
+          placeholder="e.g. 3"
+          help="Rounds of the review loop before escalation. A loop without it is unbounded."
+          onChange={(v) => setNested("retry_policy", "max_iterations", v)}
+        />
+        <ChipList
+          label="Escalate on"
+          pointer={`${p}/retry_policy/escalate_on`}
+          values={role.retry_policy?.escalate_on}
+          suggestions={ESCALATIONS}
+          help="Conditions that hand the task to a human, e.g. retry_limit."
+          onChange={(v) => setNested("retry_policy", "escalate_on", v)}
+        />
+        <Hints pointer={`${p}/retry_policy`} nested={false} />
+        <RowList
+          label="Completion criteria"
+          pointer={`${p}/completion_criteria`}
+          values={role.completion_criteria}
+          addLabel="Add criterion"
+          help="Statements that say when the work is done."
+          onChange={(v) => set("completion_criteria", v)}
+        />
+        <Hints pointer={`${p}/gates`} nested={false} />
+      </fieldset>
+    </article>
+  );
+}

@@ -1,0 +1,49 @@
+// The Problems panel: every finding of the open document. Activating one
+// takes the user to the field it is about.
+import type { Finding } from "../generated/Finding";
+
+type Props = {
+  findings: Finding[];
+  onActivate: (finding: Finding) => void;
+};
+
+export function Problems({ findings, onActivate }: Props) {
+  const errors = findings.filter((f) => f.severity === "error").length;
+  const warnings = findings.filter((f) => f.severity === "warning").length;
+  return (
+    <section className="problems" aria-label="Problems">
+      <header>
+        <h2>Problems</h2>
+        <span className="counts" data-testid="problem-counts">
+          {errors} errors · {warnings} warnings · {findings.length - errors - warnings} notes
+        </span>
+      </header>
+      {findings.length === 0 ? (
+        <p className="muted">No problems: this playbook validates clean.</p>
+      ) : (
+        <ul>
+          {findings.map((f, i) => (
+            <li key={i}>
+              <button
+                type="button"
+                className={`problem problem-${f.severity}`}
+                data-code={f.code}
+                data-path={f.path}
+                onClick={() => onActivate(f)}
+                title={f.hint}
+              >
+                <span className={`badge badge-${f.severity}`}>{f.severity}</span>
+                <span className="code">{f.code}</span>
+                <span className="message">{f.message}</span>
+                <span className="where">
+                  {f.path || "document"}
+                  {f.location ? ` · line ${f.location.line}` : ""}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
