@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod authoring;
 mod input;
 mod library;
+mod preview;
 
 #[derive(Parser)]
 #[command(name = "playbook", version, about = "Author, check and preview agent playbooks")]
@@ -32,6 +33,10 @@ enum Command {
     Db(library::DbArgs),
     /// Show what changed between two playbook files, in domain terms.
     Diff(library::DiffArgs),
+    /// Preview a run with scripted agents: live progress, or the JSONL event log.
+    Preview(preview::PreviewArgs),
+    /// Print the system prompt a role receives, contract block included.
+    Prompt(preview::PromptArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +48,8 @@ fn main() -> ExitCode {
         Command::Template(args) => authoring::template(args),
         Command::Db(args) => library::db(args),
         Command::Diff(args) => library::diff_files(args),
+        Command::Preview(args) => preview::preview(args),
+        Command::Prompt(args) => preview::prompt(args),
     };
     match result {
         Ok(code) => code,

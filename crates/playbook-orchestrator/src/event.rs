@@ -381,3 +381,185 @@ pub fn from_jsonl(text: &str) -> Result<Vec<EventRecord>, (usize, String)> {
         .map(|(i, l)| serde_json::from_str(l).map_err(|e| (i + 1, e.to_string())))
         .collect()
 }
+
+/// One line of the live progress report for an event, or `None` for events
+/// a person does not need to see as they happen.
+pub fn describe(event: &Event) -> Option<String> {
+    Some(match event {
+        Event::RunStarted {
+            playbook_id,
+            run_id,
+            seed,
+            tasks,
+            ..
+        } => {
+            format!("run {run_id} of `{playbook_id}` (seed {seed}, {tasks} task(s))")
+        }
+        Event::RunRefused {
+            code,
+            reason,
+            details,
+        } => {
+            let mut text = format!("refused {code}: {reason}");
+            for d in details {
+                text.push_str("\n    ");
+                text.push_str(d);
+            }
+            text
+        }
+        Event::PreflightChecked { results } => {
+            let failed = results.iter().filter(|r| !r.passed).count();
+            format!("preflight: {} check(s), {failed} failed", results.len())
+        }
+        Event::StageEntered {
+            stage,
+            tasks,
+            max_parallel,
+        } => {
+            format!("stage {stage}: {tasks} task(s), up to {max_parallel} at once")
+        }
+        Event::StageSkipped { stage, reason } => format!("stage {stage} skipped: {reason}"),
+        Event::StageBlocked {
+            stage,
+            task_id,
+            code,
+            reason,
+        } => {
+            format!("{task_id} blocked at stage {stage} ({code}): {reason}")
+        }
+        Event::StageExited {
+            stage,
+            done,
+            blocked,
+            failed,
+        } => {
+            format!("stage {stage} done: {done} passed, {blocked} blocked, {failed} failed")
+        }
+        Event::TasksCreated { by, task_ids } => format!("{by} planned {}", task_ids.join(", ")),
+        Event::TaskAssigned { .. } => return None,
+        Event::RoleSelected {
+            task_id,
+            role,
+            source,
+            warning,
+            ..
+        } => match warning {
+            Some(w) => format!("{task_id} → {role} ({source}) WARNING {w}"),
+            None => format!("{task_id} → {role} ({source})"),
+        },
+        Event::TaskWaiting {
+            task_id,
+            reason,
+            on,
+            ..
+        } => format!("{task_id} waits ({reason}) on {on}"),
+        Event::Iteration {
+            task_id,
+            role,
+            k,
+            n,
+        } => match n {
+            Some(n) => format!("{task_id} {role}: iteration {k} of {n}"),
+            None => format!("{task_id} {role}: iteration {k}"),
+        },
+        Event::AgentInvoked { .. } => return None,
+        Event::ToolCallAllowed { .. } => return None,
+        Event::ToolCallBlocked {
+            task_id,
+            role,
+            tool,
+            code,
+            ..
+        } => {
+            format!("{task_id} {role}: tool `{tool}` BLOCKED ({code})")
+        }
+        Event::ApprovalRequested { .. } => return None,
+        Event::ApprovalGranted {
+            task_id,
+            subject,
+            by,
+        } => format!("{task_id} approved {subject} ({by})"),
+        Event::ApprovalDenied {
+            task_id,
+            subject,
+            by,
+            code,
+        } => {
+            format!("{task_id} DENIED {subject} ({by}, {code})")
+        }
+        Event::OutputReceived { .. } => return None,
+        Event::ContractViolation {
+            task_id,
+            role,
+            code,
+            detail,
+        } => {
+            format!("{task_id} {role}: CONTRACT VIOLATION {code}: {detail}")
+        }
+        Event::GatePassed {
+            task_id,
+            owner,
+            gate,
+            manual,
+            ..
+        } => {
+            format!(
+                "{task_id} {owner}: gate `{gate}` passed{}",
+                if *manual { " (approved)" } else { "" }
+            )
+        }
+        Event::GateFailed {
+            task_id,
+            owner,
+            gate,
+            reason,
+            ..
+        } => {
+            format!("{task_id} {owner}: gate `{gate}` FAILED: {reason}")
+        }
+        Event::CompletionRecorded { .. } => return None,
+        Event::Handoff {
+            task_id,
+            from,
+            to,
+            reason,
+        } => match reason {
+            HandoffReason::SentBack => format!("{task_id} {from} → {to} (sent back)"),
+            _ => format!("{task_id} {from} → {to}"),
+        },
+        Event::StageLeft { .. } => return None,
+        Event::Escalated {
+            task_id,
+            role,
+            trigger,
+            code,
+            reason,
+        } => {
+            format!("{task_id} {role}: ESCALATED on {trigger} ({code}): {reason}")
+        }
+        Event::Warning { code, message } => format!("warning {code}: {message}"),
+        Event::TaskDone { task_id } => format!("{task_id} done"),
+        Event::TaskBlocked {
+            task_id,
+            code,
+            reason,
+        } => format!("{task_id} BLOCKED {code}: {reason}"),
+        Event::TaskFailed {
+            task_id,
+            code,
+            reason,
+        } => format!("{task_id} FAILED {code}: {reason}"),
+        Event::TaskCanceled { task_id, code } => format!("{task_id} canceled ({code})"),
+        Event::RunFinished {
+            outcome,
+            steps,
+            virtual_ms,
+            ..
+        } => {
+            format!(
+                "run finished: {outcome:?} after {steps} agent call(s), {:.1} s virtual",
+                *virtual_ms as f64 / 1000.0
+            )
+        }
+    })
+}

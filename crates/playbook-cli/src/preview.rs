@@ -1,0 +1,294 @@
+//! `playbook preview` and `playbook prompt`: run a playbook with scripted
+//! agents and show what the orchestrator decides, or print the prompt a role
+//! receives.
+//!
+//! The text format is a live progress report (one line per decision as it
+//! happens, stamped with virtual time) followed by a summary; the jsonl
+//! format is the event log itself, byte-identical for the same playbook,
+//! scenario and seed. Exit code 0 only when every task passed.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value, json};
+
+use playbook_orchestrator::agent::{ApprovalDecision, ApprovalRequest, ApprovalSubject, Approver};
+use playbook_orchestrator::event::{EventRecord, FnSink, JsonlSink, Outcome, describe};
+use playbook_orchestrator::scenario::{MAX_SCENARIO_BYTES, Scenario};
+use playbook_orchestrator::{AnyApprover, RunOptions, RunReport, run_blocking};
+
+use crate::input;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ApproveMode {
+    /// Approve every request.
+    Auto,
+    /// Deny every request.
+    Deny,
+    /// Ask on the terminal; end of input denies.
+    Ask,
+}
+
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum PreviewFormat {
+    /// Live progress report and a summary.
+    #[default]
+    Text,
+    /// The event log, one JSON object per line.
+    Jsonl,
+}
+
+#[derive(Args)]
+pub struct PreviewArgs {
+    /// Playbook file (YAML or JSON), or `-` for standard input.
+    pub file: String,
+    /// Scenario file (YAML or JSON); without one every role passes at once.
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Seed of every choice; the scenario's seed, or 0, when absent.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// How approvals are answered; the scenario's `approvals` when absent.
+    #[arg(long, value_enum)]
+    pub approve: Option<ApproveMode>,
+    #[arg(long, value_enum, default_value_t = PreviewFormat::Text)]
+    pub format: PreviewFormat,
+}
+
+#[derive(Args)]
+pub struct PromptArgs {
+    /// Playbook file (YAML or JSON).
+    pub file: String,
+    /// Name of the role.
+    pub role: String,
+    /// Scenario whose run input fills the placeholders (its first task).
+    #[arg(long)]
+    pub scenario: Option<String>,
+}
+
+fn read_scenario(path: Option<&str>) -> Result<(Scenario, Option<String>)> {
+    let Some(path) = path else {
+        return Ok((Scenario::default(), None));
+    };
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {path}"))?
+        .len();
+    if size > MAX_SCENARIO_BYTES as u64 {
+        bail!("{path} is {size} bytes; scenarios are limited to {MAX_SCENARIO_BYTES} bytes");
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {path} as UTF-8 text"))?;
+    let scenario = Scenario::parse(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    let name = scenario.name.clone().or_else(|| {
+        Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+    });
+    Ok((scenario, name))
+}
+
+/// Asks a person on the terminal. End of input (or a read error) denies.
+struct Terminal;
+
+impl Approver for Terminal {
+    async fn decide(&mut self, request: &ApprovalRequest<'_>) -> ApprovalDecision {
+        let what = match &request.subject {
+            ApprovalSubject::Tool { tool } => format!("tool `{tool}`"),
+            ApprovalSubject::Gate { gate } => format!("gate `{gate}`"),
+        };
+        let role = request.role.map(|r| format!(" ({r})")).unwrap_or_default();
+        eprint!(
+            "approve {what} for {}{role} in stage {}? [y/N] ",
+            request.task_id, request.stage
+        );
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        let approved = std::io::stdin().lock().read_line(&mut line).is_ok()
+            && matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+        ApprovalDecision {
+            approved,
+            by: "user".into(),
+            waited_ms: 0,
+        }
+    }
+}
+
+pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
+    let source = input::read(&args.file)?;
+    let report = playbook_core::validate_source(
+        &source.text,
+        source.format,
+        &playbook_core::Options::default(),
+    );
+    let Some(playbook) = report.playbook else {
+        for f in &report.findings {
+            eprintln!("{}: {} {} {}", args.file, f.code, f.path, f.message);
+        }
+        eprintln!(
+            "{}: not a structurally valid playbook; nothing was run",
+            args.file
+        );
+        return Ok(ExitCode::from(1));
+    };
+    let (scenario, scenario_name) = read_scenario(args.scenario.as_deref())?;
+    let options = RunOptions {
+        seed: args.seed.or(scenario.seed).unwrap_or(0),
+        scenario_name,
+        ..Default::default()
+    };
+    let approver: AnyApprover<'_, Terminal> = match args.approve {
+        Some(ApproveMode::Auto) => AnyApprover::Auto(Default::default()),
+        Some(ApproveMode::Deny) => AnyApprover::Deny(Default::default()),
+        Some(ApproveMode::Ask) => AnyApprover::Other(Terminal),
+        None => AnyApprover::Scenario(playbook_orchestrator::scenario::ScriptedApprover {
+            script: scenario.approvals.as_ref(),
+        }),
+    };
+    let stdout = std::io::stdout();
+    let report = match args.format {
+        PreviewFormat::Jsonl => {
+            let mut sink = JsonlSink::new(std::io::BufWriter::new(stdout.lock()));
+            let report = run_blocking(&playbook, &scenario, &options, approver, &mut sink);
+            if let Some(e) = sink.error.take() {
+                return Err(e).context("cannot write the event log");
+            }
+            sink.into_inner()
+                .flush()
+                .context("cannot write the event log")?;
+            report
+        }
+        PreviewFormat::Text => {
+            let mut out = stdout.lock();
+            let mut sink = FnSink(|record: &EventRecord| {
+                if let Some(line) = describe(&record.event) {
+                    let _ = writeln!(out, "{} {line}", clock(record.t_ms));
+                }
+            });
+            let report = run_blocking(&playbook, &scenario, &options, approver, &mut sink);
+            print_summary(&report);
+            report
+        }
+    };
+    Ok(if report.outcome == Some(Outcome::Passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Virtual time as `hh:mm:ss.mmm`.
+fn clock(t_ms: u64) -> String {
+    let s = t_ms / 1000;
+    format!(
+        "[{:02}:{:02}:{:02}.{:03}]",
+        s / 3600,
+        (s / 60) % 60,
+        s % 60,
+        t_ms % 1000
+    )
+}
+
+fn print_summary(report: &RunReport) {
+    println!();
+    println!("summary");
+    match report.outcome {
+        Some(outcome) => println!("  outcome: {}", format!("{outcome:?}").to_lowercase()),
+        None => println!("  outcome: unknown"),
+    }
+    println!(
+        "  agent calls: {}   virtual time: {:.1} s",
+        report.steps,
+        report.virtual_ms as f64 / 1000.0
+    );
+    if !report.bounds.is_empty() {
+        println!("  worst case per stage (static bound):");
+        for b in &report.bounds {
+            let total = b.total.map(|t| format!(", {t} in all")).unwrap_or_default();
+            let enabled = if b.enabled { "" } else { " (disabled)" };
+            println!(
+                "    {:<12} {} call(s) per task{total}, {} at once{enabled}",
+                b.stage, b.per_task, b.max_parallel
+            );
+        }
+    }
+    if !report.tasks.is_empty() {
+        println!("  tasks:");
+        for t in &report.tasks {
+            let rounds: Vec<String> = t
+                .iterations
+                .iter()
+                .map(|(r, n)| format!("{r}×{n}"))
+                .collect();
+            let code = t.code.map(|c| format!(" {c}")).unwrap_or_default();
+            let verdict = t
+                .last_verdict
+                .as_ref()
+                .map(|v| format!(", last verdict {v}"))
+                .unwrap_or_default();
+            println!(
+                "    {:<6} {:<9}{code}  {}{verdict}  {}",
+                t.task_id,
+                format!("{:?}", t.state).to_lowercase(),
+                rounds.join(" "),
+                t.title
+            );
+        }
+    }
+}
+
+pub fn prompt(args: PromptArgs) -> Result<ExitCode> {
+    let source = input::read(&args.file)?;
+    let report = playbook_core::validate_source(
+        &source.text,
+        source.format,
+        &playbook_core::Options::default(),
+    );
+    let Some(playbook) = report.playbook else {
+        eprintln!("{}: not a structurally valid playbook", args.file);
+        return Ok(ExitCode::from(1));
+    };
+    let flow = playbook_core::flow::Flow::new(&playbook);
+    let Some(index) = flow.index_of(&args.role) else {
+        let names: Vec<&str> = flow.roles.iter().map(|r| r.role.name.as_str()).collect();
+        eprintln!(
+            "{}: no role `{}`; roles: {}",
+            args.file,
+            args.role,
+            names.join(", ")
+        );
+        return Ok(ExitCode::from(1));
+    };
+    let (scenario, _) = read_scenario(args.scenario.as_deref())?;
+    let mut inputs = Map::new();
+    let input = &scenario.input;
+    if !input.goal.is_empty() {
+        inputs.insert("goal".into(), json!(input.goal));
+    }
+    for (k, v) in &input.values {
+        inputs.insert(k.clone(), v.clone());
+    }
+    if let Some(task) = input.tasks.first() {
+        inputs.insert("task".into(), json!(task.title));
+        inputs.insert("title".into(), json!(task.title));
+        if let Some(id) = &task.id {
+            inputs.insert("task_id".into(), json!(id));
+        }
+        if !task.acceptance_criteria.is_empty() {
+            inputs.insert(
+                "acceptance_criteria".into(),
+                Value::from(task.acceptance_criteria.clone()),
+            );
+        }
+        for (k, v) in &task.values {
+            inputs.insert(k.clone(), v.clone());
+        }
+    }
+    print!(
+        "{}",
+        playbook_orchestrator::prompt::render(&playbook, &flow.roles[index], &inputs)
+    );
+    Ok(ExitCode::SUCCESS)
+}
