@@ -157,6 +157,8 @@ enum DbCommand {
         #[arg(long)]
         discard: bool,
     },
+    /// Run SQLite's integrity check on the library file.
+    Check,
     /// List preview runs, of one playbook or all.
     Runs { id: Option<String> },
     /// Role templates: the built-in ones and the team's.
@@ -578,6 +580,18 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                 }
             } else {
                 print_json(&runs);
+            }
+        }
+        DbCommand::Check => {
+            let report = store.integrity_check()?;
+            let ok = report == ["ok"];
+            if text {
+                report.iter().for_each(|line| println!("{line}"));
+            } else {
+                print_json(&serde_json::json!({ "ok": ok, "report": report }));
+            }
+            if !ok {
+                return Ok(ExitCode::from(1));
             }
         }
         DbCommand::Template(command) => template(&mut store, format, command)?,

@@ -98,6 +98,8 @@ pub(crate) fn open(path: &Path) -> Result<Connection> {
     }
     conn.busy_timeout(BUSY_TIMEOUT)?;
     check_ownership(&conn)?;
+    // Checked before WAL is switched on, so a newer library is not touched at all.
+    check_not_newer(&conn)?;
     configure(&conn)?;
     migrate(conn)
 }
@@ -153,15 +155,20 @@ fn configure(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-fn migrate(mut conn: Connection) -> Result<Connection> {
-    let latest = schema_version();
-    let found = user_version(&conn)?;
+fn check_not_newer(conn: &Connection) -> Result<()> {
+    let (found, latest) = (user_version(conn)?, schema_version());
     if found > latest {
         return Err(Error::DbNewerVersion {
             found,
             supported: latest,
         });
     }
+    Ok(())
+}
+
+fn migrate(mut conn: Connection) -> Result<Connection> {
+    let latest = schema_version();
+    let found = user_version(&conn)?;
     if found < latest {
         // IMMEDIATE takes the write lock first, so two processes opening a
         // new library at once migrate it exactly once.

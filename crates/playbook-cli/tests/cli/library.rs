@@ -1,0 +1,139 @@
+//! `playbook db ...` and `playbook diff` through the real binary, on a
+//! library file in a temporary directory.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn playbook(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        .env_remove("PLAYBOOK_DB")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn export_edit_conflict_restore_and_diff_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let file = dir.path().join("tdd.yaml");
+    let file = file.to_str().unwrap();
+
+    let listed = playbook(&db, &["db", "list"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert!(
+        stdout(&listed).contains("tdd"),
+        "a new library is seeded with the examples"
+    );
+
+    let exported = playbook(&db, &["db", "export", "tdd", "-o", file]);
+    assert!(exported.status.success(), "{}", stderr(&exported));
+    let text = std::fs::read_to_string(file).unwrap();
+    let edited = text.replacen("max_iterations: 3", "max_iterations: 5", 1);
+    assert_ne!(edited, text, "the example has a retry limit of 3 to edit");
+    std::fs::write(file, &edited).unwrap();
+
+    let saved = playbook(
+        &db,
+        &[
+            "db",
+            "save",
+            "tdd",
+            file,
+            "--base",
+            "1",
+            "--note",
+            "more rounds",
+        ],
+    );
+    assert!(saved.status.success(), "{}", stderr(&saved));
+    assert!(stdout(&saved).contains("version 2"), "{}", stdout(&saved));
+
+    let stale = playbook(&db, &["db", "save", "tdd", file, "--base", "1"]);
+    assert_eq!(stale.status.code(), Some(1), "a conflict is a failure");
+    let message = stderr(&stale);
+    assert!(
+        message.contains("CONCURRENCY_CONFLICT")
+            && message.contains("version 1")
+            && message.contains("version 2"),
+        "{message}"
+    );
+
+    let diff = playbook(&db, &["db", "diff", "tdd", "1", "2"]);
+    assert!(
+        stdout(&diff).contains("3 → 5"),
+        "the diff says what changed: {}",
+        stdout(&diff)
+    );
+
+    let restored = playbook(&db, &["db", "restore", "tdd", "1"]);
+    assert!(
+        stdout(&restored).contains("version 3"),
+        "{}",
+        stdout(&restored)
+    );
+
+    let json = playbook(&db, &["db", "history", "tdd", "--format", "json"]);
+    let history: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON output");
+    assert_eq!(history.as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        history[0]["content_hash"], history[2]["content_hash"],
+        "restore brings back the same content"
+    );
+
+    let files = Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .args(["diff", file, file])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&files).trim(), "no changes", "{}", stderr(&files));
+}
+
+#[test]
+fn a_file_that_is_not_a_library_is_reported_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("notes.txt");
+    std::fs::write(&db, "my notes\n").unwrap();
+    let output = playbook(&db, &["db", "list"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("NOT_A_DATABASE"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&db).unwrap(),
+        "my notes\n",
+        "the file is untouched"
+    );
+}
+
+#[test]
+fn a_refused_import_names_the_file_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "id: x\nname: [unclosed\n").unwrap();
+    let before = stdout(&playbook(&db, &["db", "list", "--format", "json"]));
+    let output = playbook(
+        &db,
+        &["db", "import", bad.to_str().unwrap(), "--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let error: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON error");
+    assert_eq!(error["code"], "IMPORT_REFUSED");
+    assert!(error["message"].as_str().unwrap().contains("bad.yaml"));
+    assert_eq!(
+        stdout(&playbook(&db, &["db", "list", "--format", "json"])),
+        before
+    );
+}

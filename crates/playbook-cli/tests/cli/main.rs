@@ -1,0 +1,4 @@
+//! Integration tests of the `playbook` binary, one module per group of
+//! subcommands.
+
+mod library;
