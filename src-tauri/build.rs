@@ -15,6 +15,23 @@ const COMMANDS: &[&str] = &[
     "read_playbook_file",
     "write_text_file",
     "app_info",
+    "library_list",
+    "library_open",
+    "library_create",
+    "library_save",
+    "library_save_draft",
+    "library_discard_draft",
+    "library_duplicate",
+    "library_delete",
+    "library_import_file",
+    "library_import_text",
+    "library_export",
+    "history",
+    "compare_versions",
+    "restore_version",
+    "templates",
+    "template_role",
+    "save_template",
 ];
 
 /// Example playbooks shipped with the app, embedded for the first-run view.

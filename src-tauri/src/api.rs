@@ -196,10 +196,38 @@ pub struct AppInfo {
 }
 
 impl AppInfo {
-    pub fn current() -> AppInfo {
+    pub fn current(database: &std::path::Path) -> AppInfo {
         AppInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),
-            database: None,
+            database: Some(database.display().to_string()),
         }
     }
+}
+
+/// A library playbook opened in the editor.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Opened {
+    pub summary: playbook_store::PlaybookSummary,
+    /// The version the editor starts from; saving names it (optimistic concurrency).
+    pub base: u32,
+    /// The latest version as a document.
+    #[ts(as = "Playbook")]
+    pub document: serde_json::Value,
+    /// Unsaved edits autosaved earlier, when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, as = "Option<Playbook>")]
+    pub draft: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub draft_updated_at: Option<String>,
+}
+
+/// Two versions compared: what changed in domain terms, and both texts.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Comparison {
+    pub diff: playbook_core::diff::Diff,
+    pub from_text: String,
+    pub to_text: String,
 }

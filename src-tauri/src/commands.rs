@@ -4,8 +4,14 @@
 use playbook_core::{Format, Role, RoleMode};
 use serde_json::Value;
 
-use crate::api::{Checked, Example, FileText};
+use playbook_store::{
+    Draft, Imported, PlaybookSummary, Saved, TemplateSaved, TemplateSummary, VersionInfo,
+};
+use tauri::State;
+
+use crate::api::{Checked, Comparison, Example, FileText, Opened};
 use crate::error::Result;
+use crate::library::Library;
 use crate::workbench;
 
 #[tauri::command]
@@ -44,6 +50,116 @@ pub fn write_text_file(path: String, text: String) -> Result<()> {
 }
 
 #[tauri::command]
-pub fn app_info() -> crate::api::AppInfo {
-    crate::api::AppInfo::current()
+pub fn app_info(library: State<'_, Library>) -> crate::api::AppInfo {
+    crate::api::AppInfo::current(library.path())
+}
+
+#[tauri::command]
+pub fn library_list(library: State<'_, Library>) -> Result<Vec<PlaybookSummary>> {
+    library.list()
+}
+
+#[tauri::command]
+pub fn library_open(library: State<'_, Library>, id: String) -> Result<Opened> {
+    library.open_playbook(&id)
+}
+
+#[tauri::command]
+pub fn library_create(library: State<'_, Library>, document: Value, note: String) -> Result<Saved> {
+    library.create(document, &note)
+}
+
+#[tauri::command]
+pub fn library_save(
+    library: State<'_, Library>,
+    id: String,
+    base: u32,
+    document: Value,
+    note: String,
+) -> Result<Saved> {
+    library.save(&id, base, document, &note)
+}
+
+#[tauri::command]
+pub fn library_save_draft(
+    library: State<'_, Library>,
+    id: String,
+    document: Value,
+    base: Option<u32>,
+) -> Result<Draft> {
+    library.save_draft(&id, document, base)
+}
+
+#[tauri::command]
+pub fn library_discard_draft(library: State<'_, Library>, id: String) -> Result<bool> {
+    library.discard_draft(&id)
+}
+
+#[tauri::command]
+pub fn library_duplicate(library: State<'_, Library>, id: String) -> Result<Saved> {
+    library.duplicate(&id)
+}
+
+#[tauri::command]
+pub fn library_delete(library: State<'_, Library>, id: String) -> Result<()> {
+    library.delete(&id)
+}
+
+#[tauri::command]
+pub fn library_import_file(library: State<'_, Library>, path: String) -> Result<Vec<Imported>> {
+    library.import_file(&path)
+}
+
+#[tauri::command]
+pub fn library_import_text(
+    library: State<'_, Library>,
+    name: String,
+    text: String,
+) -> Result<Vec<Imported>> {
+    library.import_text(&name, &text)
+}
+
+#[tauri::command]
+pub fn library_export(library: State<'_, Library>, id: String, path: String) -> Result<()> {
+    library.export(&id, &path)
+}
+
+#[tauri::command]
+pub fn history(library: State<'_, Library>, id: String) -> Result<Vec<VersionInfo>> {
+    library.history(&id)
+}
+
+#[tauri::command]
+pub fn compare_versions(
+    library: State<'_, Library>,
+    id: String,
+    from: u32,
+    to: u32,
+) -> Result<Comparison> {
+    library.compare(&id, from, to)
+}
+
+#[tauri::command]
+pub fn restore_version(library: State<'_, Library>, id: String, number: u32) -> Result<Saved> {
+    library.restore(&id, number)
+}
+
+#[tauri::command]
+pub fn templates(library: State<'_, Library>) -> Result<Vec<TemplateSummary>> {
+    library.templates()
+}
+
+#[tauri::command]
+pub fn template_role(library: State<'_, Library>, name: String) -> Result<Role> {
+    library.template_role(&name)
+}
+
+#[tauri::command]
+pub fn save_template(
+    library: State<'_, Library>,
+    name: String,
+    role: Role,
+    note: String,
+) -> Result<TemplateSaved> {
+    library.save_template(&name, &role, &note)
 }

@@ -12,12 +12,14 @@
 pub mod api;
 pub mod commands;
 pub mod error;
+pub mod library;
 pub mod workbench;
 
 /// Starts the app: the dialog plugin, the commands, the window.
 pub fn run() {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .manage(library::Library::open_default())
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::check_source,
@@ -27,6 +29,23 @@ pub fn run() {
             commands::read_playbook_file,
             commands::write_text_file,
             commands::app_info,
+            commands::library_list,
+            commands::library_open,
+            commands::library_create,
+            commands::library_save,
+            commands::library_save_draft,
+            commands::library_discard_draft,
+            commands::library_duplicate,
+            commands::library_delete,
+            commands::library_import_file,
+            commands::library_import_text,
+            commands::library_export,
+            commands::history,
+            commands::compare_versions,
+            commands::restore_version,
+            commands::templates,
+            commands::template_role,
+            commands::save_template,
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");

@@ -1,54 +1,88 @@
 // The application shell: screens, the open document, global shortcuts.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { backend, messageOf } from "./backend";
+import { backend, BackendError, messageOf } from "./backend";
 import { ErrorBoundary } from "./ErrorBoundary";
 import type { Checked } from "./generated/Checked";
 import type { Example } from "./generated/Example";
 import type { FlowView } from "./generated/FlowView";
 import type { Playbook } from "./generated/Playbook";
-import { blankPlaybook } from "./playbooks/document";
+import { History } from "./history/History";
+import { markEdit, recordCheck } from "./metrics";
+import { blankPlaybook, roleAt, type RoleAddress } from "./playbooks/document";
 import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
+import { Library } from "./playbooks/Library";
 import { Templates } from "./playbooks/Templates";
 import { useDocument } from "./playbooks/useDocument";
 import { useTheme } from "./theme";
-import { recordCheck, markEdit } from "./metrics";
 
-type Screen = "welcome" | "editor" | "templates";
+type Screen = "welcome" | "library" | "editor" | "templates" | "history";
 type Notice = { message: string; kind: "info" | "error" } | null;
+/** The library playbook being edited and the version the edits started from. */
+type Current = { id: string; base: number };
 
-const DRAFT_KEY = "playbook-studio.draft";
+const WELCOMED_KEY = "playbook-studio.welcomed";
+const LAST_OPEN_KEY = "playbook-studio.last-open";
 
 export function App() {
   const document = useDocument();
-  const { doc, edit, load, undo, redo } = document;
-  const [screen, setScreen] = useState<Screen>("welcome");
+  const { doc, edit, load, undo, redo, revision } = document;
+  const [screen, setScreenState] = useState<Screen>(localStorage.getItem(WELCOMED_KEY) ? "library" : "welcome");
   const [examples, setExamples] = useState<Example[]>([]);
   const [checked, setChecked] = useState<Checked | null>(null);
   const [flow, setFlow] = useState<FlowView | null>(null);
   const [selection, setSelection] = useState<Selection>({ kind: "playbook" });
   const [tab, setTab] = useState<Tab>("form");
   const [notice, setNotice] = useState<Notice>(null);
+  const [current, setCurrent] = useState<Current | null>(null);
+  const [refresh, setRefresh] = useState(0);
+  const [autosave, setAutosave] = useState<"pending" | "saved" | null>(null);
   const [theme, toggleTheme] = useTheme();
   const seq = useRef(0);
+  const loadedRevision = useRef(-1);
 
   const notify = useCallback((message: string, kind: "info" | "error" = "info") => setNotice({ message, kind }), []);
+  const setScreen = useCallback((s: Screen) => {
+    if (s !== "welcome") localStorage.setItem(WELCOMED_KEY, "1");
+    setScreenState(s);
+  }, []);
+
+  const openLibraryPlaybook = useCallback(
+    async (id: string) => {
+      try {
+        const opened = await backend.open(id);
+        load(opened.draft ?? opened.document);
+        loadedRevision.current = -1;
+        setAutosave(opened.draft ? "saved" : null);
+        setCurrent({ id, base: opened.base });
+        setChecked(null);
+        setFlow(null);
+        setSelection({ kind: "playbook" });
+        setTab("form");
+        setScreen("editor");
+        localStorage.setItem(LAST_OPEN_KEY, id);
+        notify(
+          opened.draft
+            ? `Opened ${opened.summary.name} with your unsaved edits (autosaved ${new Date(opened.draft_updated_at ?? "").toLocaleString()}).`
+            : `Opened ${opened.summary.name}, version ${opened.base}.`,
+        );
+      } catch (e) {
+        notify(`Could not open ${id}: ${messageOf(e)}`, "error");
+      }
+    },
+    [load, notify, setScreen],
+  );
 
   useEffect(() => {
     backend
       .examples()
       .then(setExamples)
       .catch((e) => notify(`Could not load the examples: ${messageOf(e)}`, "error"));
-    const saved = localStorage.getItem(DRAFT_KEY);
-    if (saved) {
-      try {
-        load(JSON.parse(saved) as Playbook);
-        setScreen("editor");
-      } catch {
-        localStorage.removeItem(DRAFT_KEY);
-      }
-    }
-  }, [load, notify]);
+    const last = localStorage.getItem(LAST_OPEN_KEY);
+    if (last && localStorage.getItem(WELCOMED_KEY)) void openLibraryPlaybook(last);
+    // Runs once at start.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
 
   // Validate every revision; only the newest answer is shown.
   useEffect(() => {
@@ -63,9 +97,26 @@ export function App() {
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
-    // Autosave: nothing typed is lost, even on a crash.
-    localStorage.setItem(DRAFT_KEY, JSON.stringify(doc));
   }, [doc, notify]);
+
+  // Autosave: every edit lands in the library's draft, so nothing typed is
+  // lost on a crash or a quit. The first revision after opening is what was
+  // loaded, not an edit.
+  useEffect(() => {
+    if (!doc || !current) return;
+    if (loadedRevision.current === -1) {
+      loadedRevision.current = revision;
+      return;
+    }
+    setAutosave("pending");
+    const timer = window.setTimeout(() => {
+      backend
+        .saveDraft(current.id, doc, current.base)
+        .then(() => setAutosave("saved"))
+        .catch((e) => notify(`Autosave failed: ${messageOf(e)}. Your edits are still in the window.`, "error"));
+    }, 250);
+    return () => window.clearTimeout(timer);
+  }, [doc, revision, current, notify]);
 
   const trackedEdit = useCallback(
     (next: Playbook, key?: string) => {
@@ -75,38 +126,88 @@ export function App() {
     [edit],
   );
 
-  const openDocument = useCallback(
-    (next: Playbook) => {
-      load(next);
-      setChecked(null);
-      setFlow(null);
-      setSelection({ kind: "playbook" });
-      setTab("form");
-      setScreen("editor");
-    },
-    [load],
-  );
-
-  const openExample = useCallback(
-    async (example: Example) => {
+  /** A new library playbook from a document, under an id not yet taken. */
+  const createPlaybook = useCallback(
+    async (document: Playbook, note: string) => {
       try {
-        const result = await backend.checkSource(example.source, "yaml");
-        if (!result.playbook) throw new Error(result.findings[0]?.message ?? "the example does not parse");
-        openDocument(result.playbook);
-        notify(`Opened the ${example.name} example.`);
+        const taken = new Set((await backend.list()).map((p) => p.id));
+        let id = document.id || "playbook";
+        let name = document.name;
+        if (taken.has(id)) {
+          let n = 2;
+          while (taken.has(`${id}-${n}`)) n++;
+          id = `${id}-${n}`;
+          name = `${document.name} (${n})`;
+        }
+        const saved = await backend.create({ ...document, id, name }, note);
+        setRefresh((r) => r + 1);
+        await openLibraryPlaybook(saved.playbook);
       } catch (e) {
-        notify(`Could not open the example: ${messageOf(e)}`, "error");
+        notify(`Could not create the playbook: ${messageOf(e)}`, "error");
       }
     },
-    [openDocument, notify],
+    [openLibraryPlaybook, notify],
+  );
+
+  const newFromExample = useCallback(
+    async (example: Example) => {
+      const result = await backend.checkSource(example.source, "yaml").catch(() => null);
+      if (!result?.playbook) return notify(`The ${example.name} example does not parse.`, "error");
+      await createPlaybook(result.playbook, `new from the ${example.name} example`);
+    },
+    [createPlaybook, notify],
+  );
+
+  const saveVersion = useCallback(async () => {
+    if (!doc || !current) return;
+    try {
+      const saved = await backend.save(current.id, current.base, doc, "saved from the editor");
+      setCurrent({ id: current.id, base: saved.version.number });
+      setAutosave(null);
+      setRefresh((r) => r + 1);
+      notify(saved.unchanged ? `No change since version ${saved.version.number}.` : `Saved version ${saved.version.number}.`);
+    } catch (e) {
+      const conflict = e instanceof BackendError && e.code === "conflict";
+      notify(`${conflict ? "Not saved: " : "Could not save: "}${messageOf(e)}`, "error");
+    }
+  }, [doc, current, notify]);
+
+  const saveRoleAsTemplate = useCallback(
+    async (address: RoleAddress, name: string) => {
+      const role = doc && roleAt(doc, address);
+      if (!role) return;
+      try {
+        const saved = await backend.saveTemplate(name, role, `saved from ${doc.name}`);
+        notify(`Saved template ${saved.name}, version ${saved.version.number}.`);
+      } catch (e) {
+        notify(`Could not save the template: ${messageOf(e)}`, "error");
+      }
+    },
+    [doc, notify],
+  );
+
+  const exportDocument = useCallback(
+    async (requireValid: boolean) => {
+      if (!doc) return;
+      if (requireValid && checked && !checked.allow) return notify("Fix the errors first: export as valid is blocked.", "error");
+      try {
+        const target = await backend.chooseExportPath(`${doc.id || "playbook"}.yaml`);
+        if (!target) return;
+        const text = await backend.renderDocument(doc, target.toLowerCase().endsWith(".json") ? "json" : "yaml");
+        await backend.writeTextFile(target, text);
+        notify(`Exported to ${target}.`);
+      } catch (e) {
+        notify(`Could not export: ${messageOf(e)}`, "error");
+      }
+    },
+    [doc, checked, notify],
   );
 
   // Global shortcuts. Undo/redo are the app's, not the text field's, so they
   // work the same across the form, the Source tab and template insertions.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const mod = e.ctrlKey || e.metaKey;
-      if (!mod) return;
+      if (!(e.ctrlKey || e.metaKey)) return;
       const key = e.key.toLowerCase();
       if (key === "z" && !e.shiftKey) {
         e.preventDefault();
@@ -116,41 +217,65 @@ export function App() {
         redo();
       } else if (key === "s") {
         e.preventDefault();
-        notify("Saved as a draft.");
+        void saveVersion();
       }
     };
     window.addEventListener("keydown", onKey, true);
     return () => window.removeEventListener("keydown", onKey, true);
-  }, [undo, redo, notify]);
+  }, [undo, redo, saveVersion]);
 
   const errors = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
+  const nav: [Screen, string, boolean][] = [
+    ["welcome", "Welcome", true],
+    ["library", "Library", true],
+    ["editor", "Editor", !!doc],
+    ["templates", "Templates", true],
+    ["history", "History", !!current],
+  ];
 
   return (
     <div className="app" data-theme={theme}>
       <header className="topbar">
         <span className="brand">Playbook Studio</span>
         <nav aria-label="Screens">
-          <button type="button" aria-current={screen === "welcome"} onClick={() => setScreen("welcome")}>
-            Welcome
-          </button>
-          <button type="button" aria-current={screen === "editor"} disabled={!doc} onClick={() => setScreen("editor")}>
-            Editor
-          </button>
-          <button type="button" aria-current={screen === "templates"} onClick={() => setScreen("templates")}>
-            Templates
-          </button>
+          {nav.map(([s, label, enabled]) => (
+            <button key={s} type="button" data-screen={s} aria-current={screen === s} disabled={!enabled} onClick={() => setScreen(s)}>
+              {label}
+            </button>
+          ))}
         </nav>
         <div className="toolbar">
-          <button type="button" onClick={undo} disabled={!document.canUndo} title="Undo (Ctrl+Z)" data-testid="undo">
-            Undo
-          </button>
-          <button type="button" onClick={redo} disabled={!document.canRedo} title="Redo (Ctrl+Shift+Z)" data-testid="redo">
-            Redo
-          </button>
-          {doc && (
-            <span className={`status ${errors ? "status-error" : "status-ok"}`} data-testid="validity">
-              {checked ? (errors ? `${errors} error${errors > 1 ? "s" : ""} — run blocked` : "valid") : "checking…"}
-            </span>
+          {doc && screen === "editor" && (
+            <>
+              <button type="button" onClick={undo} disabled={!document.canUndo} title="Undo (Ctrl+Z)" data-testid="undo">
+                Undo
+              </button>
+              <button type="button" onClick={redo} disabled={!document.canRedo} title="Redo (Ctrl+Shift+Z)" data-testid="redo">
+                Redo
+              </button>
+              <button type="button" onClick={() => void saveVersion()} disabled={!current} title="Save a version (Ctrl+S)" data-testid="save">
+                Save version
+              </button>
+              <button type="button" onClick={() => void exportDocument(false)}>
+                Export…
+              </button>
+              <button
+                type="button"
+                onClick={() => void exportDocument(true)}
+                disabled={!checked?.allow}
+                title={checked?.allow ? "Export a playbook without errors" : "Blocked: fix the errors first"}
+              >
+                Export as valid…
+              </button>
+              {autosave && (
+                <span className="muted small" data-testid="autosave" data-state={autosave}>
+                  {autosave === "saved" ? "Draft autosaved" : "Saving draft…"}
+                </span>
+              )}
+              <span className={`status ${errors ? "status-error" : "status-ok"}`} data-testid="validity">
+                {checked ? (errors ? `${errors} error${errors > 1 ? "s" : ""} — run blocked` : "valid") : "checking…"}
+              </span>
+            </>
           )}
           <button type="button" onClick={toggleTheme} aria-label="Switch between light and dark theme" data-testid="theme">
             {theme === "dark" ? "Light theme" : "Dark theme"}
@@ -166,9 +291,24 @@ export function App() {
         </div>
       )}
       <main>
-        <ErrorBoundary onReset={() => setScreen(doc ? "editor" : "welcome")}>
+        <ErrorBoundary onReset={() => setScreen(doc ? "editor" : "library")}>
           {screen === "welcome" && (
-            <FirstRun examples={examples} onOpenExample={openExample} onBlank={() => openDocument(blankPlaybook("new-playbook", "New playbook"))} />
+            <FirstRun
+              examples={examples}
+              onOpenExample={(ex) => void newFromExample(ex)}
+              onBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
+              onLibrary={() => setScreen("library")}
+            />
+          )}
+          {screen === "library" && (
+            <Library
+              examples={examples}
+              refresh={refresh}
+              onOpen={(id) => void openLibraryPlaybook(id)}
+              onNewBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
+              onNewFromExample={(ex) => void newFromExample(ex)}
+              notify={notify}
+            />
           )}
           {screen === "editor" && doc && (
             <Editor
@@ -180,10 +320,23 @@ export function App() {
               setSelection={setSelection}
               tab={tab}
               setTab={setTab}
+              onSaveRoleAsTemplate={saveRoleAsTemplate}
               notify={notify}
             />
           )}
           {screen === "templates" && <Templates notify={notify} />}
+          {screen === "history" && current && doc && (
+            <History
+              id={current.id}
+              name={doc.name}
+              refresh={refresh}
+              notify={notify}
+              onRestored={() => {
+                setRefresh((r) => r + 1);
+                void backend.discardDraft(current.id).finally(() => openLibraryPlaybook(current.id));
+              }}
+            />
+          )}
         </ErrorBoundary>
       </main>
     </div>

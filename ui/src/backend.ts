@@ -6,6 +6,15 @@ import { open, save } from "@tauri-apps/plugin-dialog";
 import type { AppError } from "./generated/AppError";
 import type { AppInfo } from "./generated/AppInfo";
 import type { Checked } from "./generated/Checked";
+import type { Comparison } from "./generated/Comparison";
+import type { Draft } from "./generated/Draft";
+import type { Imported } from "./generated/Imported";
+import type { Opened } from "./generated/Opened";
+import type { PlaybookSummary } from "./generated/PlaybookSummary";
+import type { Saved } from "./generated/Saved";
+import type { TemplateSaved } from "./generated/TemplateSaved";
+import type { TemplateSummary } from "./generated/TemplateSummary";
+import type { VersionInfo } from "./generated/VersionInfo";
 import type { Example } from "./generated/Example";
 import type { FileText } from "./generated/FileText";
 import type { Format } from "./generated/Format";
@@ -51,6 +60,27 @@ export const backend = {
   examples: () => call<Example[]>("examples"),
   readPlaybookFile: (path: string) => call<FileText>("read_playbook_file", { path }),
   writeTextFile: (path: string, text: string) => call<void>("write_text_file", { path, text }),
+
+  // The library (SQLite, through playbook-store).
+  list: () => call<PlaybookSummary[]>("library_list"),
+  open: (id: string) => call<Opened>("library_open", { id }),
+  create: (document: Playbook, note: string) => call<Saved>("library_create", { document, note }),
+  save: (id: string, base: number, document: Playbook, note: string) =>
+    call<Saved>("library_save", { id, base, document, note }),
+  saveDraft: (id: string, document: Playbook, base: number | null) =>
+    call<Draft>("library_save_draft", { id, document, base }),
+  discardDraft: (id: string) => call<boolean>("library_discard_draft", { id }),
+  duplicate: (id: string) => call<Saved>("library_duplicate", { id }),
+  remove: (id: string) => call<void>("library_delete", { id }),
+  importFile: (path: string) => call<Imported[]>("library_import_file", { path }),
+  importText: (name: string, text: string) => call<Imported[]>("library_import_text", { name, text }),
+  exportFile: (id: string, path: string) => call<void>("library_export", { id, path }),
+  history: (id: string) => call<VersionInfo[]>("history", { id }),
+  compare: (id: string, from: number, to: number) => call<Comparison>("compare_versions", { id, from, to }),
+  restore: (id: string, number: number) => call<Saved>("restore_version", { id, number }),
+  templates: () => call<TemplateSummary[]>("templates"),
+  templateRole: (name: string) => call<Role>("template_role", { name }),
+  saveTemplate: (name: string, role: Role, note: string) => call<TemplateSaved>("save_template", { name, role, note }),
 
   /** Asks for a playbook file to open; null when the user cancels. */
   async choosePlaybookFile(): Promise<string | null> {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use playbook_studio::api::{AppInfo, Checked, Example, FileText};
+use playbook_studio::api::{AppInfo, Checked, Comparison, Example, FileText, Opened};
 use playbook_studio::error::AppError;
 use ts_rs::TS;
 
@@ -34,6 +34,13 @@ fn committed_typescript_types_match_the_rust_types() {
     AppInfo::export_all(&cfg).unwrap();
     AppError::export_all(&cfg).unwrap();
     playbook_core::Role::export_all(&cfg).unwrap();
+    Opened::export_all(&cfg).unwrap();
+    Comparison::export_all(&cfg).unwrap();
+    playbook_store::Saved::export_all(&cfg).unwrap();
+    playbook_store::Draft::export_all(&cfg).unwrap();
+    playbook_store::Imported::export_all(&cfg).unwrap();
+    playbook_store::TemplateSummary::export_all(&cfg).unwrap();
+    playbook_store::TemplateSaved::export_all(&cfg).unwrap();
 
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated");
     let mut stale = Vec::new();

@@ -6,7 +6,6 @@ import type { Checked } from "../generated/Checked";
 import type { Finding } from "../generated/Finding";
 import type { FlowView } from "../generated/FlowView";
 import type { Playbook } from "../generated/Playbook";
-import type { RoleMode } from "../generated/RoleMode";
 import { FindingsContext, Hints, severityRank, useFindings } from "../validation/hints";
 import { Problems } from "../validation/Problems";
 import {
@@ -28,7 +27,7 @@ import { ChipList, TextField } from "./fields";
 import { FlowGraph } from "./FlowGraph";
 import { RoleEditor } from "./RoleEditor";
 import { SourceTab } from "./SourceTab";
-import { StageEditor } from "./StageEditor";
+import { StageEditor, type TemplateChoice } from "./StageEditor";
 
 export type Selection = { kind: "playbook" } | { kind: "stage"; stage: string } | ({ kind: "role" } & RoleAddress);
 export type Tab = "form" | "flow" | "source";
@@ -42,7 +41,7 @@ type Props = {
   setSelection: (s: Selection) => void;
   tab: Tab;
   setTab: (t: Tab) => void;
-  onSaveRoleAsTemplate?: (address: RoleAddress) => void;
+  onSaveRoleAsTemplate?: (address: RoleAddress, name: string) => void;
   notify: (message: string, kind?: "info" | "error") => void;
 };
 
@@ -52,9 +51,14 @@ export function Editor(props: Props) {
   const [pendingFocus, setPendingFocus] = useState<string | null>(null);
 
   const addRole = useCallback(
-    async (stage: string, mode: RoleMode | null) => {
+    async (stage: string, template: TemplateChoice) => {
       try {
-        const role = mode ? await backend.roleTemplate(mode) : { name: "role" };
+        const role =
+          template.kind === "builtin"
+            ? await backend.roleTemplate(template.mode)
+            : template.kind === "team"
+              ? await backend.templateRole(template.name)
+              : { name: "role" };
         const { doc: next, address } = insertRole(doc, stage, role);
         edit(next);
         setSelection({ kind: "role", ...address });
@@ -110,7 +114,7 @@ export function Editor(props: Props) {
             setSelection({ ...selection, index: selection.index + delta });
           }
         }}
-        onSaveAsTemplate={props.onSaveRoleAsTemplate ? () => props.onSaveRoleAsTemplate?.(selection) : undefined}
+        onSaveAsTemplate={props.onSaveRoleAsTemplate ? (name) => props.onSaveRoleAsTemplate?.(selection, name) : undefined}
       />
     ) : (
       <p className="muted">That role no longer exists.</p>
@@ -126,7 +130,7 @@ export function Editor(props: Props) {
         edit={edit}
         onRenamed={(name) => setSelection({ kind: "stage", stage: name })}
         onSelectRole={(index) => setSelection({ kind: "role", stage: selection.stage, index })}
-        onAddRole={(mode) => addRole(selection.stage, mode)}
+        onAddRole={(template) => addRole(selection.stage, template)}
         onDelete={() => {
           edit(removeStage(doc, selection.stage));
           setSelection({ kind: "playbook" });
@@ -277,7 +281,12 @@ function PlaybookForm({ doc, edit }: { doc: Playbook; edit: (doc: Playbook, key?
       <fieldset className="section">
         <legend>About</legend>
         <TextField label="Name" pointer="/name" value={doc.name} help="Shown in the library." onChange={(v) => edit({ ...doc, name: v }, "/name")} />
-        <TextField label="Id" pointer="/id" value={doc.id} help="Stable identifier, e.g. tdd." onChange={(v) => edit({ ...doc, id: v }, "/id")} />
+        <div className="field" data-field="/id">
+          <label htmlFor="playbook-id">Id</label>
+          <input id="playbook-id" type="text" data-pointer="/id" value={doc.id} readOnly />
+          <p className="help">The playbook's id in the library. To copy it under another id, use Duplicate in the library.</p>
+          <Hints pointer="/id" />
+        </div>
         <TextField label="Description" pointer="/description" multiline value={doc.description ?? ""} help="What the playbook is for." onChange={(v) => set("description", v)} />
       </fieldset>
       <fieldset className="section">

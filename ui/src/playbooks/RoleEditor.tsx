@@ -1,6 +1,6 @@
 // The role editor, in the five sections of the role-contracts plan:
 // Intent, Inputs, Execution, Output, Control.
-import { useRef } from "react";
+import { useRef, useState } from "react";
 import type { Playbook } from "../generated/Playbook";
 import type { Role } from "../generated/Role";
 import type { RoleMode } from "../generated/RoleMode";
@@ -15,7 +15,7 @@ type Props = {
   edit: (doc: Playbook, key?: string) => void;
   onDelete: () => void;
   onMove: (delta: number) => void;
-  onSaveAsTemplate?: () => void;
+  onSaveAsTemplate?: (name: string) => void;
 };
 
 const TOOLS = [
@@ -55,6 +55,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
   // The name the role had when its name field gained focus: handoffs that
   // named it follow the rename once editing ends.
   const nameAtFocus = useRef<string | null>(null);
+  const [templateName, setTemplateName] = useState<string | null>(null);
   const otherRoles = allRoleNames(doc).filter((n) => n !== role.name);
   const list = (v: string[] | undefined) => (v && v.length ? v : v);
 
@@ -72,11 +73,38 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           <button type="button" onClick={() => onMove(1)}>
             Move down
           </button>
-          {onSaveAsTemplate && (
-            <button type="button" onClick={onSaveAsTemplate}>
-              Save as template
-            </button>
-          )}
+          {onSaveAsTemplate &&
+            (templateName === null ? (
+              <button type="button" onClick={() => setTemplateName(`team-${role.name}`)}>
+                Save as template
+              </button>
+            ) : (
+              <span className="inline">
+                <input
+                  type="text"
+                  aria-label="Template name"
+                  value={templateName}
+                  autoFocus
+                  onChange={(e) => setTemplateName(e.target.value.slice(0, 200))}
+                  onKeyDown={(e) => {
+                    if (e.key === "Enter" && templateName.trim()) {
+                      onSaveAsTemplate(templateName.trim());
+                      setTemplateName(null);
+                    } else if (e.key === "Escape") setTemplateName(null);
+                  }}
+                />
+                <button
+                  type="button"
+                  disabled={!templateName.trim()}
+                  onClick={() => {
+                    onSaveAsTemplate(templateName.trim());
+                    setTemplateName(null);
+                  }}
+                >
+                  Save template
+                </button>
+              </span>
+            ))}
           <button type="button" className="danger" onClick={onDelete}>
             Delete role
           </button>

@@ -1,6 +1,8 @@
 // A stage: enabled, policy (enter gate, exit gate, parallel worktrees) and
 // its roles, with one-click role templates.
 import { useEffect, useState } from "react";
+import { backend } from "../backend";
+import type { TemplateSummary } from "../generated/TemplateSummary";
 import type { Playbook } from "../generated/Playbook";
 import type { RoleMode } from "../generated/RoleMode";
 import type { Stage } from "../generated/Stage";
@@ -15,7 +17,7 @@ type Props = {
   edit: (doc: Playbook, key?: string) => void;
   onRenamed: (name: string) => void;
   onSelectRole: (index: number) => void;
-  onAddRole: (mode: RoleMode | null) => void;
+  onAddRole: (template: TemplateChoice) => void;
   onDelete: () => void;
 };
 
@@ -124,16 +126,30 @@ export function StageEditor({ doc, name, stage, edit, onRenamed, onSelectRole, o
   );
 }
 
-export function TemplateButtons({ onAdd }: { onAdd: (mode: RoleMode | null) => void }) {
+export type TemplateChoice = { kind: "builtin"; mode: RoleMode } | { kind: "team"; name: string } | { kind: "blank" };
+
+export function TemplateButtons({ onAdd }: { onAdd: (template: TemplateChoice) => void }) {
+  const [team, setTeam] = useState<TemplateSummary[]>([]);
+  useEffect(() => {
+    backend
+      .templates()
+      .then((list) => setTeam(list.filter((t) => t.source === "team")))
+      .catch(() => setTeam([]));
+  }, []);
   return (
     <div className="template-buttons" role="group" aria-label="Add a role">
       <span>Add role:</span>
       {(["planner", "worker", "reviewer", "tester"] as RoleMode[]).map((m) => (
-        <button type="button" key={m} data-template={m} onClick={() => onAdd(m)}>
+        <button type="button" key={m} data-template={m} onClick={() => onAdd({ kind: "builtin", mode: m })}>
           {m[0].toUpperCase() + m.slice(1)} template
         </button>
       ))}
-      <button type="button" data-template="blank" onClick={() => onAdd(null)}>
+      {team.map((t) => (
+        <button type="button" key={t.name} data-team-template={t.name} onClick={() => onAdd({ kind: "team", name: t.name })}>
+          {t.name} (team)
+        </button>
+      ))}
+      <button type="button" data-template="blank" onClick={() => onAdd({ kind: "blank" })}>
         Blank role
       </button>
     </div>

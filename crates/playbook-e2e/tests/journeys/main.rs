@@ -3,6 +3,7 @@
 //! `#[ignore]` so a plain `cargo test` without a display skips them loudly.
 
 mod editing;
+mod library;
 mod restart;
 
 use playbook_e2e::{App, Profile, Result};

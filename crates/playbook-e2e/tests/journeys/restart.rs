@@ -1,22 +1,44 @@
-use playbook_e2e::{Profile, Result};
+use playbook_e2e::{Key, Profile, Result};
 
 use crate::{launch, open_tdd};
 
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "needs a display and the built app: scripts/e2e.sh"]
-async fn quitting_and_restarting_keeps_the_edits() -> Result<()> {
+async fn quitting_and_restarting_keeps_saved_versions_and_unsaved_edits() -> Result<()> {
     let profile = Profile::new();
     let mut app = launch("restart", &profile).await?;
     open_tdd(&mut app).await?;
     let name = app.find("input[data-pointer='/name']").await?;
     app.clear_field(&name).await?;
     name.send_keys("My team's TDD").await?;
-    app.until_text(".outline-item", "My team's TDD").await?;
+    app.shortcut(&[Key::Control], 's').await?;
+    app.until_text("[data-testid=notice]", "Saved version 2")
+        .await?;
+
+    // An edit that is not saved as a version: it lives in the autosaved draft.
+    let description = app.find("textarea[data-pointer='/description']").await?;
+    description.send_keys(" Unsaved words.").await?;
+    app.find("[data-testid=autosave][data-state=saved]").await?;
     app.screenshot("edited").await?;
     app.quit().await?;
 
     let mut app = launch("restart-again", &profile).await?;
     app.until_text(".outline", "My team's TDD").await?;
+    let description = app.find("textarea[data-pointer='/description']").await?;
+    assert!(
+        description
+            .prop("value")
+            .await?
+            .unwrap_or_default()
+            .ends_with("Unsaved words."),
+        "the unsaved edit comes back from the draft"
+    );
     app.screenshot("after-restart").await?;
+    app.click("[data-screen=library]").await?;
+    app.until_text("tr[data-playbook=tdd-2]", "My team's TDD")
+        .await?;
+    app.until_text("tr[data-playbook=tdd-2]", "unsaved draft")
+        .await?;
+    app.screenshot("library-after-restart").await?;
     app.quit().await
 }

@@ -1,0 +1,72 @@
+use playbook_e2e::{Profile, Result};
+
+use crate::{launch, open_tdd};
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn importing_a_malformed_file_shows_a_clear_error_and_leaves_the_library_unchanged()
+-> Result<()> {
+    let profile = Profile::new();
+    let malformed = profile.path("broken.yaml");
+    std::fs::write(
+        &malformed,
+        "id: broken\nname: Broken\nworkflow:\n  build:\n    roles: [\n",
+    )?;
+
+    let mut app = launch("import-malformed", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.find("[data-testid=library-table] tbody tr[data-playbook]")
+        .await?;
+    let before = app
+        .find_all("[data-testid=library-table] tbody tr[data-playbook]")
+        .await?
+        .len();
+    app.screenshot("library").await?;
+
+    app.find("[data-testid=import-path]")
+        .await?
+        .send_keys(malformed.to_str().unwrap())
+        .await?;
+    app.click("[data-testid=import-path-button]").await?;
+    app.until_text("[data-testid=import-error]", "library is unchanged")
+        .await?;
+    let message = app.text("[data-testid=import-error]").await?;
+    assert!(
+        message.contains("broken.yaml"),
+        "the error names the file: {message}"
+    );
+    assert!(
+        message.contains("line"),
+        "the error says where the file is malformed: {message}"
+    );
+    app.screenshot("import-refused").await?;
+
+    let after = app
+        .find_all("[data-testid=library-table] tbody tr[data-playbook]")
+        .await?
+        .len();
+    assert_eq!(
+        after, before,
+        "a refused import adds nothing to the library"
+    );
+    assert!(app.find_all("tr[data-playbook=broken]").await?.is_empty());
+    app.quit().await
+}
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_new_playbook_from_an_example_appears_in_the_library_with_its_validity() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("library-new", &profile).await?;
+    open_tdd(&mut app).await?;
+    app.click("[data-screen=library]").await?;
+    app.find("tr[data-playbook=tdd-2]").await?;
+    app.find("tr[data-playbook=tdd-2] .badge-ok").await?;
+    app.find("[data-testid=library-search]")
+        .await?
+        .send_keys("pair")
+        .await?;
+    app.until_gone("tr[data-playbook=tdd-2]").await?;
+    app.screenshot("search").await?;
+    app.quit().await
+}

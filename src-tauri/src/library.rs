@@ -1,0 +1,263 @@
+//! The library, through `playbook-store`: the one SQLite file that holds
+//! playbooks, versions, drafts and team templates. This module only adapts
+//! the store's API to the UI's (JSON documents in, summaries out) and its
+//! errors to [`AppError`]; the store does all the work.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use playbook_core::{Format, Role, document};
+use playbook_store::{
+    Base, Draft, Imported, PlaybookId, PlaybookSummary, Saved, Source, Store, TemplateSaved,
+    TemplateSummary, VersionInfo,
+};
+use serde_json::Value;
+
+use crate::api::{Comparison, Opened};
+use crate::error::{AppError, ErrorCode, Result};
+
+/// The open library. When the file cannot be opened the app still starts:
+/// every library command then fails with the reason, and the editor works.
+pub struct Library {
+    path: PathBuf,
+    store: Mutex<std::result::Result<Store, AppError>>,
+}
+
+impl From<playbook_store::Error> for AppError {
+    fn from(e: playbook_store::Error) -> Self {
+        use playbook_store::ErrorCode as S;
+        let code = match e.code() {
+            S::NotFound => ErrorCode::NotFound,
+            S::ConcurrencyConflict => ErrorCode::Conflict,
+            S::InvalidPlaybook | S::ImportRefused => ErrorCode::InvalidPlaybook,
+            S::InvalidName | S::AlreadyExists | S::InvalidInput | S::Deleted | S::NotDeleted => {
+                ErrorCode::InvalidInput
+            }
+            S::Io => ErrorCode::Io,
+            _ => ErrorCode::Store,
+        };
+        let mut details = e.to_json();
+        if let playbook_store::Error::InvalidPlaybook { findings, .. }
+        | playbook_store::Error::ImportRefused { findings, .. } = &e
+        {
+            details["findings"] = serde_json::to_value(findings).unwrap_or_default();
+        }
+        AppError::new(code, e.to_string()).with_details(details)
+    }
+}
+
+fn id(text: &str) -> Result<PlaybookId> {
+    Ok(PlaybookId::new(text)?)
+}
+
+/// The document as the JSON text the store keeps as a draft or version.
+fn json_text(document: &Value) -> Result<String> {
+    serde_json::to_string_pretty(document).map_err(|e| {
+        AppError::new(
+            ErrorCode::InvalidInput,
+            format!("the document cannot be written: {e}"),
+        )
+    })
+}
+
+fn parse_stored(text: &str) -> Result<Value> {
+    serde_json::from_str(text)
+        .or_else(|_| serde_yaml_ng::from_str(text))
+        .map_err(|e| {
+            AppError::new(
+                ErrorCode::Store,
+                format!("a stored text does not parse: {e}"),
+            )
+        })
+}
+
+impl Library {
+    /// Opens (creating and seeding with the examples when new) the library at `path`.
+    pub fn open(path: PathBuf) -> Library {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let store = Store::open(&path).map_err(AppError::from);
+        Library {
+            path,
+            store: Mutex::new(store),
+        }
+    }
+
+    /// The library at `PLAYBOOK_DB`, or the platform's default location.
+    pub fn open_default() -> Library {
+        Library::open(playbook_store::resolve_db_path(None))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
+        let mut guard = self.store.lock().map_err(|_| {
+            AppError::new(
+                ErrorCode::Internal,
+                "the library is unavailable after an earlier failure",
+            )
+        })?;
+        match guard.as_mut() {
+            Ok(store) => f(store),
+            Err(e) => Err(AppError::new(
+                e.code,
+                format!(
+                    "the library at {} could not be opened: {}",
+                    self.path.display(),
+                    e.message
+                ),
+            )
+            .with_details(e.details.clone().unwrap_or_default())),
+        }
+    }
+
+    pub fn list(&self) -> Result<Vec<PlaybookSummary>> {
+        self.with(|s| Ok(s.list(false)?))
+    }
+
+    pub fn open_playbook(&self, playbook: &str) -> Result<Opened> {
+        let pid = id(playbook)?;
+        self.with(|s| {
+            let summary = s.summary(&pid)?;
+            let version = s.version(&pid, None)?;
+            let draft = s.draft(&pid)?;
+            Ok(Opened {
+                document: parse_stored(&version.content)?,
+                base: version.info.number,
+                draft: match &draft {
+                    Some(d) => Some(parse_stored(&d.content)?),
+                    None => None,
+                },
+                draft_updated_at: draft.map(|d| d.updated_at),
+                summary,
+            })
+        })
+    }
+
+    pub fn create(&self, document: Value, note: &str) -> Result<Saved> {
+        let text = json_text(&document)?;
+        self.with(|s| Ok(s.create_from_text(&text, Format::Json, note)?))
+    }
+
+    pub fn save(&self, playbook: &str, base: u32, document: Value, note: &str) -> Result<Saved> {
+        let pid = id(playbook)?;
+        let text = json_text(&document)?;
+        self.with(|s| Ok(s.save_version(&pid, Base::Version(base), &text, Format::Json, note)?))
+    }
+
+    pub fn save_draft(&self, playbook: &str, document: Value, base: Option<u32>) -> Result<Draft> {
+        let pid = id(playbook)?;
+        let text = json_text(&document)?;
+        self.with(|s| Ok(s.save_draft(&pid, &text, base)?))
+    }
+
+    pub fn discard_draft(&self, playbook: &str) -> Result<bool> {
+        let pid = id(playbook)?;
+        self.with(|s| Ok(s.discard_draft(&pid)?))
+    }
+
+    /// Copies a playbook under the first free id `<id>-copy`, `<id>-copy-2` ...
+    pub fn duplicate(&self, playbook: &str) -> Result<Saved> {
+        let pid = id(playbook)?;
+        self.with(|s| {
+            let taken: Vec<String> = s
+                .list(true)?
+                .into_iter()
+                .map(|p| p.id.as_str().to_string())
+                .collect();
+            let new_id = (1..)
+                .map(|n| {
+                    if n == 1 {
+                        format!("{playbook}-copy")
+                    } else {
+                        format!("{playbook}-copy-{n}")
+                    }
+                })
+                .find(|candidate| !taken.contains(candidate))
+                .unwrap_or_default();
+            Ok(s.duplicate(&pid, &PlaybookId::new(new_id)?, None)?)
+        })
+    }
+
+    pub fn delete(&self, playbook: &str) -> Result<()> {
+        let pid = id(playbook)?;
+        self.with(|s| Ok(s.delete(&pid)?))
+    }
+
+    /// Imports a file; a malformed file is refused and the library is unchanged.
+    pub fn import_file(&self, path: &str) -> Result<Vec<Imported>> {
+        if path.trim().is_empty() {
+            return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
+        }
+        let source = Source::read(Path::new(path.trim()))?;
+        self.with(|s| Ok(s.import(&[source])?))
+    }
+
+    /// Imports pasted text, named for messages and version notes.
+    pub fn import_text(&self, name: &str, text: &str) -> Result<Vec<Imported>> {
+        if text.len() > document::MAX_DOCUMENT_BYTES {
+            return Err(AppError::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "the text is {} bytes; a playbook may be at most {} bytes",
+                    text.len(),
+                    document::MAX_DOCUMENT_BYTES
+                ),
+            ));
+        }
+        let source = Source {
+            name: if name.trim().is_empty() {
+                "pasted text".into()
+            } else {
+                name.to_string()
+            },
+            text: text.to_string(),
+            format: Format::sniff(text),
+        };
+        self.with(|s| Ok(s.import(&[source])?))
+    }
+
+    /// Writes the latest version to `path`, as YAML unless it ends in `.json`.
+    pub fn export(&self, playbook: &str, path: &str) -> Result<()> {
+        let pid = id(playbook)?;
+        let text = self.with(|s| Ok(s.export(&pid, None, Format::from_path(path))?))?;
+        crate::workbench::write_text_file(path, &text)
+    }
+
+    pub fn history(&self, playbook: &str) -> Result<Vec<VersionInfo>> {
+        let pid = id(playbook)?;
+        self.with(|s| Ok(s.history(&pid)?))
+    }
+
+    /// The semantic diff of two versions, with both texts for the text diff.
+    pub fn compare(&self, playbook: &str, from: u32, to: u32) -> Result<Comparison> {
+        let pid = id(playbook)?;
+        self.with(|s| {
+            Ok(Comparison {
+                diff: s.diff(&pid, from, to)?,
+                from_text: s.export(&pid, Some(from), Format::Yaml)?,
+                to_text: s.export(&pid, Some(to), Format::Yaml)?,
+            })
+        })
+    }
+
+    pub fn restore(&self, playbook: &str, number: u32) -> Result<Saved> {
+        let pid = id(playbook)?;
+        self.with(|s| Ok(s.restore(&pid, number, None)?))
+    }
+
+    pub fn templates(&self) -> Result<Vec<TemplateSummary>> {
+        self.with(|s| Ok(s.templates()?))
+    }
+
+    pub fn template_role(&self, name: &str) -> Result<Role> {
+        self.with(|s| Ok(s.template_role(name, None)?))
+    }
+
+    pub fn save_template(&self, name: &str, role: &Role, note: &str) -> Result<TemplateSaved> {
+        self.with(|s| Ok(s.save_template(name.trim(), role, Base::Latest, note)?))
+    }
+}

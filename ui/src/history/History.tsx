@@ -1,0 +1,139 @@
+// History: the versions of a playbook, a semantic diff of any two (plus a
+// text diff), and restore.
+import { useEffect, useState } from "react";
+import { backend, messageOf } from "../backend";
+import type { Comparison } from "../generated/Comparison";
+import type { VersionInfo } from "../generated/VersionInfo";
+import { formatTime, Validity } from "../playbooks/Library";
+import { lineDiff } from "./lineDiff";
+
+type Props = {
+  id: string;
+  name: string;
+  refresh: number;
+  onRestored: (number: number) => void;
+  notify: (m: string, kind?: "info" | "error") => void;
+};
+
+export function History({ id, name, refresh, onRestored, notify }: Props) {
+  const [versions, setVersions] = useState<VersionInfo[] | null>(null);
+  const [from, setFrom] = useState<number | null>(null);
+  const [to, setTo] = useState<number | null>(null);
+  const [comparison, setComparison] = useState<Comparison | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    backend
+      .history(id)
+      .then((list) => {
+        setVersions(list);
+        if (list.length >= 2) {
+          setTo(list[0].number);
+          setFrom(list[1].number);
+        }
+      })
+      .catch((e) => setError(messageOf(e)));
+  }, [id, refresh]);
+
+  useEffect(() => {
+    if (from === null || to === null || from === to) return setComparison(null);
+    backend
+      .compare(id, from, to)
+      .then(setComparison)
+      .catch((e) => setError(messageOf(e)));
+  }, [id, from, to]);
+
+  return (
+    <section className="history" aria-label="History">
+      <h1>History of {name}</h1>
+      {error && (
+        <p className="banner banner-error" role="alert">
+          {error}
+        </p>
+      )}
+      <table className="library-table" data-testid="history-table">
+        <thead>
+          <tr>
+            <th>Version</th>
+            <th>Saved</th>
+            <th>Note</th>
+            <th>Validity</th>
+            <th>From</th>
+            <th>To</th>
+            <th>
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(versions ?? []).map((v, i) => (
+            <tr key={v.number} data-version={v.number}>
+              <td>
+                {v.number}
+                {i === 0 && <span className="muted"> (latest)</span>}
+              </td>
+              <td>{formatTime(v.created_at)}</td>
+              <td>{v.note}</td>
+              <td>
+                <Validity errors={v.validity.errors} warnings={v.validity.warnings} />
+              </td>
+              <td>
+                <input type="radio" name="from" aria-label={`Compare from version ${v.number}`} checked={from === v.number} onChange={() => setFrom(v.number)} />
+              </td>
+              <td>
+                <input type="radio" name="to" aria-label={`Compare to version ${v.number}`} checked={to === v.number} onChange={() => setTo(v.number)} />
+              </td>
+              <td>
+                {i > 0 && (
+                  <button
+                    type="button"
+                    onClick={() =>
+                      backend
+                        .restore(id, v.number)
+                        .then((s) => {
+                          notify(`Restored version ${v.number} as version ${s.version.number}.`);
+                          onRestored(s.version.number);
+                        })
+                        .catch((e) => notify(messageOf(e), "error"))
+                    }
+                  >
+                    Restore
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {comparison && from !== null && to !== null && (
+        <div className="comparison">
+          <h2>
+            Version {from} → {to}
+          </h2>
+          {comparison.diff.changes.length === 0 ? (
+            <p className="muted">No change in meaning.</p>
+          ) : (
+            <ul className="changes" data-testid="semantic-diff">
+              {comparison.diff.changes.map((c, i) => (
+                <li key={i} className={`change change-${c.kind}`}>
+                  {c.sentence}
+                </li>
+              ))}
+            </ul>
+          )}
+          <details>
+            <summary>Text diff</summary>
+            <pre className="text-diff">
+              {lineDiff(comparison.from_text, comparison.to_text).map((l, i) => (
+                <div key={i} className={`diff-${l.kind}`}>
+                  {l.kind === "add" ? "+ " : l.kind === "remove" ? "- " : "  "}
+                  {l.text}
+                </div>
+              ))}
+            </pre>
+          </details>
+        </div>
+      )}
+    </section>
+  );
+}

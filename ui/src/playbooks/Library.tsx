@@ -1,0 +1,254 @@
+// The library: every playbook with its name, last edit and validity; new,
+// import, export, duplicate, delete, search.
+import { useEffect, useMemo, useState } from "react";
+import { backend, BackendError, messageOf } from "../backend";
+import type { Example } from "../generated/Example";
+import type { Finding } from "../generated/Finding";
+import type { PlaybookSummary } from "../generated/PlaybookSummary";
+
+type Props = {
+  examples: Example[];
+  refresh: number;
+  onOpen: (id: string) => void;
+  onNewBlank: () => void;
+  onNewFromExample: (example: Example) => void;
+  notify: (m: string, kind?: "info" | "error") => void;
+};
+
+type ImportError = { message: string; findings: Finding[] };
+
+function importError(e: unknown): ImportError {
+  const details = e instanceof BackendError ? (e.details as { findings?: Finding[] } | undefined) : undefined;
+  return { message: messageOf(e), findings: details?.findings ?? [] };
+}
+
+export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromExample, notify }: Props) {
+  const [items, setItems] = useState<PlaybookSummary[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [query, setQuery] = useState("");
+  const [path, setPath] = useState("");
+  const [failure, setFailure] = useState<ImportError | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  const reload = () => setTick((t) => t + 1);
+
+  useEffect(() => {
+    backend
+      .list()
+      .then((list) => {
+        setItems(list);
+        setLoadError(null);
+      })
+      .catch((e) => setLoadError(messageOf(e)));
+  }, [tick, refresh]);
+
+  const shown = useMemo(() => {
+    const q = query.trim().toLowerCase();
+    return (items ?? []).filter((p) => !q || p.name.toLowerCase().includes(q) || p.id.toLowerCase().includes(q));
+  }, [items, query]);
+
+  const importFrom = async (file: string | null) => {
+    if (file === null) return;
+    setFailure(null);
+    try {
+      const imported = await backend.importFile(file);
+      notify(`Imported ${imported.map((i) => `${i.saved.playbook} (${i.outcome.replace("_", " ")})`).join(", ")}.`);
+      setPath("");
+      reload();
+    } catch (e) {
+      setFailure(importError(e));
+    }
+  };
+
+  return (
+    <section className="library" aria-label="Library">
+      <header className="library-header">
+        <h1>Library</h1>
+        <input
+          type="search"
+          aria-label="Search playbooks"
+          placeholder="Search by name or id"
+          value={query}
+          data-testid="library-search"
+          onChange={(e) => setQuery(e.target.value.slice(0, 200))}
+        />
+      </header>
+      <div className="library-actions">
+        <button type="button" onClick={onNewBlank}>
+          New blank playbook
+        </button>
+        <label className="inline">
+          New from example:{" "}
+          <select
+            aria-label="New from example"
+            value=""
+            data-testid="new-from-example"
+            onChange={(e) => {
+              const ex = examples.find((x) => x.id === e.target.value);
+              if (ex) onNewFromExample(ex);
+            }}
+          >
+            <option value="">choose…</option>
+            {examples.map((x) => (
+              <option key={x.id} value={x.id}>
+                {x.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => backend.choosePlaybookFile().then(importFrom).catch((e) => setFailure(importError(e)))}>
+          Import file…
+        </button>
+        <span className="inline">
+          <input
+            type="text"
+            aria-label="Path of a file to import"
+            placeholder="or a file path"
+            value={path}
+            data-testid="import-path"
+            onChange={(e) => setPath(e.target.value.slice(0, 4096))}
+            onKeyDown={(e) => e.key === "Enter" && importFrom(path)}
+          />
+          <button type="button" data-testid="import-path-button" onClick={() => importFrom(path)}>
+            Import
+          </button>
+        </span>
+      </div>
+      {failure && (
+        <div className="banner banner-error" role="alert" data-testid="import-error">
+          <p>
+            <strong>Import refused; the library is unchanged.</strong> {failure.message}
+          </p>
+          {failure.findings.length > 0 && (
+            <ul>
+              {failure.findings.slice(0, 10).map((f, i) => (
+                <li key={i}>
+                  <code>{f.code}</code> {f.message}
+                  {f.location ? ` (line ${f.location.line}, column ${f.location.column})` : ""}
+                </li>
+              ))}
+            </ul>
+          )}
+          <button type="button" onClick={() => setFailure(null)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {loadError && (
+        <p className="banner banner-error" role="alert">
+          {loadError}
+        </p>
+      )}
+      {items === null && !loadError && <p className="muted">Loading the library…</p>}
+      {items !== null && (
+        <table className="library-table" data-testid="library-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Last edit</th>
+              <th>Validity</th>
+              <th>Versions</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((p) => (
+              <tr key={p.id} data-playbook={p.id}>
+                <td>
+                  <button type="button" className="link" onClick={() => onOpen(p.id)} data-open={p.id}>
+                    {p.name}
+                  </button>
+                  <div className="muted small">
+                    {p.id}
+                    {p.has_draft && <span className="draft-badge"> · unsaved draft</span>}
+                  </div>
+                </td>
+                <td>{formatTime(p.updated_at)}</td>
+                <td>
+                  <Validity errors={p.latest.validity.errors} warnings={p.latest.validity.warnings} />
+                </td>
+                <td>{p.latest.number}</td>
+                <td className="row-actions">
+                  <button type="button" onClick={() => onOpen(p.id)}>
+                    Open
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      backend
+                        .duplicate(p.id)
+                        .then((s) => {
+                          notify(`Duplicated as ${s.playbook}.`);
+                          reload();
+                        })
+                        .catch((e) => notify(messageOf(e), "error"))
+                    }
+                  >
+                    Duplicate
+                  </button>
+                  <button
+                    type="button"
+                    onClick={async () => {
+                      try {
+                        const target = await backend.chooseExportPath(`${p.id}.yaml`);
+                        if (!target) return;
+                        await backend.exportFile(p.id, target);
+                        notify(`Exported ${p.name} to ${target}.`);
+                      } catch (e) {
+                        notify(messageOf(e), "error");
+                      }
+                    }}
+                  >
+                    Export…
+                  </button>
+                  {confirmDelete === p.id ? (
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() =>
+                        backend
+                          .remove(p.id)
+                          .then(() => {
+                            notify(`Deleted ${p.name}.`);
+                            setConfirmDelete(null);
+                            reload();
+                          })
+                          .catch((e) => notify(messageOf(e), "error"))
+                      }
+                    >
+                      Confirm delete
+                    </button>
+                  ) : (
+                    <button type="button" className="danger" onClick={() => setConfirmDelete(p.id)}>
+                      Delete
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+            {shown.length === 0 && (
+              <tr>
+                <td colSpan={5} className="muted">
+                  {items.length === 0 ? "The library is empty: start from an example or a blank playbook." : "No playbook matches the search."}
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function Validity({ errors, warnings }: { errors: number; warnings: number }) {
+  if (errors > 0) return <span className="badge badge-error">{errors} error{errors > 1 ? "s" : ""}</span>;
+  if (warnings > 0) return <span className="badge badge-warning">valid · {warnings} warning{warnings > 1 ? "s" : ""}</span>;
+  return <span className="badge badge-ok">valid</span>;
+}
+
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
