@@ -349,7 +349,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                         "v{:<5} {}  {}  {}{parent}  {}",
                         v.number,
                         v.created_at,
-                        &v.content_hash[..12.min(v.content_hash.len())],
+                        short_hash(&v.content_hash),
                         validity(&v.validity),
                         v.note
                     );
@@ -694,7 +694,7 @@ fn template(store: &mut Store, format: Output, command: TemplateCommand) -> Resu
                         "v{:<5} {}  {}  {}",
                         v.number,
                         v.created_at,
-                        &v.content_hash[..12.min(v.content_hash.len())],
+                        short_hash(&v.content_hash),
                         v.note
                     );
                 }
@@ -708,6 +708,11 @@ fn template(store: &mut Store, format: Output, command: TemplateCommand) -> Resu
         }
     }
     Ok(())
+}
+
+/// The first 12 characters of a hash, as `git log --oneline` shows commits.
+fn short_hash(hash: &str) -> String {
+    hash.chars().take(12).collect()
 }
 
 fn validity(v: &playbook_store::Validity) -> String {

@@ -371,6 +371,9 @@ fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
     a.intersection(b).count() as f64 / union as f64
 }
 
+/// Most (removed, added) pairs whose similarity is computed to find renames.
+const MAX_RENAME_CANDIDATE_PAIRS: usize = 40_000;
+
 /// Pairs of (old name, new name) with the highest scores first, each name
 /// used once, keeping pairs scoring at least `threshold`.
 fn best_pairs(
@@ -379,6 +382,12 @@ fn best_pairs(
     threshold: f64,
     score: impl Fn(&str, &str) -> f64,
 ) -> HashMap<String, String> {
+    // Scoring is quadratic; past a few hundred candidates on each side the
+    // edit is a rewrite, not a set of renames, and reporting removals and
+    // additions keeps a huge diff fast.
+    if old.len().saturating_mul(new.len()) > MAX_RENAME_CANDIDATE_PAIRS {
+        return HashMap::new();
+    }
     let mut scored: Vec<(f64, usize, usize)> = Vec::new();
     for (i, o) in old.iter().enumerate() {
         for (j, n) in new.iter().enumerate() {
