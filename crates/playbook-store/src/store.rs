@@ -143,11 +143,21 @@ impl Store {
                 Ok(saved)
             }
             Err(error) => {
-                if text.len() <= document::MAX_DOCUMENT_BYTES {
+                // Keep the author's text when the refusal is about the text or
+                // its base; a failing database is reported as it is.
+                let keep = matches!(
+                    error,
+                    Error::ConcurrencyConflict { .. }
+                        | Error::InvalidPlaybook { .. }
+                        | Error::InvalidName { .. }
+                ) && text.len() <= document::MAX_DOCUMENT_BYTES;
+                if keep {
                     let base = match base {
                         Base::Version(n) => Some(n),
                         Base::Latest => Some(row.head),
                     };
+                    // If the text cannot be kept, that failure is what the
+                    // caller must hear: the refusal promises a kept draft.
                     let now = db::now(&tx)?;
                     DraftsMut(&tx).put(row.pk, text, base, &now)?;
                     tx.commit()?;

@@ -137,3 +137,92 @@ fn a_refused_import_names_the_file_and_changes_nothing() {
         before
     );
 }
+
+/// `kill -9` of `playbook db import` at random points, 100 times: after every
+/// kill the library passes `playbook db check`, and every import that had
+/// exited successfully is in the history with its content.
+#[test]
+fn killing_db_import_at_random_points_loses_no_finished_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let text = |i: usize| {
+        format!(
+            "schema_version: 1.0.0\nid: crash\nname: Crash {i}\nworkflow:\n  build:\n    roles:\n      - name: coder\n        mode: worker\n        actions_allowed: [read_file]\n"
+        )
+    };
+    // Nanosecond noise of the clock is a good enough seed; it is printed on failure.
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(1) as u64;
+    let mut state = seed | 1;
+    let mut random_micros = move || {
+        // xorshift64: no dependency needed for a random delay.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % 60_000
+    };
+    assert!(playbook(&db, &["db", "list"]).status.success());
+    let mut finished = Vec::new();
+    for i in 0..100 {
+        let file = dir.path().join(format!("crash-{i}.yaml"));
+        std::fs::write(&file, text(i)).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_playbook"))
+            .args(["db", "import"])
+            .arg(&file)
+            .arg("--db")
+            .arg(&db)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(random_micros()));
+        if let Ok(Some(status)) = child.try_wait() {
+            assert!(
+                status.success(),
+                "import {i} failed without being killed (seed {seed})"
+            );
+            finished.push(i);
+        } else {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+        let check = playbook(&db, &["db", "check"]);
+        assert_eq!(
+            stdout(&check).trim(),
+            "ok",
+            "after kill {i} (seed {seed}): {}",
+            stderr(&check)
+        );
+    }
+    let history = playbook(&db, &["db", "history", "crash", "--format", "json"]);
+    let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
+    let numbers: Vec<u64> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["number"].as_u64())
+        .collect();
+    eprintln!("{} of 100 imports finished before the kill (seed {seed})", finished.len());
+    let contents: Vec<String> = numbers
+        .iter()
+        .map(|n| {
+            stdout(&playbook(
+                &db,
+                &["db", "show", "crash", "--version", &n.to_string()],
+            ))
+        })
+        .collect();
+    for i in &finished {
+        let name = format!("name: Crash {i}\n");
+        assert!(
+            contents.iter().any(|c| c.contains(&name)),
+            "import {i} exited successfully, so its version exists (seed {seed})"
+        );
+    }
+    assert!(
+        finished.len() < 100,
+        "some imports were killed, or the test proves nothing (seed {seed})"
+    );
+}

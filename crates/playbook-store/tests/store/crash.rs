@@ -160,4 +160,13 @@ fn killing_a_saving_process_at_random_points_loses_no_returned_save() {
         returned.len() >= KILLS,
         "every child saved at least once before it was killed"
     );
+    let versions = Store::open(&path)
+        .unwrap()
+        .history(&id("crash"))
+        .unwrap()
+        .len();
+    eprintln!(
+        "{KILLS} kills, {} saves returned, {versions} versions stored (seed {seed})",
+        returned.len()
+    );
 }
