@@ -14,5 +14,9 @@ rm -rf target/e2e-screenshots
 mkdir -p target/e2e-screenshots
 # The journeys start and stop their own WebKitWebDriver; timeout guards the
 # whole run against a hung webview. One test at a time: two cores.
+# With no arguments: every journey, without the measurements; with
+# arguments: a test name filter, e.g. `scripts/e2e.sh measure` for the
+# numbers of docs/benchmarks.md.
+if [ "$#" -eq 0 ]; then set -- --skip measure; fi
 timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" \
-  cargo test -p playbook-e2e -- --ignored --test-threads=1 "$@"
+  cargo test -p playbook-e2e -- --ignored --test-threads=1 --nocapture "$@"

@@ -32,6 +32,8 @@ const COMMANDS: &[&str] = &[
     "templates",
     "template_role",
     "save_template",
+    "preview_scenarios",
+    "preview_run",
 ];
 
 /// Example playbooks shipped with the app, embedded for the first-run view.
@@ -50,6 +52,33 @@ fn main() {
             .unwrap_or_default();
         std::fs::write(examples.join(format!("{name}.yaml")), text).expect("write example");
     }
+
+    // Preview scenarios, embedded in file-name order.
+    println!("cargo:rerun-if-changed=../playbooks/scenarios");
+    let mut scenarios: Vec<_> = std::fs::read_dir(root.join("playbooks/scenarios"))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    scenarios.sort();
+    let mut code = String::from(
+        "/// (id, YAML text) of each scenario.\npub const SCENARIOS: &[(&str, &str)] = &[\n",
+    );
+    for path in &scenarios {
+        let id = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        let absolute = path.canonicalize().expect("scenario path");
+        code.push_str(&format!(
+            "    ({id:?}, include_str!({:?})),\n",
+            absolute.display().to_string()
+        ));
+    }
+    code.push_str("];\n");
+    std::fs::write(Path::new(&out).join("scenarios.rs"), code).expect("write scenarios.rs");
 
     // The UI is built by `npm run build` in ui/. Without it, tauri's context
     // generation would fail the whole workspace build; a placeholder page that

@@ -231,3 +231,45 @@ pub struct Comparison {
     pub from_text: String,
     pub to_text: String,
 }
+
+/// A preview scenario shipped with the app.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ScenarioInfo {
+    pub id: String,
+    pub description: String,
+    pub source: String,
+}
+
+/// The worklog of one task of a preview run.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TaskWorklog {
+    pub task_id: String,
+    pub entries: Vec<playbook_orchestrator::envelope::WorklogEntry>,
+}
+
+/// The rendered contract prompt of one role.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct RolePrompt {
+    pub stage: String,
+    pub role: String,
+    pub prompt: String,
+}
+
+/// The end of a preview run; its events were streamed as `preview-event`.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PreviewResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub outcome: Option<playbook_orchestrator::Outcome>,
+    #[ts(type = "number")]
+    pub events: u64,
+    /// Worst-case agent calls per stage.
+    pub bounds: Vec<playbook_orchestrator::bound::StageBound>,
+    pub worklogs: Vec<TaskWorklog>,
+    pub audit: playbook_orchestrator::audit::AuditLog,
+    pub prompts: Vec<RolePrompt>,
+}

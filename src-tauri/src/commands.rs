@@ -7,12 +7,12 @@ use serde_json::Value;
 use playbook_store::{
     Draft, Imported, PlaybookSummary, Saved, TemplateSaved, TemplateSummary, VersionInfo,
 };
-use tauri::State;
+use tauri::{AppHandle, Emitter, State};
 
-use crate::api::{Checked, Comparison, Example, FileText, Opened};
-use crate::error::Result;
+use crate::api::{Checked, Comparison, Example, FileText, Opened, PreviewResult, ScenarioInfo};
+use crate::error::{AppError, ErrorCode, Result};
 use crate::library::Library;
-use crate::workbench;
+use crate::{preview, workbench};
 
 #[tauri::command]
 pub fn check_document(document: Value, format: Format) -> Result<Checked> {
@@ -162,4 +162,30 @@ pub fn save_template(
     note: String,
 ) -> Result<TemplateSaved> {
     library.save_template(&name, &role, &note)
+}
+
+#[tauri::command]
+pub fn preview_scenarios() -> Vec<ScenarioInfo> {
+    preview::scenarios()
+}
+
+/// Runs a preview off the UI thread; every engine event is emitted to the
+/// window as a `preview-event` while the run goes on.
+#[tauri::command]
+pub async fn preview_run(
+    app: AppHandle,
+    document: Value,
+    scenario: String,
+    seed: u64,
+) -> Result<PreviewResult> {
+    // The engine drives its own single-threaded runtime, so it gets a plain thread.
+    let worker = std::thread::spawn(move || {
+        preview::run(document, &scenario, seed, |record| {
+            let _ = app.emit("preview-event", record);
+        })
+    });
+    tauri::async_runtime::spawn_blocking(move || worker.join())
+        .await
+        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(|_| AppError::new(ErrorCode::Engine, "the preview engine stopped unexpectedly"))?
 }

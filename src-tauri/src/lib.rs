@@ -13,6 +13,7 @@ pub mod api;
 pub mod commands;
 pub mod error;
 pub mod library;
+pub mod preview;
 pub mod workbench;
 
 /// Starts the app: the dialog plugin, the commands, the window.
@@ -46,6 +47,8 @@ pub fn run() {
             commands::templates,
             commands::template_role,
             commands::save_template,
+            commands::preview_scenarios,
+            commands::preview_run,
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");

@@ -14,9 +14,10 @@ import { FirstRun } from "./playbooks/FirstRun";
 import { Library } from "./playbooks/Library";
 import { Templates } from "./playbooks/Templates";
 import { useDocument } from "./playbooks/useDocument";
+import { Preview } from "./preview/Preview";
 import { useTheme } from "./theme";
 
-type Screen = "welcome" | "library" | "editor" | "templates" | "history";
+type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview";
 type Notice = { message: string; kind: "info" | "error" } | null;
 /** The library playbook being edited and the version the edits started from. */
 type Current = { id: string; base: number };
@@ -231,6 +232,7 @@ export function App() {
     ["editor", "Editor", !!doc],
     ["templates", "Templates", true],
     ["history", "History", !!current],
+    ["preview", "Preview", !!doc],
   ];
 
   return (
@@ -325,6 +327,16 @@ export function App() {
             />
           )}
           {screen === "templates" && <Templates notify={notify} />}
+          {screen === "preview" && doc && (
+            <Preview
+              doc={doc}
+              checked={checked}
+              onShowProblems={() => {
+                setTab("form");
+                setScreen("editor");
+              }}
+            />
+          )}
           {screen === "history" && current && doc && (
             <History
               id={current.id}

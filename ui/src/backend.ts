@@ -2,12 +2,16 @@
 // functions, never `invoke` directly, so the IPC surface is visible in one
 // place and the UI could run against a different backend.
 import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { open, save } from "@tauri-apps/plugin-dialog";
 import type { AppError } from "./generated/AppError";
 import type { AppInfo } from "./generated/AppInfo";
 import type { Checked } from "./generated/Checked";
 import type { Comparison } from "./generated/Comparison";
 import type { Draft } from "./generated/Draft";
+import type { EventRecord } from "./generated/EventRecord";
+import type { PreviewResult } from "./generated/PreviewResult";
+import type { ScenarioInfo } from "./generated/ScenarioInfo";
 import type { Imported } from "./generated/Imported";
 import type { Opened } from "./generated/Opened";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
@@ -60,6 +64,13 @@ export const backend = {
   examples: () => call<Example[]>("examples"),
   readPlaybookFile: (path: string) => call<FileText>("read_playbook_file", { path }),
   writeTextFile: (path: string, text: string) => call<void>("write_text_file", { path, text }),
+
+  // Preview runs (playbook-orchestrator). Events stream as `preview-event`.
+  scenarios: () => call<ScenarioInfo[]>("preview_scenarios"),
+  runPreview: (document: Playbook, scenario: string, seed: number) =>
+    call<PreviewResult>("preview_run", { document, scenario, seed }),
+  onPreviewEvent: (handler: (record: EventRecord) => void): Promise<UnlistenFn> =>
+    listen<EventRecord>("preview-event", (e) => handler(e.payload)),
 
   // The library (SQLite, through playbook-store).
   list: () => call<PlaybookSummary[]>("library_list"),

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use playbook_studio::api::{AppInfo, Checked, Comparison, Example, FileText, Opened};
+use playbook_studio::api::{
+    AppInfo, Checked, Comparison, Example, FileText, Opened, PreviewResult, ScenarioInfo,
+};
 use playbook_studio::error::AppError;
 use ts_rs::TS;
 
@@ -35,6 +37,9 @@ fn committed_typescript_types_match_the_rust_types() {
     AppError::export_all(&cfg).unwrap();
     playbook_core::Role::export_all(&cfg).unwrap();
     Opened::export_all(&cfg).unwrap();
+    ScenarioInfo::export_all(&cfg).unwrap();
+    PreviewResult::export_all(&cfg).unwrap();
+    playbook_orchestrator::EventRecord::export_all(&cfg).unwrap();
     Comparison::export_all(&cfg).unwrap();
     playbook_store::Saved::export_all(&cfg).unwrap();
     playbook_store::Draft::export_all(&cfg).unwrap();

@@ -4,6 +4,8 @@
 
 mod editing;
 mod library;
+mod measure;
+mod preview;
 mod restart;
 
 use playbook_e2e::{App, Profile, Result};

@@ -1,0 +1,144 @@
+//! Measurements for docs/benchmarks.md ("Desktop app"). They print numbers
+//! and assert nothing about time: run them with `scripts/e2e.sh measure`.
+
+use std::time::Instant;
+
+use playbook_e2e::{App, Profile, Result};
+
+/// Resident memory (PSS, shared pages split fairly) of the app and every
+/// process below it (WebKit's web and network processes), in MiB.
+fn memory_of_tree(root: u32) -> f64 {
+    let mut pids = vec![root];
+    let mut i = 0;
+    while i < pids.len() {
+        let parent = pids[i];
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit(')')
+                .next()
+                .and_then(|rest| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
+            if ppid == Some(parent) && !pids.contains(&pid) {
+                pids.push(pid);
+            }
+        }
+        i += 1;
+    }
+    let kib: u64 = pids
+        .iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
+        .filter_map(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Pss:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .sum();
+    kib as f64 / 1024.0
+}
+
+fn app_pid() -> Option<u32> {
+    let binary = playbook_e2e::app_binary();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+        (exe == binary).then_some(pid)
+    })
+}
+
+fn playbook_with_roles(n: usize) -> String {
+    let mut text = String::from(
+        "schema_version: \"1.0.0\"\nid: big\nname: Two hundred roles\nworkflow:\n  build:\n    roles:\n",
+    );
+    for i in 0..n {
+        let next = (i + 1) % n;
+        text.push_str(&format!(
+            "      - name: role{i}\n        mode: worker\n        responsibilities: Role {i} of the benchmark.\n        allowed_agents: [claude]\n        inputs_required: [task]\n        outputs_contract: {{type: work_result, required: [summary]}}\n        actions_allowed: [read_file]\n        handoff_to: [role{next}]\n        retry_policy: {{max_iterations: 3, escalate_on: [retry_limit]}}\n        completion_criteria: [Done]\n"
+        ));
+    }
+    text
+}
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "measurement: scripts/e2e.sh measure"]
+async fn measure_desktop_app() -> Result<()> {
+    // Cold start to interactive, three times: new profile each time.
+    let mut starts = Vec::new();
+    for k in 0..3 {
+        let profile = Profile::new();
+        let t = Instant::now();
+        let app = App::launch(&format!("measure-start-{k}"), &profile).await?;
+        app.find(".first-run [data-testid=open-tdd]").await?;
+        starts.push(t.elapsed().as_secs_f64() * 1000.0);
+        let in_page = app.execute("return performance.now()").await?;
+        println!(
+            "start {k}: {:.0} ms from session request to interactive; page clock {in_page} ms",
+            starts[k]
+        );
+        app.quit().await?;
+    }
+
+    let profile = Profile::new();
+    let big = profile.path("big.yaml");
+    std::fs::write(&big, playbook_with_roles(200))?;
+    let mut app = App::launch("measure", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.click("[data-open=compound-engineering]").await?;
+    app.find("[data-outline-role]").await?;
+    app.click("[data-tab=flow]").await?;
+    app.find("[data-role-node]").await?;
+    let memory = app_pid().map(memory_of_tree).unwrap_or(f64::NAN);
+    println!("memory after opening compound-engineering (form + graph): {memory:.1} MiB PSS");
+
+    app.click("[data-screen=library]").await?;
+    app.find("[data-testid=import-path]")
+        .await?
+        .send_keys(big.to_str().unwrap())
+        .await?;
+    app.click("[data-testid=import-path-button]").await?;
+    app.click("[data-open=big]").await?;
+    app.click("[data-outline-role=role100]").await?;
+    let field = app
+        .find("textarea[data-pointer='/workflow/build/roles/100/responsibilities']")
+        .await?;
+    app.execute("window.__playbookStudioMetrics = { latencies: [], pending: null }; return 0")
+        .await?;
+    for _ in 0..40 {
+        field.send_keys("x").await?;
+        app.until("the hint of the keystroke is painted", || async {
+            Ok(app
+                .execute("const m = window.__playbookStudioMetrics; return m.pending === null")
+                .await?
+                .as_bool()
+                == Some(true))
+        })
+        .await?;
+    }
+    let latencies = app
+        .execute("return window.__playbookStudioMetrics.latencies")
+        .await?;
+    let mut ms: Vec<f64> = latencies
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+        .unwrap_or_default();
+    ms.sort_by(f64::total_cmp);
+    let pick = |q: f64| {
+        ms.get(((ms.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    println!(
+        "keystroke-to-hint on 200 roles: {} samples, median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        ms.len(),
+        pick(0.5),
+        pick(0.95),
+        pick(1.0)
+    );
+    let memory = app_pid().map(memory_of_tree).unwrap_or(f64::NAN);
+    println!("memory with the 200-role playbook open: {memory:.1} MiB PSS");
+    app.screenshot("200-roles").await?;
+    app.quit().await
+}
