@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use playbook_core::schema::Published;
-use playbook_core::{Code, Finding, Format, Options, RoleMode, Severity, document, validate_source};
+use playbook_core::{
+    Code, Finding, Format, Options, RoleMode, Severity, document, validate_source,
+};
 use serde_json::{Value, json};
 
 use crate::input;
@@ -75,7 +77,11 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         OutputFormat::Json => println!("{:#}", contract(&outcomes)),
         OutputFormat::Text => print_text(&outcomes),
     }
-    Ok(if allow { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if allow {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// The Validator Output Contract of spec/contracts.md for a set of files.
@@ -93,7 +99,10 @@ fn contract(outcomes: &[FileOutcome]) -> Value {
             Code::Schema => "SCHEMA_VIOLATION",
             _ => "VALIDATION_FAILED",
         };
-        (code, format!("{errors} error(s); first: {} {}", f.code, f.message))
+        (
+            code,
+            format!("{errors} error(s); first: {} {}", f.code, f.message),
+        )
     } else {
         let warnings = all().filter(|f| f.severity == Severity::Warning).count();
         ("OK", format!("no errors ({warnings} warning(s))"))
@@ -185,7 +194,9 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
             let first = report.findings.iter().find(|f| f.is_error());
             bail!(
                 "{file} cannot be formatted until it parses: {}",
-                first.map(|f| f.message.as_str()).unwrap_or("invalid document")
+                first
+                    .map(|f| f.message.as_str())
+                    .unwrap_or("invalid document")
             );
         };
         let normalised = document::to_string(&playbook, source.format)?;
@@ -205,7 +216,11 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
         input::write_atomically(file, &normalised)?;
         println!("{file}: normalised");
     }
-    Ok(if clean || !args.check { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if clean || !args.check {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Whether YAML text has a comment line or a trailing comment. Errs on the
@@ -251,10 +266,17 @@ pub fn schema(args: SchemaArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let name = args.name.unwrap_or_else(|| "playbook.schema.json".into());
-    let Some(found) = schemas.iter().find(|s| s.file == name || s.file == format!("{name}.schema.json")) else {
+    let Some(found) = schemas
+        .iter()
+        .find(|s| s.file == name || s.file == format!("{name}.schema.json"))
+    else {
         bail!(
             "no schema named {name}; published: {}",
-            schemas.iter().map(|s| s.file).collect::<Vec<_>>().join(", ")
+            schemas
+                .iter()
+                .map(|s| s.file)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     };
     println!("{}", serde_json::to_string_pretty(&found.schema)?);

@@ -51,21 +51,25 @@ pub fn read(path: &str) -> Result<Source> {
     } else {
         Format::from_path(path)
     };
-    Ok(Source {
-        text,
-        format,
-    })
+    Ok(Source { text, format })
 }
 
 /// Replaces a file's content atomically: write a sibling, then rename it
 /// over the original, so a crash leaves either the old or the new text.
 pub fn write_atomically(path: &str, text: &str) -> Result<()> {
     let target = Path::new(path);
-    let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = target.file_name().context("path has no file name")?;
-    let temp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let mut file = std::fs::File::create(&temp)
-        .with_context(|| format!("cannot write {}", temp.display()))?;
+    let temp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let mut file =
+        std::fs::File::create(&temp).with_context(|| format!("cannot write {}", temp.display()))?;
     std::io::Write::write_all(&mut file, text.as_bytes())
         .and_then(|()| file.sync_all())
         .with_context(|| format!("cannot write {}", temp.display()))?;

@@ -1,6 +1,7 @@
 //! `playbook`: the headless face of Playbook Studio, for terminals and CI.
 //!
 //! Every subcommand is a thin layer over the libraries: it reads files,
+//! calls one library function and prints the result. Exit codes follow the
 //! Validator Output Contract: 0 only when the outcome is allowed.
 
 use std::process::ExitCode;
@@ -13,7 +14,11 @@ mod library;
 mod preview;
 
 #[derive(Parser)]
-#[command(name = "playbook", version, about = "Author, check and preview agent playbooks")]
+#[command(
+    name = "playbook",
+    version,
+    about = "Author, check and preview agent playbooks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

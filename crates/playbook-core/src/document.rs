@@ -35,7 +35,12 @@ impl Format {
 
     /// Guesses the format from content: a document starting with `{` is JSON.
     pub fn sniff(text: &str) -> Format {
-        match text.trim_start_matches('\u{feff}').trim_start().chars().next() {
+        match text
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .chars()
+            .next()
+        {
             Some('{') => Format::Json,
             _ => Format::Yaml,
         }

@@ -51,14 +51,22 @@ impl<'a> Flow<'a> {
                 Some(targets) => {
                     for target in targets {
                         if let Some(&j) = by_name.get(target.as_str()) {
-                            graph.update_edge(NodeIndex::new(i), NodeIndex::new(j), EdgeKind::Handoff);
+                            graph.update_edge(
+                                NodeIndex::new(i),
+                                NodeIndex::new(j),
+                                EdgeKind::Handoff,
+                            );
                         }
                     }
                 }
                 None => {
                     let next = i + 1;
                     if next < roles.len() && roles[next].stage_index == r.stage_index {
-                        graph.update_edge(NodeIndex::new(i), NodeIndex::new(next), EdgeKind::Sequence);
+                        graph.update_edge(
+                            NodeIndex::new(i),
+                            NodeIndex::new(next),
+                            EdgeKind::Sequence,
+                        );
                     }
                 }
             }
@@ -119,9 +127,7 @@ impl<'a> Flow<'a> {
     pub fn loops(&self) -> Vec<Vec<usize>> {
         let mut loops: Vec<Vec<usize>> = tarjan_scc(&self.graph)
             .into_iter()
-            .filter(|scc| {
-                scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0])
-            })
+            .filter(|scc| scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0]))
             .map(|scc| {
                 let mut roles: Vec<usize> = scc.into_iter().map(|n| n.index()).collect();
                 roles.sort_unstable();
@@ -132,27 +138,38 @@ impl<'a> Flow<'a> {
         loops
     }
 
-    /// Roles whose outputs a task carries when it reaches role `i`: every
-    /// role of an earlier stage, and every role with a path to `i`.
-    pub fn upstream(&self, i: usize) -> HashSet<usize> {
-        let stage = self.roles[i].stage_index;
-        let mut found: HashSet<usize> = (0..self.roles.len())
-            .filter(|&j| self.roles[j].stage_index < stage)
-            .collect();
+    /// Roles with a handoff path to role `i` (not `i` itself unless it is
+    /// in a loop): the roles that may have run before it within its flow.
+    pub fn ancestors(&self, i: usize) -> HashSet<usize> {
+        let mut found = HashSet::new();
         let mut queue = VecDeque::from([i]);
-        let mut seen = HashSet::from([i]);
         while let Some(k) = queue.pop_front() {
             for e in self
                 .graph
                 .edges_directed(NodeIndex::new(k), petgraph::Direction::Incoming)
             {
                 let j = petgraph::visit::EdgeRef::source(&e).index();
-                if seen.insert(j) {
-                    found.insert(j);
+                if found.insert(j) {
                     queue.push_back(j);
                 }
             }
         }
         found
+    }
+
+    /// For each output field, the index of the first stage with a role that
+    /// promises it. A task reaching stage `s` carries every field whose first
+    /// stage is before `s`.
+    pub fn first_stage_promising(&self) -> HashMap<&'a str, usize> {
+        let mut first = HashMap::new();
+        for r in &self.roles {
+            for field in r.role.outputs_required() {
+                first
+                    .entry(field.as_str())
+                    .and_modify(|s: &mut usize| *s = (*s).min(r.stage_index))
+                    .or_insert(r.stage_index);
+            }
+        }
+        first
     }
 }

@@ -13,8 +13,8 @@
 //! Gates are compiled once, at validation time, so syntax errors and reads of
 //! fields nobody promises surface while the author types, not mid-run.
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde_json::{Map, Value};
 
@@ -95,7 +95,7 @@ pub enum GateKind {
     Expression {
         expression: String,
         program: Arc<cel::Program>,
-        reads: BTreeSet<String>,
+        reads: Arc<BTreeSet<String>>,
     },
     /// Not machine-checkable: a person decides.
     Manual,
@@ -138,8 +138,35 @@ fn looks_like_prose(text: &str) -> bool {
     text.trim().contains(' ') && !text.chars().any(|c| OPERATORS.contains(c))
 }
 
+/// A compiled expression and the top-level variables it reads.
+pub type Compiled = (Arc<cel::Program>, Arc<BTreeSet<String>>);
+
+/// Expressions compiled so far in this process, by text. The editor
+/// revalidates the whole playbook on every keystroke, and nearly every gate
+/// is unchanged between two keystrokes; parsing CEL dominates validation
+/// otherwise. Bounded: cleared when it reaches [`CACHE_ENTRIES`].
+static CACHE: LazyLock<Mutex<HashMap<String, Result<Compiled, String>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+const CACHE_ENTRIES: usize = 8192;
+
 /// Compiles a CEL expression and lists the top-level variables it reads.
-pub fn compile_expression(text: &str) -> Result<(Arc<cel::Program>, BTreeSet<String>), String> {
+pub fn compile_expression(text: &str) -> Result<Compiled, String> {
+    if let Ok(cache) = CACHE.lock()
+        && let Some(hit) = cache.get(text)
+    {
+        return hit.clone();
+    }
+    let compiled = compile_uncached(text);
+    if let Ok(mut cache) = CACHE.lock() {
+        if cache.len() >= CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(text.to_string(), compiled.clone());
+    }
+    compiled
+}
+
+fn compile_uncached(text: &str) -> Result<Compiled, String> {
     if text.chars().count() > MAX_GATE_CHARS {
         return Err(format!("longer than {MAX_GATE_CHARS} characters"));
     }
@@ -167,7 +194,7 @@ pub fn compile_expression(text: &str) -> Result<(Arc<cel::Program>, BTreeSet<Str
         .into_iter()
         .map(str::to_string)
         .collect();
-    Ok((Arc::new(program), reads))
+    Ok((Arc::new(program), Arc::new(reads)))
 }
 
 /// Compiles gate text, resolving policy keys through `policies` (the
@@ -192,12 +219,11 @@ pub fn compile<'p>(
         let kind = match expression {
             None => GateKind::Manual,
             Some(expression) => {
-                let (program, reads) = compile_expression(&expression).map_err(|message| {
-                    GateError::PolicySyntax {
+                let (program, reads) =
+                    compile_expression(&expression).map_err(|message| GateError::PolicySyntax {
                         key: trimmed.to_string(),
                         message,
-                    }
-                })?;
+                    })?;
                 GateKind::Expression {
                     expression,
                     program,
@@ -251,7 +277,7 @@ impl Gate {
     /// Variables the gate reads; empty for manual gates.
     pub fn reads(&self) -> impl Iterator<Item = &str> {
         let reads = match &self.kind {
-            GateKind::Expression { reads, .. } => Some(reads),
+            GateKind::Expression { reads, .. } => Some(reads.as_ref()),
             GateKind::Manual => None,
         };
         reads.into_iter().flatten().map(String::as_str)
@@ -264,7 +290,7 @@ impl Gate {
             return None;
         };
         let mut context = cel::Context::default();
-        for name in reads {
+        for name in reads.iter() {
             if let Some(value) = variables.get(name)
                 && let Err(e) = context.add_variable(name.as_str(), value)
             {
@@ -274,9 +300,9 @@ impl Gate {
         Some(match program.execute(&context) {
             Ok(cel::Value::Bool(true)) => Verdict::Pass,
             Ok(cel::Value::Bool(false)) => Verdict::Fail,
-            Ok(other) => Verdict::Error(format!(
-                "the expression gave {other:?}, not true or false"
-            )),
+            Ok(other) => {
+                Verdict::Error(format!("the expression gave {other:?}, not true or false"))
+            }
             Err(e) => Verdict::Error(e.to_string()),
         })
     }
@@ -298,7 +324,10 @@ mod tests {
     #[test]
     fn expressions_compile_and_list_what_they_read() {
         let gate = compile("failed_cases == 0 && verdict == 'pass'", no_policies).unwrap();
-        assert_eq!(gate.reads().collect::<Vec<_>>(), ["failed_cases", "verdict"]);
+        assert_eq!(
+            gate.reads().collect::<Vec<_>>(),
+            ["failed_cases", "verdict"]
+        );
         assert_eq!(
             gate.evaluate(&vars(json!({"failed_cases": 0, "verdict": "pass"}))),
             Some(Verdict::Pass)
@@ -329,13 +358,20 @@ mod tests {
                 key: "ship_it".into()
             }
         );
-        let own = compile("ship_it", |k| (k == "ship_it").then_some("approved == true")).unwrap();
+        let own = compile("ship_it", |k| {
+            (k == "ship_it").then_some("approved == true")
+        })
+        .unwrap();
         assert_eq!(own.reads().collect::<Vec<_>>(), ["approved"]);
     }
 
     #[test]
     fn prose_is_a_manual_gate_and_broken_expressions_are_errors() {
-        assert!(compile("spec file written", no_policies).unwrap().is_manual());
+        assert!(
+            compile("spec file written", no_policies)
+                .unwrap()
+                .is_manual()
+        );
         assert!(compile("user_approved", no_policies).unwrap().is_manual());
         assert!(matches!(
             compile("failed_cases = = 0", no_policies),

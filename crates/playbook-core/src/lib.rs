@@ -30,5 +30,7 @@ pub mod validate;
 
 pub use document::{Format, MAX_DOCUMENT_BYTES};
 pub use finding::{Code, Finding, Location, Severity};
-pub use model::{Gates, OutputsContract, Playbook, RetryPolicy, Role, RoleMode, Stage, StagePolicy};
+pub use model::{
+    Gates, OutputsContract, Playbook, RetryPolicy, Role, RoleMode, Stage, StagePolicy,
+};
 pub use validate::{Options, Report, validate, validate_source, validate_value};

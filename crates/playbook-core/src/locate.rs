@@ -55,7 +55,10 @@ enum Frame {
         key: Option<String>,
         start: Option<Location>,
     },
-    Seq { pointer: String, index: usize },
+    Seq {
+        pointer: String,
+        index: usize,
+    },
 }
 
 #[derive(Default)]
@@ -88,7 +91,9 @@ impl Builder {
     fn finish_node(&mut self) {
         match self.stack.last_mut() {
             // A complex (non-scalar) key ended; its value comes next.
-            Some(Frame::Map { key: key @ None, .. }) => *key = Some(String::new()),
+            Some(Frame::Map {
+                key: key @ None, ..
+            }) => *key = Some(String::new()),
             Some(Frame::Map { key, .. }) => *key = None,
             Some(Frame::Seq { index, .. }) => *index += 1,
             None => {}
@@ -97,7 +102,12 @@ impl Builder {
 
     fn scalar(&mut self, text: String, location: Location) {
         if self.in_key_position() {
-            if let Some(Frame::Map { pointer, key, start }) = self.stack.last_mut() {
+            if let Some(Frame::Map {
+                pointer,
+                key,
+                start,
+            }) = self.stack.last_mut()
+            {
                 if start.take().is_some() {
                     self.positions.entry(pointer.clone()).or_insert(location);
                 }
@@ -168,7 +178,8 @@ mod tests {
 
     #[test]
     fn mapping_entries_point_at_their_key() {
-        let text = "id: a\nworkflow:\n  build:\n    roles:\n      - name: w\n        handoff_to: [r]\n";
+        let text =
+            "id: a\nworkflow:\n  build:\n    roles:\n      - name: w\n        handoff_to: [r]\n";
         check(text, "/id", 1, 1);
         check(text, "/workflow/build/roles/0", 5, 9);
         check(text, "/workflow/build/roles/0/handoff_to", 6, 9);

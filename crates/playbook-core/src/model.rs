@@ -23,7 +23,10 @@ pub const SCHEMA_VERSION: &str = "1.0.0";
 
 /// A playbook: how a team of agents works, stage by stage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[schemars(title = "Playbook", description = "A Playbook Studio playbook: stages of role contracts.")]
+#[schemars(
+    title = "Playbook",
+    description = "A Playbook Studio playbook: stages of role contracts."
+)]
 #[ts(export)]
 pub struct Playbook {
     /// The JSON Schema this file conforms to; lets editors validate it.
@@ -263,7 +266,9 @@ fn slice(list: &Option<Vec<String>>) -> &[String] {
 impl Playbook {
     /// Stages in order, with their names.
     pub fn stages(&self) -> impl Iterator<Item = (&str, &Stage)> {
-        self.workflow.iter().map(|(name, stage)| (name.as_str(), stage))
+        self.workflow
+            .iter()
+            .map(|(name, stage)| (name.as_str(), stage))
     }
 
     /// Every role with its stage name, stage index and index within the stage.
@@ -272,12 +277,16 @@ impl Playbook {
             .iter()
             .enumerate()
             .flat_map(|(stage_index, (stage_name, stage))| {
-                stage.roles().iter().enumerate().map(move |(index, role)| RoleRef {
-                    stage: stage_name,
-                    stage_index,
-                    index,
-                    role,
-                })
+                stage
+                    .roles()
+                    .iter()
+                    .enumerate()
+                    .map(move |(index, role)| RoleRef {
+                        stage: stage_name,
+                        stage_index,
+                        index,
+                        role,
+                    })
             })
     }
 

@@ -112,7 +112,9 @@ pub fn check_with(validator: &jsonschema::Validator, value: &Value) -> Vec<Findi
                     format!("write a value matching {pattern}")
                 }
                 ValidationErrorKind::MinLength { .. } => "write a non-empty value".to_string(),
-                ValidationErrorKind::Minimum { limit } => format!("use a value of at least {limit}"),
+                ValidationErrorKind::Minimum { limit } => {
+                    format!("use a value of at least {limit}")
+                }
                 ValidationErrorKind::Maximum { limit } => format!("use a value of at most {limit}"),
                 _ => "compare the value with `playbook schema`".to_string(),
             };

@@ -47,7 +47,10 @@ impl Default for Options {
         Options {
             strict: false,
             max_parallel_worktrees: 16,
-            mutating_actions: DEFAULT_MUTATING_ACTIONS.iter().map(|s| s.to_string()).collect(),
+            mutating_actions: DEFAULT_MUTATING_ACTIONS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         }
     }
 }
@@ -68,7 +71,10 @@ impl Report {
     }
 
     pub fn count(&self, severity: Severity) -> usize {
-        self.findings.iter().filter(|f| f.severity == severity).count()
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
     }
 }
 
@@ -84,6 +90,10 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
         }
     };
     let mut report = validate_value(value, options);
+    // Locating costs a second parse; a clean document needs none.
+    if report.findings.is_empty() {
+        return report;
+    }
     let map = SourceMap::new(text);
     for finding in &mut report.findings {
         if finding.location.is_none() {
@@ -138,5 +148,5 @@ pub fn validate(playbook: &Playbook, options: &Options) -> Vec<Finding> {
 }
 
 fn sort(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| a.severity.cmp(&b.severity));
+    findings.sort_by_key(|f| f.severity);
 }

@@ -1,7 +1,7 @@
 //! The semantic lints. Each function checks one concern over the typed
 //! playbook and pushes findings; `docs/lints.md` documents every code.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::Options;
 use crate::finding::{Code, Finding, Severity, escape_pointer};
@@ -37,13 +37,14 @@ const REVIEWER_INPUTS: [&str; 2] = ["spec_path", "commit_sha"];
 
 pub(super) fn run(playbook: &Playbook, options: &Options) -> Vec<Finding> {
     let flow = Flow::new(playbook);
+    let mutating = mutating_actions(playbook, options);
     let mut out = Vec::new();
     unknown_fields(playbook, options, &mut out);
     policies(playbook, &mut out);
     stages(playbook, options, &mut out);
     duplicate_roles(&flow, &mut out);
     for (i, role) in flow.roles.iter().enumerate() {
-        role_contract(playbook, role, options, &mut out);
+        role_contract(playbook, role, &mutating, &mut out);
         handoffs(&flow, i, &mut out);
         role_gate(playbook, role, &mut out);
     }
@@ -133,14 +134,22 @@ fn unknown_fields(playbook: &Playbook, options: &Options, out: &mut Vec<Finding>
         let base = format!("/workflow/{}", escape_pointer(name));
         check(&stage.extra, &base, STAGE_FIELDS);
         if let Some(policy) = &stage.stage_policy {
-            check(&policy.extra, &format!("{base}/stage_policy"), STAGE_POLICY_FIELDS);
+            check(
+                &policy.extra,
+                &format!("{base}/stage_policy"),
+                STAGE_POLICY_FIELDS,
+            );
         }
     }
     for r in playbook.roles() {
         let base = r.pointer();
         check(&r.role.extra, &base, ROLE_FIELDS);
         if let Some(c) = &r.role.outputs_contract {
-            check(&c.extra, &format!("{base}/outputs_contract"), OUTPUTS_FIELDS);
+            check(
+                &c.extra,
+                &format!("{base}/outputs_contract"),
+                OUTPUTS_FIELDS,
+            );
         }
         if let Some(g) = &r.role.gates {
             check(&g.extra, &format!("{base}/gates"), GATES_FIELDS);
@@ -174,7 +183,10 @@ fn stages(playbook: &Playbook, options: &Options, out: &mut Vec<Finding>) {
                 format!("add a role to `{name}` (e.g. from a template) or set `enabled: false`"),
             );
         }
-        let Some(parallel) = stage.stage_policy.as_ref().and_then(|p| p.max_parallel_worktrees)
+        let Some(parallel) = stage
+            .stage_policy
+            .as_ref()
+            .and_then(|p| p.max_parallel_worktrees)
         else {
             continue;
         };
@@ -184,7 +196,9 @@ fn stages(playbook: &Playbook, options: &Options, out: &mut Vec<Finding>) {
                 out,
                 Code::ParallelismZero,
                 path,
-                format!("stage `{name}` allows 0 parallel worktrees, so no task of it can ever run"),
+                format!(
+                    "stage `{name}` allows 0 parallel worktrees, so no task of it can ever run"
+                ),
                 "use 1 for one task at a time, or more to run tasks side by side".into(),
             );
         } else if parallel > options.max_parallel_worktrees {
@@ -225,7 +239,12 @@ fn duplicate_roles(flow: &Flow, out: &mut Vec<Finding>) {
     }
 }
 
-fn role_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mut Vec<Finding>) {
+fn role_contract(
+    playbook: &Playbook,
+    r: &RoleRef,
+    mutating: &HashSet<&str>,
+    out: &mut Vec<Finding>,
+) {
     let role = r.role;
     let base = r.pointer();
     let name = &role.name;
@@ -244,12 +263,14 @@ fn role_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mut 
             out,
             Code::ContractWithoutMode,
             format!("{base}/mode"),
-            format!("role `{name}` has contract fields but no mode, so mode-specific checks cannot run"),
+            format!(
+                "role `{name}` has contract fields but no mode, so mode-specific checks cannot run"
+            ),
             "set `mode` to planner, worker, reviewer or tester".into(),
         );
-        return common_contract(playbook, r, options, out);
+        return common_contract(playbook, r, mutating, out);
     };
-    common_contract(playbook, r, options, out);
+    common_contract(playbook, r, mutating, out);
     let required = role.outputs_required();
     let outputs_path = if role.outputs_contract.is_some() {
         format!("{base}/outputs_contract/required")
@@ -269,7 +290,11 @@ fn role_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mut 
                     format!("{base}/inputs_required"),
                     format!(
                         "reviewer `{name}` does not require {}: it may review the wrong change or against the wrong spec",
-                        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ")
+                        missing
+                            .iter()
+                            .map(|m| format!("`{m}`"))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
                     ),
                     format!("add {} to inputs_required", missing.join(", ")),
                 );
@@ -299,7 +324,12 @@ fn role_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mut 
     }
 }
 
-fn common_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mut Vec<Finding>) {
+fn common_contract(
+    playbook: &Playbook,
+    r: &RoleRef,
+    mutating: &HashSet<&str>,
+    out: &mut Vec<Finding>,
+) {
     let role = r.role;
     let base = r.pointer();
     let name = &role.name;
@@ -314,7 +344,10 @@ fn common_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mu
     }
     if role.outputs_required().is_empty() {
         let (path, what) = if role.outputs_contract.is_some() {
-            (format!("{base}/outputs_contract/required"), "names no required fields")
+            (
+                format!("{base}/outputs_contract/required"),
+                "names no required fields",
+            )
         } else {
             (format!("{base}/outputs_contract"), "is missing")
         };
@@ -335,7 +368,6 @@ fn common_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mu
             "list at least one agent in allowed_agents, e.g. claude or codex".into(),
         );
     }
-    let mutating = mutating_actions(playbook, options);
     let risky: Vec<&str> = role
         .actions_allowed()
         .iter()
@@ -369,7 +401,8 @@ fn common_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mu
                 Code::NoEscalation,
                 format!("{path}/escalate_on"),
                 format!("role `{name}` has a retry limit but nothing escalates when it is reached"),
-                "add `escalate_on: [retry_limit]` so a person is called when the limit is hit".into(),
+                "add `escalate_on: [retry_limit]` so a person is called when the limit is hit"
+                    .into(),
             ),
             _ => {}
         }
@@ -379,7 +412,9 @@ fn common_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mu
                     out,
                     Code::UnknownEscalation,
                     format!("{path}/escalate_on/{k}"),
-                    format!("`{trigger}` is not a condition the orchestrator raises, so it never escalates"),
+                    format!(
+                        "`{trigger}` is not a condition the orchestrator raises, so it never escalates"
+                    ),
                     format!("use one of {}", ESCALATION_TRIGGERS.join(", ")),
                 );
             }
@@ -391,7 +426,11 @@ fn common_contract(playbook: &Playbook, r: &RoleRef, options: &Options, out: &mu
 fn mutating_actions<'a>(playbook: &'a Playbook, options: &'a Options) -> HashSet<&'a str> {
     match &playbook.mutating_actions {
         Some(list) => list.iter().map(String::as_str).collect(),
-        None => options.mutating_actions.iter().map(String::as_str).collect(),
+        None => options
+            .mutating_actions
+            .iter()
+            .map(String::as_str)
+            .collect(),
     }
 }
 
@@ -409,7 +448,10 @@ fn placeholders(playbook: &Playbook, r: &RoleRef, out: &mut Vec<Finding>) {
                 out,
                 Code::UnknownPlaceholder,
                 format!("{}/suggested_prompt", r.pointer()),
-                format!("`{{{name}}}` in the prompt of `{}` is not an input of the role, so it stays unfilled", r.role.name),
+                format!(
+                    "`{{{name}}}` in the prompt of `{}` is not an input of the role, so it stays unfilled",
+                    r.role.name
+                ),
                 format!("add `{name}` to inputs_required, or remove the placeholder"),
             );
         }
@@ -445,7 +487,12 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
                 let closest = flow
                     .roles
                     .iter()
-                    .map(|o| (strsim::levenshtein(&o.role.name, target), o.role.name.as_str()))
+                    .map(|o| {
+                        (
+                            strsim::levenshtein(&o.role.name, target),
+                            o.role.name.as_str(),
+                        )
+                    })
                     .min();
                 let hint = match closest {
                     Some((d, name)) if d <= 3 => format!("did you mean `{name}`?"),
@@ -462,7 +509,10 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
                     out,
                     Code::UnknownHandoff,
                     path,
-                    format!("`{}` hands off to `{target}`, which is not a role of this playbook", r.role.name),
+                    format!(
+                        "`{}` hands off to `{target}`, which is not a role of this playbook",
+                        r.role.name
+                    ),
                     hint,
                 );
             }
@@ -474,7 +524,10 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
                     "`{}` hands off to `{target}`, whose stage `{}` is disabled",
                     r.role.name, flow.roles[j].stage
                 ),
-                format!("enable stage `{}` or hand off to another role", flow.roles[j].stage),
+                format!(
+                    "enable stage `{}` or hand off to another role",
+                    flow.roles[j].stage
+                ),
             ),
             Some(_) => {}
         }
@@ -483,23 +536,41 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
 
 fn loops(flow: &Flow, out: &mut Vec<Finding>) {
     for members in flow.loops() {
-        if members.iter().any(|&i| flow.roles[i].role.max_iterations().is_some()) {
+        if members
+            .iter()
+            .any(|&i| flow.roles[i].role.max_iterations().is_some())
+        {
             continue;
         }
-        let names: Vec<&str> = members.iter().map(|&i| flow.roles[i].role.name.as_str()).collect();
+        let names: Vec<&str> = members
+            .iter()
+            .map(|&i| flow.roles[i].role.name.as_str())
+            .collect();
         // Point at the role that judges the work when there is one: that is
         // where a retry limit belongs.
         let at = members
             .iter()
             .copied()
-            .find(|&i| matches!(flow.roles[i].role.mode, Some(RoleMode::Reviewer | RoleMode::Tester)))
+            .find(|&i| {
+                matches!(
+                    flow.roles[i].role.mode,
+                    Some(RoleMode::Reviewer | RoleMode::Tester)
+                )
+            })
             .unwrap_or(members[0]);
-        let cycle = names.iter().chain(names.first()).copied().collect::<Vec<_>>().join(" → ");
+        let cycle = names
+            .iter()
+            .chain(names.first())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" → ");
         push(
             out,
             Code::UnboundedLoop,
             format!("{}/retry_policy/max_iterations", flow.roles[at].pointer()),
-            format!("the loop {cycle} has no retry limit: a task that keeps failing cycles forever"),
+            format!(
+                "the loop {cycle} has no retry limit: a task that keeps failing cycles forever"
+            ),
             format!(
                 "set retry_policy.max_iterations on `{}` (e.g. 3) and escalate_on: [retry_limit]",
                 flow.roles[at].role.name
@@ -522,27 +593,39 @@ fn reachability(flow: &Flow, out: &mut Vec<Finding>) {
                 "role `{}` is never reached: tasks enter stage `{}` at its first role and no handoff leads here",
                 r.role.name, r.stage
             ),
-            format!("add `{}` to the handoff_to of a role that runs before it, or remove it", r.role.name),
+            format!(
+                "add `{}` to the handoff_to of a role that runs before it, or remove it",
+                r.role.name
+            ),
         );
     }
 }
 
 fn inputs(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
+    let first_stage = flow.first_stage_promising();
     for (i, r) in flow.roles.iter().enumerate() {
-        if r.role.inputs_required().is_empty() {
+        let from_outside = |input: &str| {
+            BUILTIN_RUN_INPUTS.contains(&input)
+                || playbook.run_inputs().iter().any(|x| x == input)
+                || first_stage.get(input).is_some_and(|&s| s < r.stage_index)
+        };
+        let pending: Vec<(usize, &String)> = r
+            .role
+            .inputs_required()
+            .iter()
+            .enumerate()
+            .filter(|(_, input)| !from_outside(input))
+            .collect();
+        if pending.is_empty() {
             continue;
         }
-        let upstream = flow.upstream(i);
-        let produced: HashSet<&str> = upstream
-            .iter()
-            .flat_map(|&j| flow.roles[j].role.outputs_required())
-            .map(String::as_str)
-            .collect();
-        for (k, input) in r.role.inputs_required().iter().enumerate() {
-            let available = produced.contains(input.as_str())
-                || BUILTIN_RUN_INPUTS.contains(&input.as_str())
-                || playbook.run_inputs().iter().any(|x| x == input);
-            if !available {
+        // Only inputs not covered by earlier stages need the graph walk.
+        let ancestors = flow.ancestors(i);
+        for (k, input) in pending {
+            let produced = ancestors
+                .iter()
+                .any(|&j| flow.roles[j].role.outputs_required().contains(input));
+            if !produced {
                 push(
                     out,
                     Code::InputNotProduced,
@@ -583,7 +666,7 @@ fn check_gate(
     text: &str,
     path: String,
     owner: &str,
-    available: &BTreeSet<&str>,
+    available: &dyn Fn(&str) -> bool,
     out: &mut Vec<Finding>,
 ) {
     let compiled = gate::compile(text, |key| {
@@ -602,7 +685,7 @@ fn check_gate(
             "write a CEL expression over output fields, e.g. `failed_cases == 0`, to automate it".into(),
         ),
         Ok(g) => {
-            for field in g.reads().filter(|f| !available.contains(f)) {
+            for field in g.reads().filter(|f| !available(f)) {
                 let via = g
                     .policy
                     .as_ref()
@@ -650,13 +733,10 @@ fn role_gate(playbook: &Playbook, r: &RoleRef, out: &mut Vec<Finding>) {
     let Some(text) = r.role.pass_condition() else {
         return;
     };
-    let available: BTreeSet<&str> = r
-        .role
-        .outputs_required()
-        .iter()
-        .map(String::as_str)
-        .chain(ROLE_STATE_VARIABLES.iter().copied())
-        .collect();
+    let available = |field: &str| {
+        r.role.outputs_required().iter().any(|f| f == field)
+            || ROLE_STATE_VARIABLES.contains(&field)
+    };
     check_gate(
         playbook,
         text,
@@ -668,26 +748,41 @@ fn role_gate(playbook: &Playbook, r: &RoleRef, out: &mut Vec<Finding>) {
 }
 
 fn stage_gates(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
+    let first_stage = flow.first_stage_promising();
+    let first_stage = &first_stage;
     for (s, (name, stage)) in playbook.stages().enumerate() {
-        let outputs = |through_this: bool| -> BTreeSet<&str> {
-            flow.roles
-                .iter()
-                .filter(|r| r.stage_index < s || (through_this && r.stage_index == s))
-                .flat_map(|r| r.role.outputs_required())
-                .map(String::as_str)
-                .chain(STAGE_STATE_VARIABLES.iter().copied())
-                .chain(BUILTIN_RUN_INPUTS.iter().copied())
-                .chain(playbook.run_inputs().iter().map(String::as_str))
-                .collect()
+        // An enter gate sees what earlier stages promise; an exit gate also
+        // what this stage's roles promise.
+        let readable = |through: usize| {
+            move |field: &str| {
+                first_stage.get(field).is_some_and(|&first| first < through)
+                    || STAGE_STATE_VARIABLES.contains(&field)
+                    || BUILTIN_RUN_INPUTS.contains(&field)
+                    || playbook.run_inputs().iter().any(|x| x == field)
+            }
         };
         let base = format!("/workflow/{}/stage_policy", escape_pointer(name));
         if let Some(text) = stage.enter_gate() {
             let owner = format!("stage `{name}` (enter)");
-            check_gate(playbook, text, format!("{base}/enter_gate"), &owner, &outputs(false), out);
+            check_gate(
+                playbook,
+                text,
+                format!("{base}/enter_gate"),
+                &owner,
+                &readable(s),
+                out,
+            );
         }
         if let Some(text) = stage.exit_gate() {
             let owner = format!("stage `{name}` (exit)");
-            check_gate(playbook, text, format!("{base}/exit_gate"), &owner, &outputs(true), out);
+            check_gate(
+                playbook,
+                text,
+                format!("{base}/exit_gate"),
+                &owner,
+                &readable(s + 1),
+                out,
+            );
         }
     }
 }

@@ -16,10 +16,17 @@ fn check(text: &str, format: Format, code: Code) {
 
 #[test]
 fn malformed_yaml_reports_line_and_column() {
-    let report = validate_source("id: a\nname: [unclosed\n", Format::Yaml, &Options::default());
+    let report = validate_source(
+        "id: a\nname: [unclosed\n",
+        Format::Yaml,
+        &Options::default(),
+    );
     let finding = &report.findings[0];
     assert_eq!(finding.code, Code::Syntax);
-    assert!(finding.location.is_some(), "a syntax error says where it is");
+    assert!(
+        finding.location.is_some(),
+        "a syntax error says where it is"
+    );
 }
 
 #[test]
@@ -34,8 +41,16 @@ fn wrong_types_are_reported_each_with_its_pointer() {
     let text = "id: 7\nname: [x]\nworkflow:\n  build:\n    enabled: maybe\n    roles: {}\n";
     let report = validate_source(text, Format::Yaml, &Options::default());
     let paths: Vec<&str> = report.findings.iter().map(|f| f.path.as_str()).collect();
-    for expected in ["/id", "/name", "/workflow/build/enabled", "/workflow/build/roles"] {
-        assert!(paths.contains(&expected), "{expected} missing from {paths:?}");
+    for expected in [
+        "/id",
+        "/name",
+        "/workflow/build/enabled",
+        "/workflow/build/roles",
+    ] {
+        assert!(
+            paths.contains(&expected),
+            "{expected} missing from {paths:?}"
+        );
     }
 }
 
@@ -67,14 +82,19 @@ fn ten_thousand_levels_of_nesting_do_not_overflow_the_stack() {
     check(&deep_json, Format::Json, Code::Syntax);
     let deep_yaml = "[".repeat(10_000) + &"]".repeat(10_000);
     check(&deep_yaml, Format::Yaml, Code::Syntax);
-    let deep_block: String = (0..10_000).map(|i| format!("{}- \n", " ".repeat(i * 2))).collect();
+    let deep_block: String = (0..10_000)
+        .map(|i| format!("{}- \n", " ".repeat(i * 2)))
+        .collect();
     let report = validate_source(&deep_block, Format::Yaml, &Options::default());
     assert!(!report.allow());
 }
 
 #[test]
 fn a_fifty_megabyte_document_is_refused_before_parsing() {
-    let huge = format!("id: a\nname: b\ndescription: \"{}\"\nworkflow: {{}}\n", "x".repeat(50 * 1024 * 1024));
+    let huge = format!(
+        "id: a\nname: b\ndescription: \"{}\"\nworkflow: {{}}\n",
+        "x".repeat(50 * 1024 * 1024)
+    );
     check(&huge, Format::Yaml, Code::DocumentSize);
 }
 
@@ -82,14 +102,21 @@ fn a_fifty_megabyte_document_is_refused_before_parsing() {
 fn alias_bombs_are_refused() {
     let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\ni: [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n";
     let report = validate_source(bomb, Format::Yaml, &Options::default());
-    assert!(!report.allow(), "an alias bomb must be refused, not expanded");
+    assert!(
+        !report.allow(),
+        "an alias bomb must be refused, not expanded"
+    );
 }
 
 #[test]
 fn an_unknown_major_version_fails_closed() {
     let text = "schema_version: 3.1.0\nid: a\nname: b\nworkflow: {}\nsomething: [else]\n";
     let report = validate_source(text, Format::Yaml, &Options::default());
-    assert_eq!(report.findings.len(), 1, "nothing else is read from a future format");
+    assert_eq!(
+        report.findings.len(),
+        1,
+        "nothing else is read from a future format"
+    );
     assert_eq!(report.findings[0].code, Code::UnsupportedVersion);
     assert!(report.playbook.is_none());
 }

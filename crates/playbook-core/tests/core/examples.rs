@@ -17,7 +17,10 @@ fn examples_have_no_errors_and_no_warnings() {
             .iter()
             .filter(|f| f.severity != Severity::Info)
             .collect();
-        assert!(noisy.is_empty(), "{name} is an example users copy, so it must be clean: {noisy:#?}");
+        assert!(
+            noisy.is_empty(),
+            "{name} is an example users copy, so it must be clean: {noisy:#?}"
+        );
         assert!(report.playbook.is_some());
     }
 }
@@ -33,7 +36,8 @@ fn examples_have_a_bounded_review_loop() {
         assert!(!loops.is_empty(), "{name} demonstrates a review loop");
         for l in loops {
             assert!(
-                l.iter().any(|&i| flow.roles[i].role.max_iterations().is_some()),
+                l.iter()
+                    .any(|&i| flow.roles[i].role.max_iterations().is_some()),
                 "{name}: every loop is bounded"
             );
         }
@@ -50,7 +54,12 @@ fn the_legacy_example_loads_with_hints_only() {
         report.findings
     );
     assert!(report.findings.iter().any(|f| f.code == Code::LegacyRole));
-    assert!(report.findings.iter().any(|f| f.code == Code::MissingVersion));
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.code == Code::MissingVersion)
+    );
 }
 
 #[track_caller]
@@ -60,7 +69,10 @@ fn check_round_trip(text: &str, format: Format) {
     let saved = document::to_string(&playbook, format).unwrap();
     let original = document::parse_value(text, format).unwrap();
     let reread = document::parse_value(&saved, format).unwrap();
-    assert_eq!(original, reread, "saving must change nothing but formatting");
+    assert_eq!(
+        original, reread,
+        "saving must change nothing but formatting"
+    );
     // Saving a saved document is a fixed point.
     let again = document::to_string(&document::from_value(reread).unwrap(), format).unwrap();
     assert_eq!(saved, again);
@@ -84,7 +96,11 @@ fn extension_and_legacy_keys_survive_a_save() {
         .playbook
         .unwrap();
     let saved = document::to_string(&playbook, Format::Yaml).unwrap();
-    for key in ["x_owner: platform-team", "x_review_style: strict", "phases:"] {
+    for key in [
+        "x_owner: platform-team",
+        "x_review_style: strict",
+        "phases:",
+    ] {
         assert!(saved.contains(key), "{key} must survive a save:\n{saved}");
     }
 }

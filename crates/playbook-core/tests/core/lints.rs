@@ -33,25 +33,29 @@ fn validate_file(path: &Path) -> Report {
 
 #[test]
 fn every_fixture_reports_its_code_and_matches_its_snapshot() {
-    insta::glob!("../../../../tests/fixtures/lints", "*.{yaml,json}", |path| {
-        let report = validate_file(path);
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if name.starts_with("clean.") {
-            assert!(
-                report.findings.is_empty(),
-                "{name} is the clean base every fixture derives from, so it must have no findings: {}",
-                render(&report)
-            );
-        } else {
-            let expected = name[..5].to_uppercase();
-            assert!(
-                report.findings.iter().any(|f| f.code.as_str() == expected),
-                "{name} exists to exercise {expected}, but it was not reported:\n{}",
-                render(&report)
-            );
+    insta::glob!(
+        "../../../../tests/fixtures/lints",
+        "*.{yaml,json}",
+        |path| {
+            let report = validate_file(path);
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name.starts_with("clean.") {
+                assert!(
+                    report.findings.is_empty(),
+                    "{name} is the clean base every fixture derives from, so it must have no findings: {}",
+                    render(&report)
+                );
+            } else {
+                let expected = name[..5].to_uppercase();
+                assert!(
+                    report.findings.iter().any(|f| f.code.as_str() == expected),
+                    "{name} exists to exercise {expected}, but it was not reported:\n{}",
+                    render(&report)
+                );
+            }
+            insta::assert_snapshot!(render(&report));
         }
-        insta::assert_snapshot!(render(&report));
-    });
+    );
 }
 
 #[test]
@@ -77,7 +81,10 @@ fn strict_mode_turns_unknown_fields_into_errors() {
     let path = crate::repo_root().join("tests/fixtures/lints/pb004-unknown-fields.yaml");
     let text = std::fs::read_to_string(path).unwrap();
     let lenient = validate_source(&text, Format::Yaml, &Options::default());
-    assert!(lenient.allow(), "unknown fields only warn by default (Extension Policy)");
+    assert!(
+        lenient.allow(),
+        "unknown fields only warn by default (Extension Policy)"
+    );
     let strict = validate_source(
         &text,
         Format::Yaml,
@@ -86,7 +93,10 @@ fn strict_mode_turns_unknown_fields_into_errors() {
             ..Options::default()
         },
     );
-    assert!(!strict.allow(), "strict mode must reject unknown non-x_ fields");
+    assert!(
+        !strict.allow(),
+        "strict mode must reject unknown non-x_ fields"
+    );
     assert!(
         strict
             .findings
@@ -106,7 +116,10 @@ fn a_custom_mutating_list_replaces_the_built_in_one() {
     };
     let report = validate_source(&text, Format::Yaml, &options);
     assert!(
-        report.findings.iter().all(|f| f.code != Code::MutatingWithoutApproval),
+        report
+            .findings
+            .iter()
+            .all(|f| f.code != Code::MutatingWithoutApproval),
         "write_file is not mutating under a list that names only deploy"
     );
 }

@@ -21,10 +21,19 @@ fn the_examples_validate_against_the_published_schema_with_an_independent_valida
     )
     .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    for name in ["tdd.yaml", "pairing.yaml", "compound-engineering.yaml", "legacy.yaml"] {
-        let text = std::fs::read_to_string(crate::repo_root().join("playbooks").join(name)).unwrap();
+    for name in [
+        "tdd.yaml",
+        "pairing.yaml",
+        "compound-engineering.yaml",
+        "legacy.yaml",
+    ] {
+        let text =
+            std::fs::read_to_string(crate::repo_root().join("playbooks").join(name)).unwrap();
         let value: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
-        let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
         assert!(errors.is_empty(), "{name}: {errors:?}");
     }
 }

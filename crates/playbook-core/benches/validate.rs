@@ -1,0 +1,95 @@
+//! Full validation (schema + every lint) of a generated 500-role playbook.
+//! Figures are recorded in docs/benchmarks.md.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use playbook_core::{Format, Options, validate_source};
+
+/// 100 stages, each a planner → worker ⇄ reviewer → tester → documenter
+/// team with its own names, gates and a bounded review loop: 500 roles.
+fn generated_playbook(teams: usize) -> String {
+    let mut text = String::from("schema_version: 1.0.0\nid: big\nname: Generated\nworkflow:\n");
+    for t in 0..teams {
+        text.push_str(&format!(
+            r#"  team{t}:
+    stage_policy: {{max_parallel_worktrees: 2, exit_gate: "failed_cases_{t} == 0"}}
+    roles:
+      - name: planner{t}
+        mode: planner
+        allowed_agents: [claude]
+        inputs_required: [goal]
+        outputs_contract: {{type: plan, required: [spec_path_{t}, tasks_{t}]}}
+        actions_allowed: [read_file, search_code]
+        gates: {{pass_condition: "size(tasks_{t}) > 0"}}
+        handoff_to: [worker{t}]
+      - name: worker{t}
+        mode: worker
+        allowed_agents: [codex]
+        inputs_required: [task, spec_path_{t}]
+        outputs_contract: {{type: work, required: [commit_sha_{t}, summary_{t}]}}
+        actions_allowed: [read_file, write_file, git_commit]
+        gates: {{requires_user_approval: true, pass_condition: "size(commit_sha_{t}) > 0"}}
+        handoff_to: [reviewer{t}]
+      - name: reviewer{t}
+        mode: reviewer
+        allowed_agents: [claude]
+        inputs_required: [spec_path, commit_sha, spec_path_{t}, commit_sha_{t}]
+        outputs_contract: {{type: review, required: [verdict, issues_{t}]}}
+        actions_allowed: [read_file, git_diff]
+        gates: {{pass_condition: "verdict == 'pass' && size(issues_{t}) == 0"}}
+        handoff_to: [worker{t}, tester{t}]
+        retry_policy: {{max_iterations: 3, escalate_on: [retry_limit]}}
+      - name: tester{t}
+        mode: tester
+        allowed_agents: [codex]
+        inputs_required: [commit_sha_{t}]
+        outputs_contract: {{type: test, required: [failed_cases_{t}]}}
+        actions_allowed: [run_tests]
+        gates: {{pass_condition: "failed_cases_{t} == 0"}}
+        handoff_to: [documenter{t}]
+      - name: documenter{t}
+        mode: worker
+        allowed_agents: [claude]
+        inputs_required: [commit_sha_{t}]
+        outputs_contract: {{type: docs, required: [docs_path_{t}]}}
+        actions_allowed: [read_file]
+        gates: {{pass_condition: "size(docs_path_{t}) > 0"}}
+        handoff_to: []
+"#
+        ));
+    }
+    text
+}
+
+fn bench(c: &mut Criterion) {
+    let text = generated_playbook(100);
+    let options = Options::default();
+    let report = validate_source(&text, Format::Yaml, &options);
+    let roles = report
+        .playbook
+        .as_ref()
+        .map(|p| p.roles().count())
+        .unwrap_or(0);
+    assert_eq!(roles, 500, "the benchmark playbook has 500 roles");
+    assert!(
+        report.allow(),
+        "the benchmark playbook validates: {:?}",
+        report.findings.first()
+    );
+    c.bench_function(
+        "validate 500-role playbook (parse + schema + lints + locate)",
+        |b| b.iter(|| validate_source(black_box(&text), Format::Yaml, &options)),
+    );
+    let value = playbook_core::document::parse_value(&text, Format::Yaml).unwrap();
+    c.bench_function("validate 500-role playbook (schema + lints, parsed)", |b| {
+        b.iter(|| playbook_core::validate_value(black_box(value.clone()), &options))
+    });
+    let playbook = report.playbook.unwrap();
+    c.bench_function("validate 500-role playbook (lints only)", |b| {
+        b.iter(|| playbook_core::validate(black_box(&playbook), &options))
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

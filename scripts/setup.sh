@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Playbook Studio needs on a
+# fresh Debian/Ubuntu machine, and nothing that is already there. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
+  librsvg2-dev build-essential pkg-config libssl-dev
+  xvfb xauth webkit2gtk-driver imagemagick
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+command -v cargo >/dev/null || { echo "setup: Rust is missing; install it from https://rustup.rs" >&2; exit 1; }
+command -v npm >/dev/null || { echo "setup: Node.js 20+ and npm are missing; install them (apt install nodejs npm)" >&2; exit 1; }
+
+# The UI's packages, exactly as locked.
+if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  (cd ui && npm ci --no-audit --no-fund)
+fi

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every check and test of Playbook Studio, as CI does: formatting,
+# lints, the UI type check, all Rust tests, and the end-to-end journeys in a
+# real window under Xvfb. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "set-up"
+./scripts/setup.sh
+
+step "UI: type check and build (the app embeds ui/dist)"
+(cd ui && npm run typecheck && npm run build)
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test (unit, integration, schema and type freshness)"
+cargo test --workspace
+
+step "generated TypeScript types are committed"
+if [ -n "$(git status --porcelain -- ui/src/generated)" ]; then
+  git status --short -- ui/src/generated
+  echo "ui/src/generated is stale: run 'cargo test --workspace' and commit the result" >&2
+  exit 1
+fi
+
+step "end-to-end journeys in a real window"
+./scripts/e2e.sh
+
+step "all checks passed"
