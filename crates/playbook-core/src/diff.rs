@@ -111,8 +111,9 @@ pub fn diff(old: &Playbook, new: &Playbook) -> Diff {
     policies(&mut out, old, new);
     mutating_actions(&mut out, old, new);
     let stage_renames = match_stages(old, new);
-    stages(&mut out, old, new, &stage_renames);
     let role_renames = match_roles(old, new);
+    stages(&mut out, old, new, &stage_renames);
+    entry_roles(&mut out, old, new, &stage_renames, &role_renames);
     roles(&mut out, old, new, &stage_renames, &role_renames);
     handoffs(&mut out, old, new, &role_renames);
     Diff { changes: out.0 }
@@ -647,6 +648,50 @@ fn stages(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<S
             ),
         )
         .values(json(&old_order), json(&new_order));
+    }
+}
+
+/// A task enters a stage at its first role, so reordering roles can change
+/// who sees the work first.
+fn entry_roles(
+    out: &mut Changes,
+    old: &Playbook,
+    new: &Playbook,
+    stage_renames: &HashMap<String, String>,
+    role_renames: &HashMap<String, String>,
+) {
+    for (old_stage, was) in old.stages() {
+        let name = stage_renames
+            .get(old_stage)
+            .map(String::as_str)
+            .unwrap_or(old_stage);
+        let Some(stage) = new.workflow.get(name) else {
+            continue;
+        };
+        let before = was.roles().first().map(|r| {
+            role_renames
+                .get(&r.name)
+                .cloned()
+                .unwrap_or_else(|| r.name.clone())
+        });
+        let after = stage.roles().first().map(|r| r.name.clone());
+        // Only a reordering counts: an entry role that was added or removed
+        // is reported as such.
+        let existed =
+            |name: &str| old.role(name).is_some() || role_renames.values().any(|n| n == name);
+        if let (Some(before), Some(after)) = (&before, &after)
+            && before != after
+            && new.role(before).is_some()
+            && existed(after)
+        {
+            out.push(
+                ChangeKind::StageFieldChanged,
+                format!("stage {name} now starts at {after} (was {before})"),
+            )
+            .stage(name)
+            .field("roles/0")
+            .values(json(before), json(after));
+        }
     }
 }
 

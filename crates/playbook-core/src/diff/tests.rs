@@ -389,3 +389,17 @@ fn changes_serialise_with_kind_location_and_values() {
     );
     insta::assert_json_snapshot!("json_output", changes);
 }
+
+#[test]
+fn reordering_roles_changes_where_a_stage_starts() {
+    let reviewer =
+        serde_json::to_value(base().role("reviewer").expect("reviewer").role).expect("json");
+    let coder = serde_json::to_value(base().role("coder").expect("coder").role).expect("json");
+    check(
+        "stage_entry_changed",
+        vec![
+            Set("/workflow/build/roles/0", reviewer),
+            Set("/workflow/build/roles/1", coder),
+        ],
+    );
+}
