@@ -204,7 +204,10 @@ fn killing_db_import_at_random_points_loses_no_finished_import() {
         .iter()
         .filter_map(|v| v["number"].as_u64())
         .collect();
-    eprintln!("{} of 100 imports finished before the kill (seed {seed})", finished.len());
+    eprintln!(
+        "{} of 100 imports finished before the kill (seed {seed})",
+        finished.len()
+    );
     let contents: Vec<String> = numbers
         .iter()
         .map(|n| {

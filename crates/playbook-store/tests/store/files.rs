@@ -190,3 +190,25 @@ fn export_then_import_gives_identical_content() {
         );
     }
 }
+
+#[test]
+fn importing_the_id_of_a_deleted_playbook_is_refused_until_it_is_undeleted_or_purged() {
+    let (_dir, mut store) = library();
+    store
+        .import(&[source("a.yaml", &demo("gone", "Gone", 3))])
+        .unwrap();
+    store.delete(&id("gone")).unwrap();
+    let error = store
+        .import(&[source("b.yaml", &demo("gone", "Back", 3))])
+        .expect_err("a deleted playbook does not silently come back");
+    assert_eq!(error.code(), ErrorCode::ImportRefused, "{error}");
+    store.purge(&id("gone")).unwrap();
+    let again = store
+        .import(&[source("b.yaml", &demo("gone", "Back", 3))])
+        .unwrap();
+    assert_eq!(
+        again[0].outcome,
+        ImportOutcome::Created,
+        "after purge the id is free"
+    );
+}

@@ -302,3 +302,21 @@ fn history_of_an_unknown_playbook_is_not_found() {
     );
     let _: &Store = &store;
 }
+
+#[test]
+fn duplicating_onto_a_taken_id_is_refused() {
+    let (_dir, mut store) = library();
+    store
+        .create_from_text(&demo("one", "One", 3), Format::Yaml, "")
+        .unwrap();
+    store
+        .create_from_text(&demo("two", "Two", 3), Format::Yaml, "")
+        .unwrap();
+    let error = store.duplicate(&id("one"), &id("two"), None).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::AlreadyExists, "{error}");
+    assert_eq!(
+        store.history(&id("two")).unwrap().len(),
+        1,
+        "the existing playbook is untouched"
+    );
+}
