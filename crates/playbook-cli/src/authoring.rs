@@ -4,10 +4,17 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use playbook_core::locate::SourceMap;
 use playbook_core::schema::Published;
 use playbook_core::{
-    Code, Finding, Format, Options, RoleMode, Severity, document, validate_source,
+    Finding, Format, Location, Options, RoleMode, Severity, document, validate_source,
 };
+use playbook_orchestrator::envelope::{
+    self, AssignmentPacket, AssociateResult, DirectorTask, Envelope, HandoffBundle,
+    OrchestratorOutput, RoleAssignmentRequest, RoleAssignmentResponse, SubagentResult,
+    ValidatorOutput, Violation, WorklogEntry,
+};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::input;
@@ -34,18 +41,110 @@ pub struct ValidateArgs {
     mutating_actions: Option<Vec<String>>,
 }
 
+/// One reported problem, from the playbook validator or an envelope check.
+#[derive(Serialize)]
+struct Reported {
+    code: String,
+    severity: Severity,
+    path: String,
+    message: String,
+    hint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    location: Option<Location>,
+}
+
+impl From<Finding> for Reported {
+    fn from(f: Finding) -> Self {
+        Reported {
+            code: f.code.as_str().to_string(),
+            severity: f.severity,
+            path: f.path,
+            message: f.message,
+            hint: f.hint,
+            location: f.location,
+        }
+    }
+}
+
 /// What validating one file gave.
 struct FileOutcome {
     file: String,
-    findings: Vec<Finding>,
+    /// `playbook`, or the envelope kind the file was recognised as.
+    kind: &'static str,
+    findings: Vec<Reported>,
     /// A file that could not be read at all.
     read_error: Option<String>,
 }
 
 impl FileOutcome {
     fn allow(&self) -> bool {
-        self.read_error.is_none() && !self.findings.iter().any(Finding::is_error)
+        self.read_error.is_none() && !self.findings.iter().any(|f| f.severity == Severity::Error)
     }
+}
+
+type EnvelopeCheck = fn(&Value, bool) -> Vec<Violation>;
+
+fn check_envelope<E: Envelope>(value: &Value, strict: bool) -> Vec<Violation> {
+    envelope::parse::<E>(value, strict).err().unwrap_or_default()
+}
+
+/// Recognises the machine payloads of the specs (assignment packets, results,
+/// role assignment requests...) by their distinctive fields, so `validate`
+/// checks any document a team keeps beside its playbooks. Anything else is
+/// validated as a playbook.
+fn detect_envelope(value: &Value) -> Option<(&'static str, EnvelopeCheck)> {
+    let has = |key: &str| value.get(key).is_some();
+    if value.get("packet_type").and_then(Value::as_str) == Some("assignment") {
+        return Some(("assignment packet", check_envelope::<AssignmentPacket>));
+    }
+    if has("workflow") {
+        return None;
+    }
+    let found: (&'static str, EnvelopeCheck) = if has("ledger_delta") || has("assignments") {
+        ("orchestrator output", check_envelope::<OrchestratorOutput>)
+    } else if has("acceptance_check") {
+        ("subagent result", check_envelope::<SubagentResult>)
+    } else if has("available_roles") {
+        ("role assignment request", check_envelope::<RoleAssignmentRequest>)
+    } else if has("role") && has("rationale") {
+        ("role assignment response", check_envelope::<RoleAssignmentResponse>)
+    } else if has("instruction") && has("kind") {
+        ("director task", check_envelope::<DirectorTask>)
+    } else if has("files_changed") && has("summary") {
+        ("associate result", check_envelope::<AssociateResult>)
+    } else if has("objective") && has("ledger") {
+        ("handoff bundle", check_envelope::<HandoffBundle>)
+    } else if has("actor") && has("decision") {
+        ("worklog entry", check_envelope::<WorklogEntry>)
+    } else if has("allow") && has("reason") {
+        ("validator output", check_envelope::<ValidatorOutput>)
+    } else {
+        return None;
+    };
+    Some(found)
+}
+
+fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Vec<Reported>) {
+    let envelope = document::parse_value(&source.text, source.format)
+        .ok()
+        .and_then(|value| detect_envelope(&value).map(|(kind, check)| (kind, check(&value, options.strict))));
+    let Some((kind, violations)) = envelope else {
+        let report = validate_source(&source.text, source.format, options);
+        return ("playbook", report.findings.into_iter().map(Reported::from).collect());
+    };
+    let map = SourceMap::new(&source.text);
+    let findings = violations
+        .into_iter()
+        .map(|v| Reported {
+            code: v.code.as_str().to_string(),
+            severity: Severity::Error,
+            location: map.locate(&v.path),
+            path: v.path,
+            hint: format!("see the {kind} contract in docs/error-codes.md (`playbook schema --list`)"),
+            message: v.message,
+        })
+        .collect();
+    (kind, findings)
 }
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
@@ -60,13 +159,18 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .files
         .iter()
         .map(|file| match input::read(file) {
-            Ok(source) => FileOutcome {
-                file: file.clone(),
-                findings: validate_source(&source.text, source.format, &options).findings,
-                read_error: None,
-            },
+            Ok(source) => {
+                let (kind, findings) = validate_text(&source, &options);
+                FileOutcome {
+                    file: file.clone(),
+                    kind,
+                    findings,
+                    read_error: None,
+                }
+            }
             Err(e) => FileOutcome {
                 file: file.clone(),
+                kind: "unreadable",
                 findings: Vec::new(),
                 read_error: Some(format!("{e:#}")),
             },
@@ -77,32 +181,25 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         OutputFormat::Json => println!("{:#}", contract(&outcomes)),
         OutputFormat::Text => print_text(&outcomes),
     }
-    Ok(if allow {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if allow { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// The Validator Output Contract of spec/contracts.md for a set of files.
 fn contract(outcomes: &[FileOutcome]) -> Value {
     let allow = outcomes.iter().all(FileOutcome::allow);
     let all = || outcomes.iter().flat_map(|o| o.findings.iter());
-    let errors = all().filter(|f| f.is_error()).count();
+    let errors = all().filter(|f| f.severity == Severity::Error).count();
     let (code, reason) = if let Some(o) = outcomes.iter().find(|o| o.read_error.is_some()) {
         ("READ_ERROR", o.read_error.clone().unwrap_or_default())
-    } else if let Some(f) = all().find(|f| f.is_error()) {
-        let code = match f.code {
-            Code::Syntax => "PARSE_ERROR",
-            Code::UnsupportedVersion => "UNSUPPORTED_SCHEMA_VERSION",
-            Code::DocumentSize => "DOCUMENT_SIZE",
-            Code::Schema => "SCHEMA_VIOLATION",
+    } else if let Some(f) = all().find(|f| f.severity == Severity::Error) {
+        let code = match f.code.as_str() {
+            "PB001" => "PARSE_ERROR",
+            "PB003" | "UNSUPPORTED_VERSION" => "UNSUPPORTED_SCHEMA_VERSION",
+            "PB005" => "DOCUMENT_SIZE",
+            "PB002" => "SCHEMA_VIOLATION",
             _ => "VALIDATION_FAILED",
         };
-        (
-            code,
-            format!("{errors} error(s); first: {} {}", f.code, f.message),
-        )
+        (code, format!("{errors} error(s); first: {} {}", f.code, f.message))
     } else {
         let warnings = all().filter(|f| f.severity == Severity::Warning).count();
         ("OK", format!("no errors ({warnings} warning(s))"))
@@ -125,6 +222,7 @@ fn contract(outcomes: &[FileOutcome]) -> Value {
             let count = |s| o.findings.iter().filter(|f| f.severity == s).count();
             let mut file = json!({
                 "file": o.file,
+                "kind": o.kind,
                 "allow": o.allow(),
                 "errors": count(Severity::Error),
                 "warnings": count(Severity::Warning),
@@ -162,8 +260,9 @@ fn print_text(outcomes: &[FileOutcome]) {
         }
         let count = |s| o.findings.iter().filter(|f| f.severity == s).count();
         println!(
-            "{}: {} — {} error(s), {} warning(s), {} info",
+            "{} ({}): {} — {} error(s), {} warning(s), {} info",
             o.file,
+            o.kind,
             if o.allow() { "ok" } else { "FAILED" },
             count(Severity::Error),
             count(Severity::Warning),
@@ -245,7 +344,9 @@ pub struct SchemaArgs {
 
 /// Every JSON Schema the product publishes in `schemas/`.
 pub fn all_schemas() -> Vec<Published> {
-    playbook_core::schema::published()
+    let mut all = playbook_core::schema::published();
+    all.extend(envelope::published());
+    all
 }
 
 pub fn schema(args: SchemaArgs) -> Result<ExitCode> {
