@@ -1,4 +1,5 @@
 //! Integration tests of the `playbook` binary, one module per group of
 //! subcommands.
 
+mod authoring;
 mod library;

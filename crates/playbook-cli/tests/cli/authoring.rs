@@ -1,0 +1,307 @@
+//! `playbook validate`, `fmt`, `template` and `schema` through the real
+//! binary: exit codes, the Validator Output Contract and hostile input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn playbook(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is the JSON contract ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+#[track_caller]
+fn check_contract(args: &[&str], allow: bool, code: &str) -> Value {
+    let output = playbook(args);
+    let contract = json_of(&output);
+    assert_eq!(contract["allow"], allow, "{contract:#}");
+    assert_eq!(contract["code"], code, "{contract:#}");
+    assert!(
+        contract["reason"].is_string(),
+        "reason is required by the contract"
+    );
+    assert_eq!(
+        output.status.success(),
+        allow,
+        "exit 0 only when allow=true (Validator Output Contract)"
+    );
+    contract
+}
+
+#[test]
+fn the_examples_are_allowed_with_no_findings() {
+    let contract = check_contract(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "playbooks/tdd.yaml",
+            "playbooks/pairing.yaml",
+            "playbooks/compound-engineering.yaml",
+        ],
+        true,
+        "OK",
+    );
+    assert_eq!(contract["details"]["findings"], Value::Array(vec![]));
+}
+
+#[test]
+fn the_legacy_example_is_allowed_with_hints() {
+    let contract = check_contract(
+        &["validate", "--format", "json", "playbooks/legacy.yaml"],
+        true,
+        "OK",
+    );
+    let findings = contract["details"]["findings"].as_array().unwrap();
+    assert!(!findings.is_empty(), "legacy roles get hints");
+    assert!(findings.iter().all(|f| f["severity"] == "info"));
+}
+
+#[test]
+fn a_broken_playbook_reports_code_pointer_location_and_file() {
+    let contract = check_contract(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "tests/fixtures/lints/pb301-unknown-handoff.json",
+        ],
+        false,
+        "VALIDATION_FAILED",
+    );
+    let finding = &contract["details"]["findings"][0];
+    assert_eq!(finding["code"], "PB301");
+    assert_eq!(finding["path"], "/workflow/build/roles/0/handoff_to/0");
+    assert!(finding["location"]["line"].as_u64().unwrap() > 1);
+    assert!(
+        finding["hint"].as_str().unwrap().contains("reviewer"),
+        "the hint names the closest role"
+    );
+    assert_eq!(
+        finding["file"],
+        "tests/fixtures/lints/pb301-unknown-handoff.json"
+    );
+}
+
+#[test]
+fn text_output_points_at_file_line_and_column() {
+    let output = playbook(&["validate", "tests/fixtures/lints/pb001-syntax-error.yaml"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success());
+    assert!(
+        text.contains("tests/fixtures/lints/pb001-syntax-error.yaml:8:8: error[PB001]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn strict_mode_rejects_unknown_fields() {
+    let file = "tests/fixtures/lints/pb004-unknown-fields.yaml";
+    check_contract(&["validate", "--format", "json", file], true, "OK");
+    check_contract(
+        &["validate", "--strict", "--format", "json", file],
+        false,
+        "VALIDATION_FAILED",
+    );
+}
+
+#[test]
+fn an_unknown_major_version_fails_closed() {
+    check_contract(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "tests/fixtures/lints/pb003-unknown-major-version.yaml",
+        ],
+        false,
+        "UNSUPPORTED_SCHEMA_VERSION",
+    );
+}
+
+#[test]
+fn the_spec_envelope_examples_validate_and_a_lying_result_is_caught() {
+    for file in [
+        "assignment-packet.json",
+        "subagent-result.json",
+        "director-task.json",
+        "associate-result.json",
+        "role-assignment-request.json",
+        "role-assignment-response.json",
+    ] {
+        let path = format!("tests/fixtures/envelopes/{file}");
+        check_contract(
+            &["validate", "--strict", "--format", "json", &path],
+            true,
+            "OK",
+        );
+    }
+    let contract = check_contract(
+        &[
+            "validate",
+            "--format",
+            "json",
+            "tests/fixtures/envelopes/subagent-result-lies.json",
+        ],
+        false,
+        "VALIDATION_FAILED",
+    );
+    let codes: Vec<&str> = contract["details"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"RESULT_INCONSISTENT"),
+        "done with a failing check is a lie: {codes:?}"
+    );
+}
+
+#[test]
+fn hostile_files_are_refused_with_a_clear_error_and_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let huge = write("huge.yaml", &vec![b'#'; 50 * 1024 * 1024]);
+    let binary = write("binary.yaml", &[0xff, 0xfe, 0x00, 0x13, 0x37, 0x80, 0x81]);
+    let deep = write(
+        "deep.json",
+        ("[".repeat(10_000) + &"]".repeat(10_000)).as_bytes(),
+    );
+    let empty = write("empty.yaml", b"");
+    let cases = [
+        (huge.as_str(), "READ_ERROR", "limited to"),
+        (binary.as_str(), "READ_ERROR", "not UTF-8"),
+        (deep.as_str(), "PARSE_ERROR", "recursion limit"),
+        (empty.as_str(), "DOCUMENT_SIZE", "empty"),
+        ("does/not/exist.yaml", "READ_ERROR", "cannot read"),
+    ];
+    for (file, code, says) in cases {
+        let output = playbook(&["validate", "--format", "json", file]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{file}: {stderr}");
+        assert!(!output.status.success(), "{file} must not be allowed");
+        let contract = json_of(&output);
+        assert_eq!(contract["code"], code, "{file}: {contract:#}");
+        assert!(
+            contract.to_string().contains(says),
+            "{file}: the reason says why: {contract:#}"
+        );
+    }
+}
+
+#[test]
+fn fmt_normalises_and_check_reports_without_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clean.yaml");
+    std::fs::copy(root().join("tests/fixtures/lints/clean.yaml"), &path).unwrap();
+    let path = path.to_str().unwrap();
+    let before = std::fs::read_to_string(path).unwrap();
+
+    let check = playbook(&["fmt", "--check", path]);
+    assert_eq!(
+        check.status.code(),
+        Some(1),
+        "flow-style YAML is not normalised"
+    );
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap(),
+        before,
+        "--check writes nothing"
+    );
+
+    assert!(playbook(&["fmt", path]).status.success());
+    let after = std::fs::read_to_string(path).unwrap();
+    assert_ne!(after, before);
+    assert!(
+        playbook(&["fmt", "--check", path]).status.success(),
+        "fmt is idempotent"
+    );
+    let reparsed: Value = serde_yaml_ng::from_str(&after).unwrap();
+    let original: Value = serde_yaml_ng::from_str(&before).unwrap();
+    assert_eq!(reparsed, original, "fmt changes formatting only");
+}
+
+#[test]
+fn fmt_refuses_to_drop_comments_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("legacy.yaml");
+    std::fs::copy(root().join("playbooks/legacy.yaml"), &path).unwrap();
+    let path = path.to_str().unwrap();
+    let refused = playbook(&["fmt", path]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--drop-comments"));
+    assert!(playbook(&["fmt", "--drop-comments", path]).status.success());
+}
+
+#[test]
+fn templates_compose_into_a_clean_playbook() {
+    let mut text = String::from(
+        "schema_version: 1.0.0\nid: from-templates\nname: From templates\nworkflow:\n",
+    );
+    for (stage, modes) in [
+        ("plan", &["planner"][..]),
+        ("build", &["worker", "reviewer"]),
+        ("test", &["tester"]),
+    ] {
+        text.push_str(&format!("  {stage}:\n    roles:\n"));
+        for mode in modes {
+            let role = playbook(&["template", mode]);
+            assert!(role.status.success());
+            for (i, line) in String::from_utf8_lossy(&role.stdout).lines().enumerate() {
+                let prefix = if i == 0 { "      - " } else { "        " };
+                text.push_str(&format!("{prefix}{line}\n"));
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("templates.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let contract = check_contract(
+        &["validate", "--format", "json", path.to_str().unwrap()],
+        true,
+        "OK",
+    );
+    assert_eq!(
+        contract["details"]["findings"],
+        Value::Array(vec![]),
+        "templates are contract-rich and clean:\n{text}"
+    );
+}
+
+#[test]
+fn every_published_schema_is_checked_in() {
+    let list = playbook(&["schema", "--list"]);
+    let names = String::from_utf8_lossy(&list.stdout);
+    assert!(names.lines().count() >= 2);
+    for name in names.lines() {
+        let printed = playbook(&["schema", name]);
+        let on_disk = std::fs::read_to_string(root().join("schemas").join(name)).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&printed.stdout),
+            on_disk,
+            "schemas/{name} is stale; run `playbook schema --out schemas`"
+        );
+    }
+}
