@@ -85,7 +85,9 @@ impl FileOutcome {
 type EnvelopeCheck = fn(&Value, bool) -> Vec<Violation>;
 
 fn check_envelope<E: Envelope>(value: &Value, strict: bool) -> Vec<Violation> {
-    envelope::parse::<E>(value, strict).err().unwrap_or_default()
+    envelope::parse::<E>(value, strict)
+        .err()
+        .unwrap_or_default()
 }
 
 /// Recognises the machine payloads of the specs (assignment packets, results,
@@ -105,9 +107,15 @@ fn detect_envelope(value: &Value) -> Option<(&'static str, EnvelopeCheck)> {
     } else if has("acceptance_check") {
         ("subagent result", check_envelope::<SubagentResult>)
     } else if has("available_roles") {
-        ("role assignment request", check_envelope::<RoleAssignmentRequest>)
+        (
+            "role assignment request",
+            check_envelope::<RoleAssignmentRequest>,
+        )
     } else if has("role") && has("rationale") {
-        ("role assignment response", check_envelope::<RoleAssignmentResponse>)
+        (
+            "role assignment response",
+            check_envelope::<RoleAssignmentResponse>,
+        )
     } else if has("instruction") && has("kind") {
         ("director task", check_envelope::<DirectorTask>)
     } else if has("files_changed") && has("summary") {
@@ -127,10 +135,15 @@ fn detect_envelope(value: &Value) -> Option<(&'static str, EnvelopeCheck)> {
 fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Vec<Reported>) {
     let envelope = document::parse_value(&source.text, source.format)
         .ok()
-        .and_then(|value| detect_envelope(&value).map(|(kind, check)| (kind, check(&value, options.strict))));
+        .and_then(|value| {
+            detect_envelope(&value).map(|(kind, check)| (kind, check(&value, options.strict)))
+        });
     let Some((kind, violations)) = envelope else {
         let report = validate_source(&source.text, source.format, options);
-        return ("playbook", report.findings.into_iter().map(Reported::from).collect());
+        return (
+            "playbook",
+            report.findings.into_iter().map(Reported::from).collect(),
+        );
     };
     let map = SourceMap::new(&source.text);
     let findings = violations
@@ -140,7 +153,9 @@ fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Ve
             severity: Severity::Error,
             location: map.locate(&v.path),
             path: v.path,
-            hint: format!("see the {kind} contract in docs/error-codes.md (`playbook schema --list`)"),
+            hint: format!(
+                "see the {kind} contract in docs/error-codes.md (`playbook schema --list`)"
+            ),
             message: v.message,
         })
         .collect();
@@ -181,7 +196,11 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         OutputFormat::Json => println!("{:#}", contract(&outcomes)),
         OutputFormat::Text => print_text(&outcomes),
     }
-    Ok(if allow { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if allow {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// The Validator Output Contract of spec/contracts.md for a set of files.
@@ -199,7 +218,10 @@ fn contract(outcomes: &[FileOutcome]) -> Value {
             "PB002" => "SCHEMA_VIOLATION",
             _ => "VALIDATION_FAILED",
         };
-        (code, format!("{errors} error(s); first: {} {}", f.code, f.message))
+        (
+            code,
+            format!("{errors} error(s); first: {} {}", f.code, f.message),
+        )
     } else {
         let warnings = all().filter(|f| f.severity == Severity::Warning).count();
         ("OK", format!("no errors ({warnings} warning(s))"))
