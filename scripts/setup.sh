@@ -24,7 +24,10 @@ fi
 command -v cargo >/dev/null || { echo "setup: Rust is missing; install it from https://rustup.rs" >&2; exit 1; }
 command -v npm >/dev/null || { echo "setup: Node.js 20+ and npm are missing; install them (apt install nodejs npm)" >&2; exit 1; }
 
-# The UI's packages, exactly as locked.
+# The UI's packages, at the locked versions. `npm ci` refuses a lock that
+# lacks entries for other platforms' optional packages (rollup, esbuild),
+# which registries that omit them produce; `npm install --no-save` then
+# installs the same locked versions without rewriting the lock.
 if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
-  (cd ui && npm ci --no-audit --no-fund)
+  (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-save --no-audit --no-fund; })
 fi
