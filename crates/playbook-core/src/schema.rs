@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use jsonschema::error::ValidationErrorKind;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -27,7 +27,7 @@ pub fn generate<T: JsonSchema>(file: &str) -> Value {
 }
 
 /// Rewrites `anyOf: [{$ref: X}, {type: null}]` (how an `Option` of a struct
-/// is generated) to `$ref: X`. Validation errors then point inside the
+/// is generated) to `$ref: X`, and `type: [T, null]` to `type: T`. Validation errors then point inside the
 /// object (`/retry_policy/max_iterations`) instead of stopping at "not valid
 /// under any of the schemas listed in anyOf"; an explicit `null` is reported
 /// as a type error, which is what a user who wrote `gates:` with nothing
@@ -49,6 +49,16 @@ fn unwrap_optional_refs(schema: &mut Value) {
             if let Some(Value::Object(inner)) = inner {
                 object.remove("anyOf");
                 object.extend(inner);
+            }
+            // `type: [T, "null"]`, the same for a primitive `Option`.
+            let single = match object.get("type").and_then(Value::as_array) {
+                Some(types) if types.len() == 2 && types.iter().any(|t| t == "null") => {
+                    types.iter().find(|t| *t != "null").cloned()
+                }
+                _ => None,
+            };
+            if let Some(single) = single {
+                object.insert("type".into(), single);
             }
             object.values_mut().for_each(unwrap_optional_refs);
         }
@@ -104,8 +114,20 @@ pub fn check_with(validator: &jsonschema::Validator, value: &Value) -> Vec<Findi
                     path = format!("{path}/{}", escape_pointer(name));
                     format!("add the required field `{name}`")
                 }
+                ValidationErrorKind::Type {
+                    kind: TypeKind::Single(expected),
+                } => match expected.to_string().as_str() {
+                    "array" => "write a list, e.g. `[read_file, git_diff]`".to_string(),
+                    "object" => "write a mapping of fields (`key: value` lines)".to_string(),
+                    "integer" => "write a whole number, e.g. 3".to_string(),
+                    "boolean" => "write true or false".to_string(),
+                    "string" => {
+                        "write text (quote it if it looks like a number or a list)".to_string()
+                    }
+                    other => format!("write a value of type {other}"),
+                },
                 ValidationErrorKind::Type { .. } => {
-                    "change the value to the type named in the message".to_string()
+                    "change the value to one of the types named in the message".to_string()
                 }
                 ValidationErrorKind::Enum { options } => format!("use one of {options}"),
                 ValidationErrorKind::Pattern { pattern } => {
