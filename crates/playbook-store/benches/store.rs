@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use playbook_core::Format;
-use playbook_store::{Base, PlaybookId, Source, Store};
+use playbook_store::{Base, Durability, PlaybookId, Source, Store};
 
 fn text(id: &str, round: usize) -> String {
     format!(
@@ -33,12 +33,18 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
 }
 
 fn save(c: &mut Criterion) {
+    save_with(c, Durability::Full, "store/save_version");
+    // The same save without the per-commit disk flush: what the store itself costs.
+    save_with(c, Durability::Relaxed, "store/save_version_relaxed");
+}
+
+fn save_with(c: &mut Criterion, durability: Durability, name: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(dir.path().join("bench.db")).unwrap();
+    let mut store = Store::open_with(dir.path().join("bench.db"), durability).unwrap();
     store.import(&[source("save", 0)]).unwrap();
     let id = PlaybookId::new("save").unwrap();
     let mut round = 1;
-    c.bench_function("store/save_version", |b| {
+    c.bench_function(name, |b| {
         b.iter(|| {
             round += 1;
             let saved = store.save_version(
@@ -64,7 +70,7 @@ fn save(c: &mut Criterion) {
         })
         .collect();
     println!(
-        "store/save_version over 1000 saves: p50 {:?}, p99 {:?}, max {:?}",
+        "{name} over 1000 saves: p50 {:?}, p99 {:?}, max {:?}",
         percentile(&mut samples, 0.50),
         percentile(&mut samples, 0.99),
         percentile(&mut samples, 1.0)

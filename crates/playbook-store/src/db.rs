@@ -53,7 +53,21 @@ pub fn schema_version() -> u32 {
     migrations().map(|m| m.version).max().unwrap_or(0)
 }
 
-pub(crate) fn open(path: &Path) -> Result<Connection> {
+/// How long a commit waits for the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Every commit is flushed to the disk (`synchronous = FULL`): a save that
+    /// returned survives a power cut as well as a crash. The default.
+    #[default]
+    Full,
+    /// Commits reach the operating system but are flushed only at WAL
+    /// checkpoints (`synchronous = NORMAL`): a save survives a crash of the
+    /// app, but a power cut may undo the last ones. The file stays consistent
+    /// either way. For bulk work and measurements, not for authors' saves.
+    Relaxed,
+}
+
+pub(crate) fn open(path: &Path, durability: Durability) -> Result<Connection> {
     let io = |source| Error::Io {
         path: path.display().to_string(),
         source,
@@ -100,7 +114,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection> {
     check_ownership(&conn)?;
     // Checked before WAL is switched on, so a newer library is not touched at all.
     check_not_newer(&conn)?;
-    configure(&conn)?;
+    configure(&conn, durability)?;
     migrate(conn)
 }
 
@@ -141,7 +155,7 @@ fn check_ownership(conn: &Connection) -> Result<()> {
     })
 }
 
-fn configure(conn: &Connection) -> Result<()> {
+fn configure(conn: &Connection, durability: Durability) -> Result<()> {
     let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(Error::ReadOnly {
@@ -150,7 +164,11 @@ fn configure(conn: &Connection) -> Result<()> {
     }
     // FULL syncs the WAL on every commit: a saved version survives power
     // loss, not only a crash of the process.
-    conn.pragma_update(None, "synchronous", "FULL")?;
+    let synchronous = match durability {
+        Durability::Full => "FULL",
+        Durability::Relaxed => "NORMAL",
+    };
+    conn.pragma_update(None, "synchronous", synchronous)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }

@@ -51,7 +51,7 @@ mod types;
 mod versions;
 
 pub use content::{blank, from_role_templates};
-pub use db::schema_version;
+pub use db::{Durability, schema_version};
 pub use error::{Error, ErrorCode, Result};
 pub use files::{ImportOutcome, Imported, Source};
 pub use location::{DB_ENV, DB_FILE, resolve_db_path};

@@ -27,8 +27,14 @@ impl Store {
     /// Opens the library at `path`, creating and seeding it when the file
     /// does not exist and migrating it when an older build wrote it.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        Store::open_with(path, db::Durability::Full)
+    }
+
+    /// Opens the library with a chosen [`Durability`](db::Durability);
+    /// [`Store::open`] uses `Full`.
+    pub fn open_with(path: impl AsRef<Path>, durability: db::Durability) -> Result<Store> {
         let path = path.as_ref();
-        let conn = db::open(path)?;
+        let conn = db::open(path, durability)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),

@@ -177,3 +177,19 @@ fn a_read_only_file_is_reported_and_unchanged() {
     assert_eq!(error.code(), ErrorCode::ReadOnly, "{error}");
     assert_eq!(bytes(&path), before);
 }
+
+#[test]
+fn a_library_opened_with_relaxed_durability_is_an_ordinary_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("library.db");
+    let mut relaxed = Store::open_with(&path, playbook_store::Durability::Relaxed).unwrap();
+    relaxed
+        .create_from_text(&demo("fast", "Fast", 3), Format::Yaml, "")
+        .unwrap();
+    drop(relaxed);
+    let store = Store::open(&path).unwrap();
+    assert!(
+        store.version(&crate::id("fast"), None).is_ok(),
+        "durability changes when commits are flushed, not what is stored"
+    );
+}
