@@ -12,14 +12,18 @@ use ts_rs::TS;
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]
 pub struct Checked {
-    /// The document as text in `format` (what the Source tab shows).
+    /// The document as text in `format` (what the Source tab shows); empty
+    /// when the caller did not ask for it.
     pub source: String,
     pub format: Format,
     /// Every finding, errors first; `path` is a JSON pointer into the document.
     pub findings: Vec<Finding>,
     /// False when any finding is an error: Run and "export as valid" are blocked.
     pub allow: bool,
-    /// The typed playbook; absent when the text does not parse or has the wrong shape.
+    /// Whether the document parses and has the right shape (types, required fields).
+    pub structurally_valid: bool,
+    /// The typed playbook, for text from the Source tab or a file; absent
+    /// when the text does not parse or has the wrong shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub playbook: Option<Playbook>,

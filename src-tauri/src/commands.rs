@@ -1,5 +1,9 @@
 //! The commands the UI invokes: each is one call into a library, with its
 //! error converted to [`AppError`] at the boundary.
+//!
+//! Every command is `async` for Tauri: it runs on the async runtime's
+//! threads, never on the main thread, so a database write (fsync) or the
+//! validation of a large playbook never stalls the window's event loop.
 
 use playbook_core::{Format, Role, RoleMode};
 use serde_json::Value;
@@ -14,62 +18,62 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::library::Library;
 use crate::{preview, workbench};
 
-#[tauri::command]
-pub fn check_document(document: Value, format: Format) -> Result<Checked> {
-    workbench::check_document(document, format)
+#[tauri::command(async)]
+pub fn check_document(document: Value, format: Format, with_source: bool) -> Result<Checked> {
+    workbench::check_document(document, format, with_source)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn check_source(text: String, format: Format) -> Checked {
     workbench::check_source(&text, format)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn render_document(document: Value, format: Format) -> Result<String> {
     workbench::render_value(&document, format)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn role_template(mode: RoleMode) -> Role {
     workbench::role_template(mode)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn examples() -> Vec<Example> {
     workbench::examples()
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn read_playbook_file(path: String) -> Result<FileText> {
     workbench::read_playbook_file(&path)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn write_text_file(path: String, text: String) -> Result<()> {
     workbench::write_text_file(&path, &text)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn app_info(library: State<'_, Library>) -> crate::api::AppInfo {
     crate::api::AppInfo::current(library.path())
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_list(library: State<'_, Library>) -> Result<Vec<PlaybookSummary>> {
     library.list()
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_open(library: State<'_, Library>, id: String) -> Result<Opened> {
     library.open_playbook(&id)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_create(library: State<'_, Library>, document: Value, note: String) -> Result<Saved> {
     library.create(document, &note)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_save(
     library: State<'_, Library>,
     id: String,
@@ -80,7 +84,7 @@ pub fn library_save(
     library.save(&id, base, document, &note)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_save_draft(
     library: State<'_, Library>,
     id: String,
@@ -90,27 +94,27 @@ pub fn library_save_draft(
     library.save_draft(&id, document, base)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_discard_draft(library: State<'_, Library>, id: String) -> Result<bool> {
     library.discard_draft(&id)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_duplicate(library: State<'_, Library>, id: String) -> Result<Saved> {
     library.duplicate(&id)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_delete(library: State<'_, Library>, id: String) -> Result<()> {
     library.delete(&id)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_import_file(library: State<'_, Library>, path: String) -> Result<Vec<Imported>> {
     library.import_file(&path)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_import_text(
     library: State<'_, Library>,
     name: String,
@@ -119,17 +123,17 @@ pub fn library_import_text(
     library.import_text(&name, &text)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn library_export(library: State<'_, Library>, id: String, path: String) -> Result<()> {
     library.export(&id, &path)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn history(library: State<'_, Library>, id: String) -> Result<Vec<VersionInfo>> {
     library.history(&id)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn compare_versions(
     library: State<'_, Library>,
     id: String,
@@ -139,22 +143,22 @@ pub fn compare_versions(
     library.compare(&id, from, to)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn restore_version(library: State<'_, Library>, id: String, number: u32) -> Result<Saved> {
     library.restore(&id, number)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn templates(library: State<'_, Library>) -> Result<Vec<TemplateSummary>> {
     library.templates()
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn template_role(library: State<'_, Library>, name: String) -> Result<Role> {
     library.template_role(&name)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn save_template(
     library: State<'_, Library>,
     name: String,
@@ -164,7 +168,7 @@ pub fn save_template(
     library.save_template(&name, &role, &note)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn preview_scenarios() -> Vec<ScenarioInfo> {
     preview::scenarios()
 }

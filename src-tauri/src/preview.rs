@@ -50,7 +50,8 @@ pub fn run(
     seed: u64,
     on_event: impl FnMut(&EventRecord),
 ) -> Result<PreviewResult> {
-    let checked = workbench::check_document(document, Format::Yaml)?;
+    let text = workbench::render_value(&document, Format::Yaml)?;
+    let checked = workbench::check_source(&text, Format::Yaml);
     let Some(playbook) = checked.playbook.filter(|_| checked.allow) else {
         let errors: Vec<_> = checked.findings.iter().filter(|f| f.is_error()).collect();
         return Err(AppError::new(

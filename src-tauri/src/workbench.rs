@@ -9,31 +9,47 @@ use serde_json::Value;
 use crate::api::{Checked, Example, FileText, FlowView};
 use crate::error::{AppError, ErrorCode, Result};
 
-/// Validates a document edited in the form. The text shown in the Source tab
-/// is the canonical rendering of the typed playbook when it has the right
-/// shape, and a plain rendering of the value otherwise, so a field with a
-/// wrong type is still visible (and flagged) in the source.
-pub fn check_document(document: Value, format: Format) -> Result<Checked> {
-    let plain = render_value(&document, format)?;
-    if plain.len() > MAX_DOCUMENT_BYTES {
+/// Validates a document edited in the form.
+///
+/// This runs on every keystroke, so it does only what the view in front of
+/// the user needs: the typed playbook is not sent back (the UI has the
+/// document), and the text of the Source tab, with line and column of each
+/// finding, is rendered only when `with_source` is set. The text is the
+/// canonical rendering of the typed playbook when it has the right shape,
+/// and a plain rendering of the value otherwise, so a field with a wrong
+/// type is still visible (and flagged) in the source.
+pub fn check_document(document: Value, format: Format, with_source: bool) -> Result<Checked> {
+    let size = serde_json::to_string(&document)
+        .map(|t| t.len())
+        .unwrap_or(0);
+    if size > MAX_DOCUMENT_BYTES {
         // Let the core word the size finding; nothing else is worth checking.
-        return Ok(check_source(&plain, format));
+        let mut checked = check_source(&render_value(&document, format)?, format);
+        checked.playbook = None;
+        return Ok(checked);
     }
+    let plain = (with_source)
+        .then(|| render_value(&document, format))
+        .transpose()?;
     let report = validate_value(document, &Options::default());
-    let source = match &report.playbook {
-        Some(playbook) => document::to_string(playbook, format)
-            .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?,
-        None => plain,
-    };
-    let map = SourceMap::new(&source);
     let mut findings = report.findings;
-    for finding in &mut findings {
-        finding.location = map.locate(&finding.path);
+    let source = match (&report.playbook, plain) {
+        (_, None) => String::new(),
+        (Some(playbook), Some(_)) => document::to_string(playbook, format)
+            .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?,
+        (None, Some(plain)) => plain,
+    };
+    if with_source {
+        let map = SourceMap::new(&source);
+        for finding in &mut findings {
+            finding.location = map.locate(&finding.path);
+        }
     }
     let allow = !findings.iter().any(|f| f.is_error());
     Ok(Checked {
         flow: report.playbook.as_ref().map(FlowView::new),
-        playbook: report.playbook,
+        structurally_valid: report.playbook.is_some(),
+        playbook: None,
         source,
         format,
         findings,
@@ -46,6 +62,7 @@ pub fn check_source(text: &str, format: Format) -> Checked {
     let report = validate_source(text, format, &Options::default());
     Checked {
         allow: report.allow(),
+        structurally_valid: report.playbook.is_some(),
         flow: report.playbook.as_ref().map(FlowView::new),
         playbook: report.playbook,
         source: text.to_string(),

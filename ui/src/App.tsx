@@ -90,7 +90,7 @@ export function App() {
     if (!doc) return;
     const mine = ++seq.current;
     backend
-      .checkDocument(doc)
+      .checkDocument(doc, screen === "editor" && tab === "source")
       .then((result) => {
         if (mine !== seq.current) return;
         setChecked(result);
@@ -98,7 +98,7 @@ export function App() {
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
-  }, [doc, notify]);
+  }, [doc, notify, screen, tab]);
 
   // Autosave: every edit lands in the library's draft, so nothing typed is
   // lost on a crash or a quit. The first revision after opening is what was

@@ -56,8 +56,9 @@ export function messageOf(e: unknown): string {
 
 export const backend = {
   appInfo: () => call<AppInfo>("app_info"),
-  checkDocument: (document: Playbook, format: Format = "yaml") =>
-    call<Checked>("check_document", { document, format }),
+  /** Validates the form's document; the YAML text comes back only `withSource`. */
+  checkDocument: (document: Playbook, withSource: boolean, format: Format = "yaml") =>
+    call<Checked>("check_document", { document, format, withSource }),
   checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
   renderDocument: (document: Playbook, format: Format) => call<string>("render_document", { document, format }),
   roleTemplate: (mode: RoleMode) => call<Role>("role_template", { mode }),

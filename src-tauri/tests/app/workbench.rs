@@ -20,7 +20,7 @@ fn codes(checked: &playbook_studio::api::Checked) -> Vec<&'static str> {
 
 #[test]
 fn a_loop_without_max_iterations_is_an_unbounded_loop_on_the_retry_field() {
-    let checked = workbench::check_document(document(LOOP), Format::Yaml).unwrap();
+    let checked = workbench::check_document(document(LOOP), Format::Yaml, true).unwrap();
     let finding = checked
         .findings
         .iter()
@@ -52,7 +52,7 @@ fn setting_max_iterations_bounds_the_loop_in_the_graph() {
     let mut doc = document(LOOP);
     doc["workflow"]["build"]["roles"][1]["retry_policy"] =
         json!({"max_iterations": 3, "escalate_on": ["retry_limit"]});
-    let checked = workbench::check_document(doc, Format::Yaml).unwrap();
+    let checked = workbench::check_document(doc, Format::Yaml, true).unwrap();
     assert!(!codes(&checked).contains(&"PB302"), "{:?}", codes(&checked));
     let flow = checked.flow.unwrap();
     assert_eq!(
@@ -72,9 +72,9 @@ fn setting_max_iterations_bounds_the_loop_in_the_graph() {
 fn a_value_of_the_wrong_type_keeps_its_text_and_reports_the_field() {
     let mut doc = document(LOOP);
     doc["workflow"]["build"]["roles"][0]["handoff_to"] = json!("checker");
-    let checked = workbench::check_document(doc, Format::Yaml).unwrap();
+    let checked = workbench::check_document(doc, Format::Yaml, true).unwrap();
     assert!(
-        checked.playbook.is_none(),
+        !checked.structurally_valid,
         "a wrong type is not a typed playbook"
     );
     assert!(
@@ -108,10 +108,12 @@ fn invalid_yaml_in_the_source_tab_gives_a_located_syntax_finding_and_no_playbook
 
 #[test]
 fn canonical_source_parses_back_to_the_same_playbook() {
-    let checked = workbench::check_document(document(LOOP), Format::Yaml).unwrap();
+    let checked = workbench::check_document(document(LOOP), Format::Yaml, true).unwrap();
     let again = workbench::check_source(&checked.source, Format::Yaml);
+    let typed = again.playbook.expect("the canonical text parses");
     assert_eq!(
-        again.playbook, checked.playbook,
+        serde_json::to_value(typed).unwrap(),
+        document(LOOP),
         "Source and form stay in sync both ways"
     );
 }
@@ -149,4 +151,22 @@ fn error_serialises_as_code_message_details() {
         "the UI switches on this code"
     );
     assert!(json["message"].is_string());
+}
+
+#[test]
+fn without_source_the_form_check_sends_neither_text_nor_playbook_back() {
+    let checked = workbench::check_document(document(LOOP), Format::Yaml, false).unwrap();
+    assert!(
+        checked.source.is_empty(),
+        "the text is rendered only for the Source tab"
+    );
+    assert!(
+        checked.playbook.is_none(),
+        "the UI already holds the document"
+    );
+    assert!(checked.structurally_valid);
+    assert!(
+        checked.findings.iter().any(|f| f.code.as_str() == "PB302"),
+        "findings do not depend on the source"
+    );
 }

@@ -10,7 +10,8 @@ import type { Playbook } from "./Playbook";
  */
 export type Checked = { 
 /**
- * The document as text in `format` (what the Source tab shows).
+ * The document as text in `format` (what the Source tab shows); empty
+ * when the caller did not ask for it.
  */
 source: string, format: Format, 
 /**
@@ -22,6 +23,11 @@ findings: Array<Finding>,
  */
 allow: boolean, 
 /**
- * The typed playbook; absent when the text does not parse or has the wrong shape.
+ * Whether the document parses and has the right shape (types, required fields).
+ */
+structurally_valid: boolean, 
+/**
+ * The typed playbook, for text from the Source tab or a file; absent
+ * when the text does not parse or has the wrong shape.
  */
 playbook?: Playbook, flow?: FlowView, };

@@ -159,7 +159,7 @@ export function Editor(props: Props) {
               (flow ? (
                 <FlowGraph
                   flow={flow}
-                  stale={!checked?.playbook}
+                  stale={!!checked && !checked.structurally_valid}
                   selected={selection.kind === "role" ? selection : null}
                   onSelectRole={(a) => {
                     setSelection({ kind: "role", ...a });

@@ -41,7 +41,7 @@ fn memory_of_tree(root: u32) -> f64 {
 }
 
 fn app_pid() -> Option<u32> {
-    let binary = playbook_e2e::app_binary();
+    let binary = playbook_e2e::app_binary().canonicalize().ok()?;
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
         let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
