@@ -24,6 +24,13 @@ async fn first_run_explains_a_role_contract_and_opens_the_tdd_example() -> Resul
     app.until_text("[data-testid=validity]", "valid").await?;
     select_role(&app, "reviewer").await?;
     app.screenshot("tdd-reviewer").await?;
+
+    // The dark theme, on the flow graph.
+    app.click("[data-testid=theme]").await?;
+    app.find(".app[data-theme=dark]").await?;
+    app.click("[data-tab=flow]").await?;
+    app.find("[data-role-node=reviewer]").await?;
+    app.screenshot("dark-flow").await?;
     app.quit().await
 }
 
