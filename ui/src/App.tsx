@@ -7,7 +7,7 @@ import type { Example } from "./generated/Example";
 import type { FlowView } from "./generated/FlowView";
 import type { Playbook } from "./generated/Playbook";
 import { History } from "./history/History";
-import { markEdit, recordCheck } from "./metrics";
+import { markEdit, recordCheck, recordRoundTrip } from "./metrics";
 import { blankPlaybook, roleAt, type RoleAddress } from "./playbooks/document";
 import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
@@ -89,9 +89,11 @@ export function App() {
   useEffect(() => {
     if (!doc) return;
     const mine = ++seq.current;
+    const sent = performance.now();
     backend
       .checkDocument(doc, screen === "editor" && tab === "source")
       .then((result) => {
+        recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
         setChecked(result);
         if (result.flow) setFlow(result.flow);

@@ -1,7 +1,7 @@
 // Keystroke-to-hint latency, kept in memory for the benchmark harness
 // (docs/benchmarks.md). An edit marks a start; the render that shows the
 // validation result for it records the elapsed time.
-type Metrics = { latencies: number[]; pending: number | null };
+type Metrics = { latencies: number[]; pending: number | null; roundTrips: number[] };
 
 declare global {
   interface Window {
@@ -10,7 +10,7 @@ declare global {
 }
 
 function metrics(): Metrics {
-  window.__playbookStudioMetrics ??= { latencies: [], pending: null };
+  window.__playbookStudioMetrics ??= { latencies: [], pending: null, roundTrips: [] };
   return window.__playbookStudioMetrics;
 }
 
@@ -29,4 +29,11 @@ export function recordCheck() {
     m.latencies.push(performance.now() - start);
     if (m.latencies.length > 1000) m.latencies.shift();
   });
+}
+
+/** Time of one validation round trip (IPC + Rust), to split the latency. */
+export function recordRoundTrip(ms: number) {
+  const m = metrics();
+  m.roundTrips.push(ms);
+  if (m.roundTrips.length > 1000) m.roundTrips.shift();
 }

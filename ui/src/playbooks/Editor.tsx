@@ -1,12 +1,12 @@
 // The editor: an outline of stages and roles, the form (playbook, stage or
 // role), the flow graph and the Source tab, with the Problems panel below.
-import { useCallback, useEffect, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Checked } from "../generated/Checked";
 import type { Finding } from "../generated/Finding";
 import type { FlowView } from "../generated/FlowView";
 import type { Playbook } from "../generated/Playbook";
-import { FindingsContext, Hints, severityRank, useFindings } from "../validation/hints";
+import { FindingsContext, Hints, severityRank } from "../validation/hints";
 import { Problems } from "../validation/Problems";
 import {
   addStage,
@@ -49,6 +49,23 @@ export function Editor(props: Props) {
   const { doc, checked, flow, edit, selection, setSelection, tab, setTab, notify } = props;
   const findings = checked?.findings ?? [];
   const [pendingFocus, setPendingFocus] = useState<string | null>(null);
+  // The outline only changes when stage or role names, enabled flags, the
+  // selection or the findings change, not on every keystroke in a field:
+  // on a 200-role playbook re-rendering it per keystroke costs a frame.
+  const docRef = useRef(doc);
+  docRef.current = doc;
+  const structure = useMemo(
+    () => JSON.stringify([doc.name, stages(doc).map(([n, s]) => [n, s.enabled !== false, (s.roles ?? []).map((r) => r.name)])]),
+    [doc],
+  );
+  const ranks = useMemo(() => outlineRanks(findings), [findings]);
+  const selectFromOutline = useCallback(
+    (s: Selection) => {
+      setSelection(s);
+      setTab("form");
+    },
+    [setSelection, setTab],
+  );
 
   const addRole = useCallback(
     async (stage: string, template: TemplateChoice) => {
@@ -144,7 +161,15 @@ export function Editor(props: Props) {
   return (
     <FindingsContext.Provider value={findings}>
       <div className="editor">
-        <Outline doc={doc} selection={selection} setSelection={(s) => { setSelection(s); setTab("form"); }} edit={edit} notify={notify} />
+        <MemoOutline
+          docRef={docRef}
+          structure={structure}
+          ranks={ranks}
+          selection={selection}
+          setSelection={selectFromOutline}
+          edit={edit}
+          notify={notify}
+        />
         <div className="editor-main">
           <div className="tabs" role="tablist" aria-label="Editor views">
             {(["form", "flow", "source"] as Tab[]).map((t) => (
@@ -192,30 +217,54 @@ function focusTarget(pointer: string): HTMLElement | null {
   }
 }
 
-function OutlineBadge({ pointer }: { pointer: string }) {
-  const rank = severityRank(useFindings(pointer));
+/** Worst severity per stage policy and per role pointer, as a string so memo can compare it. */
+function outlineRanks(findings: Finding[]): string {
+  const worst = new Map<string, string>();
+  for (const f of findings) {
+    const role = roleOfPointer(f.path);
+    const stage = stageOfPointer(f.path);
+    const key = role ? rolePointer(role) : stage && f.path.startsWith(stagePointer(stage) + "/stage_policy") ? stagePointer(stage) + "/stage_policy" : null;
+    if (!key) continue;
+    const rank = severityRank([f]);
+    const before = worst.get(key);
+    if (rank && (!before || (before !== "error" && (rank === "error" || (rank === "warning" && before === "info"))))) worst.set(key, rank);
+  }
+  return JSON.stringify([...worst.entries()].sort());
+}
+
+function OutlineBadge({ pointer, ranks }: { pointer: string; ranks: Map<string, string> }) {
+  const rank = ranks.get(pointer);
   return rank ? <span className={`dot dot-${rank}`} aria-label={`has ${rank}s`} /> : null;
 }
 
+const MemoOutline = memo(Outline);
+
 function Outline({
-  doc,
+  docRef,
+  ranks: rankText,
   selection,
   setSelection,
   edit,
   notify,
 }: {
-  doc: Playbook;
+  docRef: React.RefObject<Playbook>;
+  structure: string;
+  ranks: string;
   selection: Selection;
   setSelection: (s: Selection) => void;
   edit: (doc: Playbook, key?: string) => void;
   notify: (message: string, kind?: "info" | "error") => void;
 }) {
+  // Reads the newest document at render and at click time; re-renders are
+  // driven by `structure` and `ranks`.
+  const doc = docRef.current;
+  const ranks = useMemo(() => new Map<string, string>(JSON.parse(rankText) as [string, string][]), [rankText]);
   const [newStage, setNewStage] = useState("");
   const add = () => {
     const name = newStage.trim();
     if (!name) return notify("Type a name for the new stage first.", "error");
-    if (doc.workflow[name]) return notify(`There is already a stage named "${name}".`, "error");
-    edit(addStage(doc, name));
+    if (docRef.current.workflow[name]) return notify(`There is already a stage named "${name}".`, "error");
+    edit(addStage(docRef.current, name));
     setNewStage("");
     setSelection({ kind: "stage", stage: name });
   };
@@ -233,7 +282,7 @@ function Outline({
               data-outline-stage={name}
               onClick={() => setSelection({ kind: "stage", stage: name })}
             >
-              {name} <OutlineBadge pointer={stagePointer(name) + "/stage_policy"} />
+              {name} <OutlineBadge pointer={stagePointer(name) + "/stage_policy"} ranks={ranks} />
             </button>
             <ul>
               {(stage.roles ?? []).map((r, i) => {
@@ -246,7 +295,7 @@ function Outline({
                       data-outline-role={r.name}
                       onClick={() => setSelection({ kind: "role", stage: name, index: i })}
                     >
-                      {r.name || "(unnamed)"} <OutlineBadge pointer={rolePointer({ stage: name, index: i })} />
+                      {r.name || "(unnamed)"} <OutlineBadge pointer={rolePointer({ stage: name, index: i })} ranks={ranks} />
                     </button>
                   </li>
                 );

@@ -104,7 +104,8 @@ async fn measure_desktop_app() -> Result<()> {
     let field = app
         .find("textarea[data-pointer='/workflow/build/roles/100/responsibilities']")
         .await?;
-    app.execute("window.__playbookStudioMetrics = { latencies: [], pending: null }; return 0")
+    app.screenshot("200-roles-open").await?;
+    app.execute("window.__playbookStudioMetrics = { latencies: [], pending: null, roundTrips: [] }; return 0")
         .await?;
     for _ in 0..40 {
         field.send_keys("x").await?;
@@ -136,6 +137,19 @@ async fn measure_desktop_app() -> Result<()> {
         pick(0.5),
         pick(0.95),
         pick(1.0)
+    );
+    let trips = app
+        .execute("return window.__playbookStudioMetrics.roundTrips")
+        .await?;
+    let mut trips: Vec<f64> = trips
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+        .unwrap_or_default();
+    trips.sort_by(f64::total_cmp);
+    println!(
+        "of which the validation round trip (IPC + Rust): median {:.1} ms over {} samples",
+        trips.get(trips.len() / 2).copied().unwrap_or(f64::NAN),
+        trips.len()
     );
     let memory = app_pid().map(memory_of_tree).unwrap_or(f64::NAN);
     println!("memory with the 200-role playbook open: {memory:.1} MiB PSS");
