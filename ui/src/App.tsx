@@ -161,6 +161,24 @@ export function App() {
     [createPlaybook, notify],
   );
 
+  /** plan: planner; build: worker and reviewer; test: tester — each from its built-in template. */
+  const newFromTemplates = useCallback(async () => {
+    try {
+      const [planner, worker, reviewer, tester] = await Promise.all(
+        (["planner", "worker", "reviewer", "tester"] as const).map((m) => backend.roleTemplate(m)),
+      );
+      const doc = blankPlaybook("team-playbook", "Team playbook");
+      doc.workflow = {
+        plan: { enabled: true, roles: [planner] },
+        build: { enabled: true, roles: [worker, reviewer] },
+        test: { enabled: true, roles: [tester] },
+      };
+      await createPlaybook(doc, "new from the role templates");
+    } catch (e) {
+      notify(`Could not create the playbook: ${messageOf(e)}`, "error");
+    }
+  }, [createPlaybook, notify]);
+
   const saveVersion = useCallback(async () => {
     if (!doc || !current) return;
     try {
@@ -310,6 +328,7 @@ export function App() {
               refresh={refresh}
               onOpen={(id) => void openLibraryPlaybook(id)}
               onNewBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
+              onNewFromTemplates={() => void newFromTemplates()}
               onNewFromExample={(ex) => void newFromExample(ex)}
               notify={notify}
             />

@@ -11,6 +11,7 @@ type Props = {
   refresh: number;
   onOpen: (id: string) => void;
   onNewBlank: () => void;
+  onNewFromTemplates: () => void;
   onNewFromExample: (example: Example) => void;
   notify: (m: string, kind?: "info" | "error") => void;
 };
@@ -22,7 +23,7 @@ function importError(e: unknown): ImportError {
   return { message: messageOf(e), findings: details?.findings ?? [] };
 }
 
-export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromExample, notify }: Props) {
+export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTemplates, onNewFromExample, notify }: Props) {
   const [items, setItems] = useState<PlaybookSummary[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [query, setQuery] = useState("");
@@ -76,6 +77,9 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromExampl
       <div className="library-actions">
         <button type="button" onClick={onNewBlank}>
           New blank playbook
+        </button>
+        <button type="button" onClick={onNewFromTemplates} data-testid="new-from-templates">
+          New from role templates
         </button>
         <label className="inline">
           New from example:{" "}

@@ -68,5 +68,13 @@ async fn a_new_playbook_from_an_example_appears_in_the_library_with_its_validity
         .await?;
     app.until_gone("tr[data-playbook=tdd-2]").await?;
     app.screenshot("search").await?;
+
+    // A new playbook from the four role templates opens in the editor.
+    app.click("[data-testid=new-from-templates]").await?;
+    for role in ["planner", "worker", "reviewer", "tester"] {
+        app.find(&format!("[data-outline-role={role}]")).await?;
+    }
+    app.find("[data-testid=validity]").await?;
+    app.screenshot("from-templates").await?;
     app.quit().await
 }
