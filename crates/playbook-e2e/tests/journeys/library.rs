@@ -78,3 +78,26 @@ async fn a_new_playbook_from_an_example_appears_in_the_library_with_its_validity
     app.screenshot("from-templates").await?;
     app.quit().await
 }
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_library_file_that_is_not_a_database_gives_a_clear_message_not_a_blank_window()
+-> Result<()> {
+    let profile = Profile::new();
+    std::fs::write(
+        profile.database(),
+        "this is not an SQLite file, and it must stay untouched\n",
+    )?;
+    let mut app = launch("not-a-database", &profile).await?;
+    app.find(".first-run").await?;
+    app.click("[data-screen=library]").await?;
+    app.until_text(".library [role=alert]", "could not be opened")
+        .await?;
+    app.screenshot("library-error").await?;
+    assert_eq!(
+        std::fs::read_to_string(profile.database())?,
+        "this is not an SQLite file, and it must stay untouched\n",
+        "the app never writes to a file that is not its library"
+    );
+    app.quit().await
+}
