@@ -68,7 +68,7 @@ async fn removing_the_review_loop_bound_shows_the_hint_and_the_unbounded_loop() 
         Some("/workflow/build/roles/2/retry_policy/max_iterations"),
         "clicking a problem focuses the field it is about"
     );
-    focused.send_keys("3").await?;
+    focused.send_keys("4").await?;
     app.until_gone(MAX_ITERATIONS_HINT).await?;
     app.until_text("[data-testid=validity]", "valid").await?;
     app.click("[data-tab=flow]").await?;
@@ -78,7 +78,33 @@ async fn removing_the_review_loop_bound_shows_the_hint_and_the_unbounded_loop() 
         app.find_all("[data-unbounded=true]").await?.is_empty(),
         "with max_iterations back, no loop is unbounded"
     );
+    app.find("[data-role-node=reviewer]").await?;
     app.screenshot("fixed").await?;
+
+    // Ctrl+S saves a version; history shows it with what changed.
+    app.shortcut(&[Key::Control], 's').await?;
+    app.until_text("[data-testid=notice]", "Saved version 2")
+        .await?;
+    app.click("[data-screen=history]").await?;
+    app.find("[data-testid=history-table] tr[data-version='2']")
+        .await?;
+    app.until_text("[data-testid=semantic-diff]", "reviewer")
+        .await?;
+    app.screenshot("history").await?;
+
+    // Restoring version 1 adds version 3 with its content.
+    app.click("[data-testid=history-table] tr[data-version='1'] button")
+        .await?;
+    app.until_text("[data-testid=notice]", "version 3").await?;
+    app.click("[data-screen=editor]").await?;
+    select_role(&app, "reviewer").await?;
+    let restored = app.find(MAX_ITERATIONS).await?;
+    assert_eq!(
+        restored.prop("value").await?.as_deref(),
+        Some("3"),
+        "the restored version has the original retry limit"
+    );
+    app.screenshot("restored").await?;
     app.quit().await
 }
 
