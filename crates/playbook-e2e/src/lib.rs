@@ -176,9 +176,28 @@ impl App {
         Ok(self.client.find_all(Locator::Css(css)).await?)
     }
 
+    /// Clicks the element, retrying while it is covered or still moving
+    /// into place (the flow graph fits its view after rendering).
     pub async fn click(&self, css: &str) -> Result<()> {
-        self.find(css).await?.click().await?;
-        Ok(())
+        let mut last = None;
+        for _ in 0..30 {
+            let element = self.find(css).await?;
+            match element.click().await {
+                Ok(_) => return Ok(()),
+                Err(e) => {
+                    let _ = self
+                        .client
+                        .execute(
+                            "arguments[0].scrollIntoView({block: 'center'})",
+                            vec![serde_json::to_value(&element)?],
+                        )
+                        .await;
+                    last = Some(e);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+        Err(format!("could not click `{css}`: {last:?}").into())
     }
 
     /// Clicks the first button whose text contains `text`.
