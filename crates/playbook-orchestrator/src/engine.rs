@@ -233,6 +233,9 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     max_tool_calls: u32,
     max_output_bytes: u64,
     tasks: Vec<Task>,
+    /// Per role: the contract block of its prompt and a SHA-256 state that
+    /// has already absorbed it.
+    prompt_blocks: Vec<(String, sha2::Sha256)>,
     ledger: Ledger,
     deltas: Vec<LedgerDelta>,
     delta_seq: u64,
@@ -319,6 +322,7 @@ where
         max_tool_calls: limits.max_tool_calls.unwrap_or(DEFAULT_MAX_TOOL_CALLS),
         max_output_bytes: limits.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
         tasks: Vec::new(),
+        prompt_blocks: Vec::new(),
         ledger: Ledger::new(),
         deltas: Vec::new(),
         delta_seq: 0,
@@ -423,6 +427,18 @@ where
                 return report;
             }
         }
+        self.prompt_blocks = self
+            .flow
+            .roles
+            .iter()
+            .map(|r| {
+                use sha2::Digest;
+                let block = crate::prompt::contract_block(playbook, r);
+                let mut hasher = sha2::Sha256::new();
+                hasher.update(block.as_bytes());
+                (block, hasher)
+            })
+            .collect();
         if let Err(reason) = self.compile_gates() {
             self.refuse(&mut report, ErrorCode::PlaybookInvalid, reason, Vec::new());
             return report;
@@ -1025,12 +1041,12 @@ where
     async fn check_gate(
         &mut self,
         gate: &Gate,
-        vars: &Map<String, Value>,
+        verdict: Option<Verdict>,
         task: usize,
         stage: &str,
         role: Option<&str>,
     ) -> Result<bool, String> {
-        match gate.evaluate(vars) {
+        match verdict {
             Some(Verdict::Pass) => Ok(false),
             Some(Verdict::Fail) => Err(format!("`{}` is false", gate.source)),
             Some(Verdict::Error(e)) => {
@@ -1097,20 +1113,23 @@ where
             .get_index(s)
             .map(|(n, _)| n.clone())
             .unwrap_or_default();
-        let mut vars = self.tasks[task].values.clone();
-        vars.insert("task_id".into(), json!(self.tasks[task].packet.task_id));
-        vars.insert("stage".into(), json!(stage));
-        vars.insert("tasks_total".into(), json!(counters.total));
-        vars.insert("tasks_done".into(), json!(counters.done));
-        vars.insert("tasks_failed".into(), json!(counters.failed));
-        vars.insert("tasks_blocked".into(), json!(counters.blocked));
+        let t = &self.tasks[task];
+        let state = [
+            ("task_id", json!(t.packet.task_id)),
+            ("stage", json!(stage)),
+            ("tasks_total", json!(counters.total)),
+            ("tasks_done", json!(counters.done)),
+            ("tasks_failed", json!(counters.failed)),
+            ("tasks_blocked", json!(counters.blocked)),
+        ];
+        let verdict = evaluate(&gate, &state, &t.values);
         let scope = if exit {
             GateScope::StageExit
         } else {
             GateScope::StageEnter
         };
         let task_id = self.tasks[task].packet.task_id.clone();
-        match self.check_gate(&gate, &vars, task, &stage, None).await {
+        match self.check_gate(&gate, verdict, task, &stage, None).await {
             Ok(manual) => {
                 self.emit(Event::GatePassed {
                     task_id,
@@ -1520,19 +1539,40 @@ where
             ),
             None => {
                 let caps = self.caps(s, stage_roles, slots);
-                let available: Vec<String> = stage_roles
+                // Offer the roles the task can feed (it carries their
+                // required inputs; any other role would only produce a
+                // contract violation) that are under their cap. When the
+                // task can feed no role at all, offer every role under its
+                // cap, so the violation surfaces instead of a silent wait.
+                let values = &self.tasks[task].values;
+                let under_cap = |r: &playbook_core::Role| {
+                    caps.in_flight.get(&r.name).copied().unwrap_or(0) < caps.cap_of(&r.name)
+                };
+                let roles: Vec<&playbook_core::Role> = stage_roles
                     .iter()
-                    .map(|&i| self.flow.roles[i].role.name.clone())
-                    .filter(|name| {
-                        caps.in_flight.get(name).copied().unwrap_or(0) < caps.cap_of(name)
+                    .map(|&i| self.flow.roles[i].role)
+                    .collect();
+                let fed: Vec<&playbook_core::Role> = roles
+                    .iter()
+                    .copied()
+                    .filter(|r| {
+                        r.inputs_required()
+                            .iter()
+                            .all(|i| values.get(i).is_some_and(|v| !v.is_null()))
                     })
+                    .collect();
+                let candidates = if fed.is_empty() { roles } else { fed };
+                let available: Vec<String> = candidates
+                    .iter()
+                    .filter(|r| under_cap(r))
+                    .map(|r| r.name.clone())
                     .collect();
                 if available.is_empty() {
                     self.report_wait(
                         task,
                         stage,
                         "role caps",
-                        "every role of the stage is at its cap",
+                        "no role the task can enter is under its cap",
                         reported,
                     );
                     return Admit::Wait;
@@ -1718,8 +1758,17 @@ where
         }
         self.steps += 1;
         let packet = self.packet(task);
-        let prompt = crate::prompt::render(self.playbook, &role_ref, &self.tasks[task].values);
-        let prompt_hash = sha256_hex(prompt.as_bytes());
+        let (block, hasher) = &self.prompt_blocks[role_index];
+        let task_part = crate::prompt::task_part(&role_ref, &self.tasks[task].values);
+        let mut prompt = String::with_capacity(block.len() + task_part.len());
+        prompt.push_str(block);
+        prompt.push_str(&task_part);
+        let prompt_hash = {
+            use sha2::Digest;
+            let mut hasher = hasher.clone();
+            hasher.update(task_part.as_bytes());
+            crate::audit::hex(&hasher.finalize())
+        };
         self.emit(Event::AgentInvoked {
             task_id: task_id.clone(),
             stage: stage.to_string(),
@@ -2335,7 +2384,6 @@ where
         if let Some(Value::String(v)) = output.get("verdict") {
             self.tasks[task].last_verdict = Some(truncate(v, 100));
         }
-        let mut vars = output.clone();
         for (k, v) in output {
             self.tasks[task].values.insert(k, v);
         }
@@ -2349,12 +2397,17 @@ where
         let Some(gate) = self.role_gates[role_index].clone() else {
             return StepEnd::Passed;
         };
-        vars.insert("iteration".into(), json!(iteration));
-        vars.insert("max_iterations".into(), json!(self.loop_bound[role_index]));
-        vars.insert("task_id".into(), json!(task_id));
-        vars.insert("stage".into(), json!(stage));
+        // The gate reads the role's output (now merged into the task's
+        // values, where it wins over earlier roles) and the run state.
+        let state = [
+            ("iteration", json!(iteration)),
+            ("max_iterations", json!(self.loop_bound[role_index])),
+            ("task_id", json!(task_id)),
+            ("stage", json!(stage)),
+        ];
+        let verdict = evaluate(&gate, &state, &self.tasks[task].values);
         match self
-            .check_gate(&gate, &vars, task, stage, Some(&role.name.clone()))
+            .check_gate(&gate, verdict, task, stage, Some(&role.name.clone()))
             .await
         {
             Ok(manual) => {
@@ -2700,4 +2753,43 @@ fn resource_overlap(a: &str, b: &str) -> bool {
             && path.as_bytes()[dir.len()] == b'/'
     };
     prefix(a, b) || prefix(b, a)
+}
+
+thread_local! {
+    /// The CEL standard environment, built once per thread: building it is
+    /// most of the cost of evaluating a gate (about 20 µs), and a run
+    /// evaluates a gate after every agent call.
+    static CEL_ROOT: cel::Context<'static, 'static> = cel::Context::default();
+}
+
+/// Evaluates a compiled gate like [`Gate::evaluate`], in a child scope of the
+/// shared standard environment, reading `state` first and then `values`.
+/// `None` for manual gates.
+fn evaluate(gate: &Gate, state: &[(&str, Value)], values: &Map<String, Value>) -> Option<Verdict> {
+    let gate::GateKind::Expression { program, reads, .. } = &gate.kind else {
+        return None;
+    };
+    CEL_ROOT.with(|root| {
+        let mut context = root.new_inner_scope();
+        for name in reads.iter() {
+            let value = state
+                .iter()
+                .find(|(k, _)| *k == name.as_str())
+                .map(|(_, v)| v)
+                .or_else(|| values.get(name.as_str()));
+            if let Some(value) = value
+                && let Err(e) = context.add_variable(name.as_str(), value)
+            {
+                return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
+            }
+        }
+        Some(match program.execute(&context) {
+            Ok(cel::Value::Bool(true)) => Verdict::Pass,
+            Ok(cel::Value::Bool(false)) => Verdict::Fail,
+            Ok(other) => {
+                Verdict::Error(format!("the expression gave {other:?}, not true or false"))
+            }
+            Err(e) => Verdict::Error(e.to_string()),
+        })
+    })
 }

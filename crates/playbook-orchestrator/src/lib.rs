@@ -30,6 +30,7 @@ pub mod envelope;
 pub mod event;
 pub mod ledger;
 pub mod prompt;
+pub mod reference;
 pub mod replay;
 pub mod scenario;
 pub mod worklog;
@@ -136,11 +137,11 @@ pub fn preview(
 
 /// Runs a preview with the scripted agent, assigner and simulated tools on a
 /// single-threaded tokio runtime, sending events to `sink`.
-pub fn run_blocking<X: Approver, S: EventSink>(
+pub fn run_blocking<P: Approver, S: EventSink>(
     playbook: &playbook_core::Playbook,
     scenario: &Scenario,
     options: &RunOptions,
-    mut approver: AnyApprover<'_, X>,
+    mut approver: P,
     sink: &mut S,
 ) -> RunReport {
     let mut agent = ScriptedAgent::new(scenario, playbook, options.seed);

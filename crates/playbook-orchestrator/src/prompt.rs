@@ -19,6 +19,15 @@ const TRUSTED: &[&str] = &["role", "stage"];
 
 /// Renders the full system prompt of a role for a task's inputs.
 pub fn render(playbook: &Playbook, role: &RoleRef<'_>, inputs: &Map<String, Value>) -> String {
+    let mut out = contract_block(playbook, role);
+    out.push_str(&task_part(role, inputs));
+    out
+}
+
+/// The part of a role's prompt that depends on the playbook only: who the
+/// agent is, the execution policy and the role contract. A run renders it
+/// once per role.
+pub fn contract_block(playbook: &Playbook, role: &RoleRef<'_>) -> String {
     let r = role.role;
     let mut out = String::with_capacity(2048);
     out.push_str(&format!(
@@ -87,6 +96,14 @@ pub fn render(playbook: &Playbook, role: &RoleRef<'_>, inputs: &Map<String, Valu
             out.push_str(&format!("  - {c}\n"));
         }
     }
+    out
+}
+
+/// The part of a role's prompt that depends on the task: the suggested
+/// prompt with placeholders filled, and the fenced data blocks.
+pub fn task_part(role: &RoleRef<'_>, inputs: &Map<String, Value>) -> String {
+    let r = role.role;
+    let mut out = String::new();
     if let Some(prompt) = &r.suggested_prompt {
         out.push_str("\n## Task\n\n");
         out.push_str(&fill(prompt, role, inputs));

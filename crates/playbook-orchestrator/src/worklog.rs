@@ -75,6 +75,11 @@ const SECRET_KEYS: &[&str] = &[
 ];
 
 /// Replaces secrets in `text` with `[REDACTED]`; `None` when nothing changed.
+///
+/// Word by word, without allocating until a secret is found: a word is a
+/// secret when it starts with a known credential prefix, or it follows
+/// `key=`/`key:` for a secret-sounding key (in the same word or the next),
+/// or it follows `Bearer`/`Basic`. PEM private key blocks go whole.
 pub fn scrub(text: &str) -> Option<String> {
     if let Some(start) = text.find("-----BEGIN ")
         && text[start..].contains("PRIVATE KEY-----")
@@ -92,49 +97,69 @@ pub fn scrub(text: &str) -> Option<String> {
         out.push_str(&scrub(&text[end..]).unwrap_or_else(|| text[end..].to_string()));
         return Some(out);
     }
-    let mut changed = false;
-    let mut out = String::with_capacity(text.len());
+    let mut out: Option<String> = None;
     let mut redact_next = false;
-    for (i, word) in text.split(' ').enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let lower = word.to_ascii_lowercase();
-        let bare = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-');
-        let is_token = TOKEN_PREFIXES
-            .iter()
-            .any(|p| bare.starts_with(p) && bare.len() >= p.len() + 12);
-        let key_value = SECRET_KEYS.iter().find_map(|k| {
-            let at = lower.find(k)?;
-            let rest = &word[at + k.len()..];
-            let sep = rest.find(['=', ':'])?;
-            (sep <= 1).then_some(at + k.len() + sep + 1)
-        });
-        if redact_next && (lower == "bearer" || lower == "basic") {
-            out.push_str(word);
+    let mut offset = 0;
+    for word in text.split(' ') {
+        let keep_prefix = if redact_next
+            && (word.eq_ignore_ascii_case("bearer") || word.eq_ignore_ascii_case("basic"))
+        {
+            Some(word.len())
         } else if redact_next && !word.is_empty() {
-            out.push_str("[REDACTED]");
-            changed = true;
             redact_next = false;
-        } else if is_token {
-            out.push_str("[REDACTED]");
-            changed = true;
-        } else if let Some(cut) = key_value {
-            out.push_str(&word[..cut]);
-            if cut < word.len() {
-                out.push_str("[REDACTED]");
-                changed = true;
+            Some(0)
+        } else if is_token(word) {
+            Some(0)
+        } else if let Some(cut) = secret_key_end(word) {
+            if cut == word.len() {
+                redact_next = true;
+                None
             } else {
+                Some(cut)
+            }
+        } else {
+            if word.eq_ignore_ascii_case("bearer") {
                 redact_next = true;
             }
-        } else if lower == "bearer" {
-            out.push_str(word);
-            redact_next = true;
-        } else {
-            out.push_str(word);
+            None
+        };
+        if let Some(keep) = keep_prefix
+            && keep < word.len()
+        {
+            let buffer = out.get_or_insert_with(|| text[..offset].to_string());
+            buffer.push_str(&word[..keep]);
+            buffer.push_str("[REDACTED]");
+        } else if let Some(buffer) = &mut out {
+            buffer.push_str(word);
+        }
+        offset += word.len() + 1;
+        if offset <= text.len()
+            && let Some(buffer) = &mut out
+        {
+            buffer.push(' ');
         }
     }
-    changed.then_some(out)
+    out
+}
+
+fn is_token(word: &str) -> bool {
+    let bare = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-');
+    TOKEN_PREFIXES
+        .iter()
+        .any(|p| bare.len() >= p.len() + 12 && bare.starts_with(p))
+}
+
+/// For `password=x` or `token:` the index just after the separator.
+fn secret_key_end(word: &str) -> Option<usize> {
+    let sep = word.find(['=', ':'])?;
+    let key = word[..sep].trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
+    let key = key.as_bytes();
+    SECRET_KEYS
+        .iter()
+        .any(|k| {
+            key.len() >= k.len() && key[key.len() - k.len()..].eq_ignore_ascii_case(k.as_bytes())
+        })
+        .then_some(sep + 1)
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@
 mod bad_input;
 mod determinism;
 mod envelopes;
+mod persistence;
+mod records;
+mod routing;
 mod scenarios;
 
 use std::path::{Path, PathBuf};

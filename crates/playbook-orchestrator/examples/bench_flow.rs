@@ -1,0 +1,94 @@
+//! Prints the figures of the reference preview flow for docs/benchmarks.md:
+//! `cargo run --release -p playbook-orchestrator --example bench_flow [TASKS]`.
+//!
+//! Peak memory is measured two ways: bytes live at the high-water mark of
+//! the heap (a counting allocator) and the process's peak resident set.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use playbook_orchestrator::agent::AutoApprove;
+use playbook_orchestrator::event::{JsonlSink, TaskState};
+use playbook_orchestrator::{RunOptions, reference, run_blocking};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    let tasks: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK)
+        .expect("the reference playbook is valid");
+    let scenario = reference::scenario(tasks);
+    let options = RunOptions::default();
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let mut sink = JsonlSink::new(std::io::sink());
+    let start = Instant::now();
+    let report = run_blocking(&playbook, &scenario, &options, AutoApprove, &mut sink);
+    let wall = start.elapsed();
+    let peak_heap = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+    let passed = report
+        .tasks
+        .iter()
+        .filter(|t| t.state == TaskState::Done)
+        .count();
+    let escalated = report
+        .tasks
+        .iter()
+        .filter(|t| t.state == TaskState::Blocked)
+        .count();
+    println!("tasks           {tasks}");
+    println!(
+        "steps           {} (expected {})",
+        report.steps,
+        reference::expected_steps(tasks)
+    );
+    println!("events          {}", report.events);
+    println!("tasks passed    {passed}");
+    println!("tasks escalated {escalated}");
+    println!("wall time       {:.3} s", wall.as_secs_f64());
+    println!(
+        "per step        {:.2} µs",
+        wall.as_secs_f64() * 1e6 / report.steps.max(1) as f64
+    );
+    println!(
+        "peak heap       {:.1} MiB (run only)",
+        peak_heap as f64 / (1024.0 * 1024.0)
+    );
+    if let Some(kib) = peak_rss_kib() {
+        println!(
+            "peak RSS        {:.1} MiB (whole process)",
+            kib as f64 / 1024.0
+        );
+    }
+}
