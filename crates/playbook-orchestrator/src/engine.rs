@@ -631,6 +631,11 @@ where
                 ..task
             });
         }
+        let mut seen: std::collections::HashSet<String> = self
+            .tasks
+            .iter()
+            .map(|t| t.packet.task_id.clone())
+            .collect();
         for (i, t) in input.tasks.iter().enumerate() {
             let id = t.id.clone().unwrap_or_else(|| format!("T-{}", i + 1));
             let task = self.make_task(id, t.title.clone(), &base, t);
@@ -648,13 +653,9 @@ where
             };
             packet.task.extra.clear();
             for v in packet.check(true) {
-                problems.push(format!("task #{} {}{}: {}", i + 1, "", v.path, v.message));
+                problems.push(format!("task #{} {}: {}", i + 1, v.path, v.message));
             }
-            if self
-                .tasks
-                .iter()
-                .any(|o| o.packet.task_id == task.packet.task_id)
-            {
+            if !seen.insert(task.packet.task_id.clone()) {
                 problems.push(format!("task id {} is used twice", task.packet.task_id));
             }
             self.tasks.push(task);
@@ -857,18 +858,16 @@ where
             }),
         }
         // Reconciliation: the ledger must say what the engine believes.
+        let mut last: indexmap::IndexMap<&str, LedgerStatus> = indexmap::IndexMap::new();
         for delta in &deltas {
-            let expected = deltas
-                .iter()
-                .rev()
-                .find(|d| d.task_id == delta.task_id)
-                .map(|d| d.status);
-            let actual = self.ledger.row(&delta.task_id).map(|r| r.status);
+            last.insert(&delta.task_id, delta.status);
+        }
+        for (task_id, status) in last {
+            let expected = Some(status);
+            let actual = self.ledger.row(task_id).map(|r| r.status);
             if expected != actual {
-                let message = format!(
-                    "ledger says {:?} for {}, the run says {:?}",
-                    actual, delta.task_id, expected
-                );
+                let message =
+                    format!("ledger says {actual:?} for {task_id}, the run says {expected:?}");
                 self.emit(Event::Warning {
                     code: ErrorCode::LedgerDrift,
                     message,
