@@ -243,6 +243,8 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     audit: AuditLog,
     outputs: Vec<OrchestratorOutput>,
     stopped: bool,
+    /// Resources the last accepted subagent result reported as changed.
+    touched: Vec<String>,
     timestamp: String,
 }
 
@@ -330,6 +332,7 @@ where
         audit: AuditLog::default(),
         outputs: Vec::new(),
         stopped: false,
+        touched: Vec::new(),
         timestamp: String::new(),
     };
     engine.run().await
@@ -1865,10 +1868,10 @@ where
     }
 
     fn in_loop(&self, role: usize) -> bool {
-        self.loop_bound[role].is_some() || self.escalate_loop(role)
+        self.loop_bound[role].is_some() || self.hands_off_to_itself(role)
     }
 
-    fn escalate_loop(&self, role: usize) -> bool {
+    fn hands_off_to_itself(&self, role: usize) -> bool {
         self.flow.successors(role).any(|(j, _)| j == role)
     }
 
@@ -2016,6 +2019,7 @@ where
         let task_id = self.tasks[task].packet.task_id.clone();
         let iteration = self.tasks[task].iterations[role_index];
         let mut record = pending.record;
+        self.touched.clear();
         let end = self
             .evaluate(
                 task,
@@ -2039,7 +2043,7 @@ where
             StepEnd::Passed => None,
             StepEnd::Failed { code, .. } | StepEnd::Terminal { code, .. } => Some(*code),
         };
-        let files: Vec<String> = Vec::new();
+        let files = std::mem::take(&mut self.touched);
         self.audit.runs.push(record);
         let _ = s;
         match end {
@@ -2322,7 +2326,10 @@ where
                         });
                         return self.violation_end(role_index, ErrorCode::ResultInvalid, detail);
                     }
-                    Ok(result) => result.status,
+                    Ok(result) => {
+                        self.touched = result.changes.into_iter().map(|c| c.resource).collect();
+                        result.status
+                    }
                     Err(violations) => {
                         let code = violations[0].code;
                         let detail = violations

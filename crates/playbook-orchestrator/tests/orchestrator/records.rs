@@ -177,3 +177,17 @@ fn every_orchestrator_code_is_documented() {
         );
     }
 }
+
+#[test]
+fn worklog_entries_list_the_files_the_agent_reported() {
+    let scenario = "input:\n  tasks:\n    - {id: T-1, title: t}\nroles:\n  worker:\n    default:\n      changes:\n        - {resource: src/api.rs, action: edit}\n";
+    let preview = run(&fixture_playbook("pairing"), scenario, 0);
+    let worker = preview
+        .report
+        .worklogs
+        .entries("T-1")
+        .iter()
+        .find(|e| e.actor == "worker")
+        .unwrap();
+    assert_eq!(worker.files_touched, ["src/api.rs"]);
+}
