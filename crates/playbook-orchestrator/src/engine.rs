@@ -1593,6 +1593,7 @@ where
                     available_roles: available,
                     caps,
                 };
+                self.check_sent(&request);
                 let answer = self.ports.assigner.assign(stage, &request).await;
                 match parse_assignment(&answer, &request.available_roles) {
                     Ok(response) => {
@@ -1760,6 +1761,7 @@ where
         }
         self.steps += 1;
         let packet = self.packet(task);
+        self.check_sent(&packet);
         let (block, hasher) = &self.prompt_blocks[role_index];
         let task_part = crate::prompt::task_part(&role_ref, &self.tasks[task].values);
         let mut prompt = String::with_capacity(block.len() + task_part.len());
@@ -1865,6 +1867,19 @@ where
             record,
         });
         Next::At(self.now + duration_ms, Phase::Complete)
+    }
+
+    /// Every envelope the orchestrator sends is checked against its
+    /// contract first; a violation is a defect of the run input that task
+    /// creation did not catch, reported as a warning.
+    fn check_sent<E: Envelope>(&mut self, envelope: &E) {
+        let violations = envelope.check(true);
+        if let Some(v) = violations.first() {
+            self.emit(Event::Warning {
+                code: v.code,
+                message: format!("{} sent with {} {}", E::SCHEMA_FILE, v.path, v.message),
+            });
+        }
     }
 
     fn in_loop(&self, role: usize) -> bool {
