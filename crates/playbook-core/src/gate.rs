@@ -286,26 +286,42 @@ impl Gate {
     /// Evaluates the gate over `variables`. Manual gates return `None`: the
     /// caller asks its approver.
     pub fn evaluate(&self, variables: &Map<String, Value>) -> Option<Verdict> {
+        self.evaluate_with(|name| variables.get(name))
+    }
+
+    /// Evaluates the gate, reading each variable it needs from `lookup`, so
+    /// callers with layered state (run counters over task outputs) need not
+    /// merge maps first. Manual gates return `None`.
+    pub fn evaluate_with<'v>(&self, lookup: impl Fn(&str) -> Option<&'v Value>) -> Option<Verdict> {
         let GateKind::Expression { program, reads, .. } = &self.kind else {
             return None;
         };
-        let mut context = cel::Context::default();
-        for name in reads.iter() {
-            if let Some(value) = variables.get(name)
-                && let Err(e) = context.add_variable(name.as_str(), value)
-            {
-                return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
+        CEL_ROOT.with(|root| {
+            let mut context = root.new_inner_scope();
+            for name in reads.iter() {
+                if let Some(value) = lookup(name)
+                    && let Err(e) = context.add_variable(name.as_str(), value)
+                {
+                    return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
+                }
             }
-        }
-        Some(match program.execute(&context) {
-            Ok(cel::Value::Bool(true)) => Verdict::Pass,
-            Ok(cel::Value::Bool(false)) => Verdict::Fail,
-            Ok(other) => {
-                Verdict::Error(format!("the expression gave {other:?}, not true or false"))
-            }
-            Err(e) => Verdict::Error(e.to_string()),
+            Some(match program.execute(&context) {
+                Ok(cel::Value::Bool(true)) => Verdict::Pass,
+                Ok(cel::Value::Bool(false)) => Verdict::Fail,
+                Ok(other) => {
+                    Verdict::Error(format!("the expression gave {other:?}, not true or false"))
+                }
+                Err(e) => Verdict::Error(e.to_string()),
+            })
         })
     }
+}
+
+thread_local! {
+    /// The CEL standard environment, built once per thread: building it is
+    /// most of the cost of evaluating a gate (about 20 µs), and a preview
+    /// evaluates a gate after every agent call.
+    static CEL_ROOT: cel::Context<'static, 'static> = cel::Context::default();
 }
 
 #[cfg(test)]

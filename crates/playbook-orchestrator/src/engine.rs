@@ -2776,41 +2776,14 @@ fn resource_overlap(a: &str, b: &str) -> bool {
     prefix(a, b) || prefix(b, a)
 }
 
-thread_local! {
-    /// The CEL standard environment, built once per thread: building it is
-    /// most of the cost of evaluating a gate (about 20 µs), and a run
-    /// evaluates a gate after every agent call.
-    static CEL_ROOT: cel::Context<'static, 'static> = cel::Context::default();
-}
-
-/// Evaluates a compiled gate like [`Gate::evaluate`], in a child scope of the
-/// shared standard environment, reading `state` first and then `values`.
-/// `None` for manual gates.
+/// Evaluates a compiled gate over the run state first, then the task's
+/// values. `None` for manual gates.
 fn evaluate(gate: &Gate, state: &[(&str, Value)], values: &Map<String, Value>) -> Option<Verdict> {
-    let gate::GateKind::Expression { program, reads, .. } = &gate.kind else {
-        return None;
-    };
-    CEL_ROOT.with(|root| {
-        let mut context = root.new_inner_scope();
-        for name in reads.iter() {
-            let value = state
-                .iter()
-                .find(|(k, _)| *k == name.as_str())
-                .map(|(_, v)| v)
-                .or_else(|| values.get(name.as_str()));
-            if let Some(value) = value
-                && let Err(e) = context.add_variable(name.as_str(), value)
-            {
-                return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
-            }
-        }
-        Some(match program.execute(&context) {
-            Ok(cel::Value::Bool(true)) => Verdict::Pass,
-            Ok(cel::Value::Bool(false)) => Verdict::Fail,
-            Ok(other) => {
-                Verdict::Error(format!("the expression gave {other:?}, not true or false"))
-            }
-            Err(e) => Verdict::Error(e.to_string()),
-        })
+    gate.evaluate_with(|name| {
+        state
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
+            .or_else(|| values.get(name))
     })
 }
