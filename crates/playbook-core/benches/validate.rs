@@ -85,6 +85,12 @@ fn bench(c: &mut Criterion) {
     c.bench_function("validate 500-role playbook (schema + lints, parsed)", |b| {
         b.iter(|| playbook_core::validate_value(black_box(value.clone()), &options))
     });
+    c.bench_function("validate 500-role playbook (JSON Schema only)", |b| {
+        b.iter(|| playbook_core::schema::check_playbook(black_box(&value)))
+    });
+    c.bench_function("validate 500-role playbook (typed model from value)", |b| {
+        b.iter(|| playbook_core::document::from_value(black_box(value.clone())))
+    });
     let playbook = report.playbook.unwrap();
     c.bench_function("validate 500-role playbook (lints only)", |b| {
         b.iter(|| playbook_core::validate(black_box(&playbook), &options))
