@@ -28,6 +28,18 @@ fn memory_of_tree(root: u32) -> f64 {
         }
         i += 1;
     }
+    for pid in &pids {
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let pss = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("Pss:"))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        println!("  pid {pid} {}: {pss}", name.trim());
+    }
     let kib: u64 = pids
         .iter()
         .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
