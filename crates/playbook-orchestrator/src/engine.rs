@@ -2072,20 +2072,23 @@ where
             }
             StepEnd::Passed => {
                 let (next, why) = self.forward(role_index, run);
-                let decision = "the gate passed".to_string();
+                let next_step = match next {
+                    Some(j) => format!("hand off to {}", self.flow.roles[j].role.name),
+                    None => format!("leave stage {stage}"),
+                };
+                self.worklog(
+                    task,
+                    &role.name,
+                    format!("{} round {iteration}", role.name),
+                    files,
+                    "the gate passed".to_string(),
+                    summarize(&self.tasks[task].values, role.outputs_required()),
+                    next_step,
+                    None,
+                );
                 match next {
                     Some(j) => {
                         let to = self.flow.roles[j].role.name.clone();
-                        self.worklog(
-                            task,
-                            &role.name,
-                            format!("{} round {iteration}", role.name),
-                            files,
-                            decision,
-                            summarize(&self.tasks[task].values, role.outputs_required()),
-                            format!("hand off to {to}"),
-                            None,
-                        );
                         self.emit(Event::Handoff {
                             task_id,
                             from: role.name.clone(),
@@ -2096,16 +2099,6 @@ where
                         Next::At(self.now, Phase::Start)
                     }
                     None => {
-                        self.worklog(
-                            task,
-                            &role.name,
-                            format!("{} round {iteration}", role.name),
-                            files,
-                            decision,
-                            summarize(&self.tasks[task].values, role.outputs_required()),
-                            format!("leave stage {stage}"),
-                            None,
-                        );
                         self.emit(Event::StageLeft {
                             task_id,
                             stage: stage.to_string(),
