@@ -214,7 +214,7 @@ fn is_normal(p: &Priority) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(extend("additionalProperties" = false, "patternProperties" = {"^x_": true}))]
 pub struct PacketTask {
-    #[schemars(regex(pattern = r"^(T-[0-9]+|[0-9a-fA-F-]{36})$"))]
+    #[schemars(regex(pattern = TASK_ID_PATTERN))]
     pub task_id: String,
     #[schemars(length(min = 1, max = 500))]
     pub title: String,
@@ -243,14 +243,14 @@ pub struct PacketTask {
 /// A task id inside a list (same rule as `task_id`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
-pub struct TaskIdString(#[schemars(regex(pattern = r"^(T-[0-9]+|[0-9a-fA-F-]{36})$"))] pub String);
+pub struct TaskIdString(#[schemars(regex(pattern = TASK_ID_PATTERN))] pub String);
 
 /// A lock held on a resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(extend("additionalProperties" = false, "patternProperties" = {"^x_": true}))]
 #[ts(export)]
 pub struct ActiveLock {
-    #[schemars(regex(pattern = r"^(T-[0-9]+|[0-9a-fA-F-]{36})$"))]
+    #[schemars(regex(pattern = TASK_ID_PATTERN))]
     pub task_id: String,
     /// Normalised path-like resource, e.g. `src/api.py` or `src/`.
     pub resource: String,
@@ -304,11 +304,9 @@ pub enum OutputSchemaName {
     extend("additionalProperties" = false, "patternProperties" = {"^x_": true})
 )]
 pub struct AssignmentPacket {
-    #[schemars(regex(pattern = r"^1\.[0-9]+\.[0-9]+$"))]
+    #[schemars(regex(pattern = VERSION_PATTERN))]
     pub schema_version: String,
-    #[schemars(regex(
-        pattern = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
-    ))]
+    #[schemars(regex(pattern = RUN_ID_PATTERN))]
     pub run_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated_at: Option<String>,
@@ -438,15 +436,13 @@ pub struct Note(#[schemars(length(min = 1))] pub String);
     extend("additionalProperties" = false, "patternProperties" = {"^x_": true})
 )]
 pub struct SubagentResult {
-    #[schemars(regex(pattern = r"^1\.[0-9]+\.[0-9]+$"))]
+    #[schemars(regex(pattern = VERSION_PATTERN))]
     pub schema_version: String,
-    #[schemars(regex(
-        pattern = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
-    ))]
+    #[schemars(regex(pattern = RUN_ID_PATTERN))]
     pub run_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated_at: Option<String>,
-    #[schemars(regex(pattern = r"^(T-[0-9]+|[0-9a-fA-F-]{36})$"))]
+    #[schemars(regex(pattern = TASK_ID_PATTERN))]
     pub task_id: String,
     pub status: ResultStatus,
     pub changes: Vec<Change>,
@@ -537,7 +533,7 @@ pub enum LedgerStatus {
 #[schemars(extend("additionalProperties" = false, "patternProperties" = {"^x_": true}))]
 #[ts(export)]
 pub struct LedgerDelta {
-    #[schemars(regex(pattern = r"^(T-[0-9]+|[0-9a-fA-F-]{36})$"))]
+    #[schemars(regex(pattern = TASK_ID_PATTERN))]
     pub task_id: String,
     pub status: LedgerStatus,
     pub owner: String,
@@ -573,7 +569,7 @@ pub struct LedgerDelta {
 #[schemars(extend("additionalProperties" = false, "patternProperties" = {"^x_": true}))]
 #[ts(export)]
 pub struct Blocker {
-    #[schemars(regex(pattern = r"^(T-[0-9]+|[0-9a-fA-F-]{36})$"))]
+    #[schemars(regex(pattern = TASK_ID_PATTERN))]
     pub task_id: String,
     pub code: String,
     pub reason: String,
@@ -590,11 +586,9 @@ pub struct Blocker {
     extend("additionalProperties" = false, "patternProperties" = {"^x_": true})
 )]
 pub struct OrchestratorOutput {
-    #[schemars(regex(pattern = r"^1\.[0-9]+\.[0-9]+$"))]
+    #[schemars(regex(pattern = VERSION_PATTERN))]
     pub schema_version: String,
-    #[schemars(regex(
-        pattern = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
-    ))]
+    #[schemars(regex(pattern = RUN_ID_PATTERN))]
     pub run_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated_at: Option<String>,
@@ -713,11 +707,9 @@ pub struct LedgerRow {
     extend("additionalProperties" = false, "patternProperties" = {"^x_": true})
 )]
 pub struct HandoffBundle {
-    #[schemars(regex(pattern = r"^1\.[0-9]+\.[0-9]+$"))]
+    #[schemars(regex(pattern = VERSION_PATTERN))]
     pub schema_version: String,
-    #[schemars(regex(
-        pattern = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
-    ))]
+    #[schemars(regex(pattern = RUN_ID_PATTERN))]
     pub run_id: String,
     pub objective: String,
     pub constraints: Vec<String>,
