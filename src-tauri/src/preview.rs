@@ -4,10 +4,7 @@
 
 use playbook_core::flow::Flow;
 use playbook_core::{Format, Playbook};
-use playbook_orchestrator::scenario::ScriptedApprover;
-use playbook_orchestrator::{
-    AnyApprover, EventRecord, EventSink, RunOptions, Scenario, run_blocking,
-};
+use playbook_orchestrator::{Approval, EventRecord, EventSink, Scenario, run_scenario};
 use serde_json::{Map, Value};
 
 use crate::api::{PreviewResult, RolePrompt, ScenarioInfo, TaskWorklog};
@@ -70,19 +67,7 @@ pub fn run(
         )
     })?;
     let mut sink = Forward(on_event);
-    let approver: AnyApprover<'_> = AnyApprover::Scenario(ScriptedApprover {
-        script: scenario.approvals.as_ref(),
-    });
-    let report = run_blocking(
-        &playbook,
-        &scenario,
-        &RunOptions {
-            seed,
-            ..Default::default()
-        },
-        approver,
-        &mut sink,
-    );
+    let report = run_scenario(&playbook, &scenario, seed, Approval::Scenario, &mut sink);
     Ok(PreviewResult {
         outcome: report.outcome,
         events: report.events,

@@ -114,6 +114,21 @@ pub fn preview(
     let playbook = load_playbook(playbook)?;
     let scenario = Scenario::parse(scenario)?;
     let mut sink = JsonlSink::new(Vec::new());
+    let report = run_scenario(&playbook, &scenario, seed, approval, &mut sink);
+    let jsonl = String::from_utf8(sink.into_inner()).unwrap_or_default();
+    Ok(Preview { report, jsonl })
+}
+
+/// Runs a parsed playbook over a parsed scenario with the scripted agents,
+/// answering approvals as `approval` says and sending events to `sink`: what
+/// every preview (CLI text or JSONL, the app's live timeline) runs.
+pub fn run_scenario<S: EventSink>(
+    playbook: &playbook_core::Playbook,
+    scenario: &Scenario,
+    seed: u64,
+    approval: Approval,
+    sink: &mut S,
+) -> RunReport {
     let approver: AnyApprover<'_> = match approval {
         Approval::Auto => AnyApprover::Auto(AutoApprove),
         Approval::Deny => AnyApprover::Deny(AutoDeny),
@@ -121,18 +136,16 @@ pub fn preview(
             script: scenario.approvals.as_ref(),
         }),
     };
-    let report = run_blocking(
-        &playbook,
-        &scenario,
+    run_blocking(
+        playbook,
+        scenario,
         &RunOptions {
             seed,
             ..Default::default()
         },
         approver,
-        &mut sink,
-    );
-    let jsonl = String::from_utf8(sink.into_inner()).unwrap_or_default();
-    Ok(Preview { report, jsonl })
+        sink,
+    )
 }
 
 /// Runs a preview with the scripted agent, assigner and simulated tools on a
