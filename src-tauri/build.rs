@@ -34,6 +34,10 @@ const COMMANDS: &[&str] = &[
     "save_template",
     "preview_scenarios",
     "preview_run",
+    "preview_answer",
+    "preview_deny_waiting",
+    "preview_runs",
+    "preview_run_events",
 ];
 
 /// Example playbooks shipped with the app, embedded for the first-run view.

@@ -276,4 +276,61 @@ pub struct PreviewResult {
     pub worklogs: Vec<TaskWorklog>,
     pub audit: playbook_orchestrator::audit::AuditLog,
     pub prompts: Vec<RolePrompt>,
+    /// The library's record of this run, when it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub run: Option<i64>,
+    /// Why the run could not be recorded (the run itself went on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub record_error: Option<String>,
+}
+
+/// What to preview: a shipped scenario, a seed, how approvals are answered
+/// and, to record the run, the library playbook and the version the edits
+/// started from.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[ts(export)]
+pub struct PreviewRequest {
+    /// The id of a shipped scenario (`preview_scenarios`).
+    pub scenario: String,
+    #[ts(type = "number")]
+    pub seed: u64,
+    pub approvals: ApprovalMode,
+    #[serde(default)]
+    #[ts(optional)]
+    pub playbook: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub base: Option<u32>,
+}
+
+/// How a preview run answers approval requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export)]
+pub enum ApprovalMode {
+    /// Each request opens a dialog and the run waits for the answer.
+    Ask,
+    /// As the scenario's `approvals` section says.
+    Scenario,
+    /// Approve every request.
+    Approve,
+    /// Deny every request.
+    Deny,
+}
+
+/// An approval request shown to the person running a preview (the
+/// `approval-request` event); answered with `preview_answer`.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ApprovalPrompt {
+    #[ts(type = "number")]
+    pub id: u64,
+    pub task_id: String,
+    pub stage: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub role: Option<String>,
+    pub subject: playbook_orchestrator::agent::ApprovalSubject,
 }

@@ -8,12 +8,18 @@
 use playbook_core::{Format, Role, RoleMode};
 use serde_json::Value;
 
+use playbook_orchestrator::EventRecord;
 use playbook_store::{
-    Draft, Imported, PlaybookSummary, Saved, TemplateSaved, TemplateSummary, VersionInfo,
+    Draft, Imported, PlaybookSummary, Run, RunId, Saved, TemplateSaved, TemplateSummary,
+    VersionInfo,
 };
-use tauri::{AppHandle, Emitter, State};
+use tauri::{AppHandle, Emitter, Manager, State};
 
-use crate::api::{Checked, Comparison, Example, FileText, Opened, PreviewResult, ScenarioInfo};
+use crate::api::{
+    ApprovalPrompt, Checked, Comparison, Example, FileText, Opened, PreviewRequest, PreviewResult,
+    ScenarioInfo,
+};
+use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::library::Library;
 use crate::{preview, workbench};
@@ -174,17 +180,27 @@ pub fn preview_scenarios() -> Vec<ScenarioInfo> {
 }
 
 /// Runs a preview off the UI thread; every engine event is emitted to the
-/// window as a `preview-event` while the run goes on.
+/// window as a `preview-event` while the run goes on, every approval request
+/// the user answers as an `approval-request`. The run is recorded in the
+/// library when the request names a library playbook.
 #[tauri::command]
 pub async fn preview_run(
     app: AppHandle,
+    pending: State<'_, Pending>,
     document: Value,
-    scenario: String,
-    seed: u64,
+    request: PreviewRequest,
 ) -> Result<PreviewResult> {
+    let pending = pending.inner().clone();
     // The engine drives its own single-threaded runtime, so it gets a plain thread.
     let worker = std::thread::spawn(move || {
-        preview::run(document, &scenario, seed, |record| {
+        let library = app.state::<Library>();
+        let ask = AskTheUser {
+            pending,
+            show: |prompt: &ApprovalPrompt| {
+                let _ = app.emit("approval-request", prompt);
+            },
+        };
+        preview::run(document, &request, Some(&library), Some(ask), |record| {
             let _ = app.emit("preview-event", record);
         })
     });
@@ -192,4 +208,28 @@ pub async fn preview_run(
         .await
         .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
         .map_err(|_| AppError::new(ErrorCode::Engine, "the preview engine stopped unexpectedly"))?
+}
+
+/// Answers an approval request of a running preview. False when it no
+/// longer waits (answered already, or its run ended).
+#[tauri::command(async)]
+pub fn preview_answer(pending: State<'_, Pending>, id: u64, approved: bool) -> bool {
+    pending.answer(id, approved)
+}
+
+/// Denies every approval request still waiting (the user left the preview
+/// or stopped the run); returns how many there were.
+#[tauri::command(async)]
+pub fn preview_deny_waiting(pending: State<'_, Pending>) -> usize {
+    pending.deny_all()
+}
+
+#[tauri::command(async)]
+pub fn preview_runs(library: State<'_, Library>, id: String) -> Result<Vec<Run>> {
+    library.runs(&id)
+}
+
+#[tauri::command(async)]
+pub fn preview_run_events(library: State<'_, Library>, run: i64) -> Result<Vec<EventRecord>> {
+    library.run_events(RunId(run))
 }

@@ -10,6 +10,7 @@
 //! See `docs/architecture-app.md`.
 
 pub mod api;
+pub mod approvals;
 pub mod commands;
 pub mod error;
 pub mod library;
@@ -21,6 +22,7 @@ pub fn run() {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(library::Library::open_default())
+        .manage(approvals::Pending::default())
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::check_source,
@@ -49,6 +51,10 @@ pub fn run() {
             commands::save_template,
             commands::preview_scenarios,
             commands::preview_run,
+            commands::preview_answer,
+            commands::preview_deny_waiting,
+            commands::preview_runs,
+            commands::preview_run_events,
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");

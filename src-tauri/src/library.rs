@@ -6,10 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use playbook_core::{Format, Role, document};
+use playbook_core::{Format, Playbook, Role, document};
+use playbook_orchestrator::EventRecord;
 use playbook_store::{
-    Base, Draft, Imported, PlaybookId, PlaybookSummary, Saved, Source, Store, TemplateSaved,
-    TemplateSummary, VersionInfo,
+    Base, Draft, Imported, PlaybookId, PlaybookSummary, Run, RunId, Saved, Source, Store,
+    TemplateSaved, TemplateSummary, VersionInfo,
 };
 use serde_json::Value;
 
@@ -259,5 +260,71 @@ impl Library {
 
     pub fn save_template(&self, name: &str, role: &Role, note: &str) -> Result<TemplateSaved> {
         self.with(|s| Ok(s.save_template(name.trim(), role, Base::Latest, note)?))
+    }
+
+    /// Starts recording a preview run of library playbook `playbook`. The
+    /// run is tied to version `base` when `previewed` is exactly that
+    /// version, and to no version (unsaved edits) otherwise.
+    pub fn start_run(
+        &self,
+        playbook: &str,
+        base: Option<u32>,
+        previewed: &Playbook,
+        scenario: &str,
+        seed: u64,
+    ) -> Result<RunId> {
+        let pid = id(playbook)?;
+        self.with(|s| {
+            let version = match base {
+                Some(number) => {
+                    let version = s.version(&pid, Some(number))?;
+                    let saved = s.playbook(&pid, Some(number))?;
+                    (saved == *previewed).then_some(version.info.id)
+                }
+                None => None,
+            };
+            Ok(s.create_run(&pid, version, scenario, seed)?)
+        })
+    }
+
+    /// Appends events to a recorded run.
+    pub fn record_events(&self, run: RunId, events: &[EventRecord]) -> Result<()> {
+        let lines = events
+            .iter()
+            .map(|e| Ok((e.seq, serde_json::to_string(e)?)))
+            .collect::<serde_json::Result<Vec<_>>>()
+            .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?;
+        let borrowed: Vec<(u64, &str)> = lines.iter().map(|(seq, l)| (*seq, l.as_str())).collect();
+        self.with(|s| Ok(s.append_events(run, &borrowed)?))
+    }
+
+    /// Marks a recorded run finished with its status and a JSON summary.
+    pub fn finish_run(&self, run: RunId, status: &str, summary: &Value) -> Result<()> {
+        self.with(|s| Ok(s.finish_run(run, status, Some(&summary.to_string()))?))
+    }
+
+    /// The recorded preview runs of a playbook, newest first.
+    pub fn runs(&self, playbook: &str) -> Result<Vec<Run>> {
+        let pid = id(playbook)?;
+        self.with(|s| Ok(s.list_runs(Some(&pid))?))
+    }
+
+    /// The events of a recorded run, in order.
+    pub fn run_events(&self, run: RunId) -> Result<Vec<EventRecord>> {
+        let stored = self.with(|s| Ok(s.run_events(run)?))?;
+        stored
+            .iter()
+            .map(|e| {
+                serde_json::from_str(&e.event).map_err(|err| {
+                    AppError::new(
+                        ErrorCode::Store,
+                        format!(
+                            "event {} of run {} was written by another version of the engine and cannot be shown: {err}",
+                            e.seq, run.0
+                        ),
+                    )
+                })
+            })
+            .collect()
     }
 }

@@ -1,14 +1,23 @@
 //! Preview runs through `playbook-orchestrator`: the scenarios shipped in
 //! `playbooks/scenarios/`, and a run whose events are handed to a callback
-//! as they happen (the command streams them to the UI as Tauri events).
+//! as they happen (the command streams them to the UI as Tauri events) and
+//! recorded in the library's runs, with approvals asked of the user.
 
 use playbook_core::flow::Flow;
 use playbook_core::{Format, Playbook};
-use playbook_orchestrator::{Approval, EventRecord, EventSink, Scenario, run_scenario};
+use playbook_orchestrator::{
+    Approval, Event, EventRecord, EventSink, Outcome, Scenario, run_scenario,
+};
+use playbook_store::RunId;
 use serde_json::{Map, Value};
 
-use crate::api::{PreviewResult, RolePrompt, ScenarioInfo, TaskWorklog};
+use crate::api::{
+    ApprovalMode, ApprovalPrompt, PreviewRequest, PreviewResult, RolePrompt, ScenarioInfo,
+    TaskWorklog,
+};
+use crate::approvals::AskTheUser;
 use crate::error::{AppError, ErrorCode, Result};
+use crate::library::Library;
 use crate::workbench;
 
 include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
@@ -31,20 +40,107 @@ pub fn scenarios() -> Vec<ScenarioInfo> {
         .collect()
 }
 
-struct Forward<F: FnMut(&EventRecord)>(F);
+/// Finds a shipped scenario by id.
+fn scenario(id: &str) -> Result<Scenario> {
+    let (_, text) = SCENARIOS
+        .iter()
+        .find(|(name, _)| *name == id)
+        .ok_or_else(|| {
+            AppError::new(
+                ErrorCode::InvalidInput,
+                format!("there is no scenario {id:?}; choose one of the list"),
+            )
+        })?;
+    Scenario::parse(text).map_err(|e| {
+        AppError::new(
+            ErrorCode::InvalidInput,
+            format!("the scenario {id} is invalid: {e}"),
+        )
+    })
+}
 
-impl<F: FnMut(&EventRecord)> EventSink for Forward<F> {
-    fn emit(&mut self, record: &EventRecord) {
-        (self.0)(record)
+/// Events buffered before they are written to the library at once.
+const RECORD_BATCH: usize = 256;
+
+/// Records a run's events in the library as they happen: in batches, and
+/// before every approval request, so the record is complete up to the
+/// question while the run waits for its answer. A failing write stops the
+/// recording, never the run.
+struct Recorder<'l> {
+    library: &'l Library,
+    run: RunId,
+    buffer: Vec<EventRecord>,
+    error: Option<AppError>,
+}
+
+impl Recorder<'_> {
+    fn push(&mut self, record: &EventRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        self.buffer.push(record.clone());
+        if self.buffer.len() >= RECORD_BATCH
+            || matches!(record.event, Event::ApprovalRequested { .. })
+        {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.error.is_none() && !self.buffer.is_empty() {
+            self.error = self.library.record_events(self.run, &self.buffer).err();
+        }
+        self.buffer.clear();
+    }
+
+    /// Writes what is left and the run's status; the error if recording failed.
+    fn finish(
+        mut self,
+        outcome: Option<Outcome>,
+        events: u64,
+        approvals: ApprovalMode,
+    ) -> Option<AppError> {
+        self.flush();
+        if self.error.is_none() {
+            let status = outcome.map_or("unfinished".to_string(), |o| {
+                serde_json::to_value(o)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_else(|| format!("{o:?}"))
+            });
+            let summary =
+                serde_json::json!({ "outcome": outcome, "events": events, "approvals": approvals });
+            self.error = self.library.finish_run(self.run, &status, &summary).err();
+        }
+        self.error
     }
 }
 
-/// Runs `document` with `scenario` (YAML text). A playbook with errors is
-/// not run: the error lists them (`blocked`), as the Run button says.
+/// The sink of a run in the app: each event goes to the window and, when
+/// the run is recorded, to the library.
+struct Live<'l, F: FnMut(&EventRecord)> {
+    show: F,
+    recorder: Option<Recorder<'l>>,
+}
+
+impl<F: FnMut(&EventRecord)> EventSink for Live<'_, F> {
+    fn emit(&mut self, record: &EventRecord) {
+        (self.show)(record);
+        if let Some(recorder) = &mut self.recorder {
+            recorder.push(record);
+        }
+    }
+}
+
+/// Runs `document` with a shipped scenario. A playbook with errors is not
+/// run: the error lists them (`blocked`), as the Run button says. With a
+/// `library` and the request's `playbook`, the run is recorded there.
+/// Approval requests go to `ask` when the request says so.
 pub fn run(
     document: Value,
-    scenario: &str,
-    seed: u64,
+    request: &PreviewRequest,
+    library: Option<&Library>,
+    ask: Option<AskTheUser<impl FnMut(&ApprovalPrompt)>>,
     on_event: impl FnMut(&EventRecord),
 ) -> Result<PreviewResult> {
     let text = workbench::render_value(&document, Format::Yaml)?;
@@ -60,14 +156,55 @@ pub fn run(
         )
         .with_details(serde_json::json!({ "findings": errors })));
     };
-    let scenario = Scenario::parse(scenario).map_err(|e| {
-        AppError::new(
-            ErrorCode::InvalidInput,
-            format!("the scenario is invalid: {e}"),
-        )
-    })?;
-    let mut sink = Forward(on_event);
-    let report = run_scenario(&playbook, &scenario, seed, Approval::Scenario, &mut sink);
+    let scenario = scenario(&request.scenario)?;
+    let mut record_error = None;
+    let recorder = match (library, &request.playbook) {
+        (Some(library), Some(id)) => {
+            match library.start_run(id, request.base, &playbook, &request.scenario, request.seed) {
+                Ok(run) => Some(Recorder {
+                    library,
+                    run,
+                    buffer: Vec::new(),
+                    error: None,
+                }),
+                Err(e) => {
+                    record_error = Some(e);
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let run_id = recorder.as_ref().map(|r| r.run);
+    let mut sink = Live {
+        show: on_event,
+        recorder,
+    };
+    let seed = request.seed;
+    let report = match (request.approvals, ask) {
+        (ApprovalMode::Ask, Some(ask)) => run_scenario(&playbook, &scenario, seed, ask, &mut sink),
+        (ApprovalMode::Ask | ApprovalMode::Scenario, _) => {
+            let approver = Approval::Scenario.approver(&scenario);
+            run_scenario(&playbook, &scenario, seed, approver, &mut sink)
+        }
+        (ApprovalMode::Approve, _) => run_scenario(
+            &playbook,
+            &scenario,
+            seed,
+            Approval::Auto.approver(&scenario),
+            &mut sink,
+        ),
+        (ApprovalMode::Deny, _) => run_scenario(
+            &playbook,
+            &scenario,
+            seed,
+            Approval::Deny.approver(&scenario),
+            &mut sink,
+        ),
+    };
+    if let Some(recorder) = sink.recorder {
+        record_error = recorder.finish(report.outcome, report.events, request.approvals);
+    }
     Ok(PreviewResult {
         outcome: report.outcome,
         events: report.events,
@@ -82,6 +219,8 @@ pub fn run(
             .collect(),
         audit: report.audit,
         prompts: prompts(&playbook),
+        run: run_id.filter(|_| record_error.is_none()).map(|r| r.0),
+        record_error: record_error.map(|e| e.message),
     })
 }
 

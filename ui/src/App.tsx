@@ -352,6 +352,7 @@ export function App() {
             <Preview
               doc={doc}
               checked={checked}
+              library={current}
               onShowProblems={() => {
                 setTab("form");
                 setScreen("editor");

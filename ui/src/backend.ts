@@ -10,7 +10,10 @@ import type { Checked } from "./generated/Checked";
 import type { Comparison } from "./generated/Comparison";
 import type { Draft } from "./generated/Draft";
 import type { EventRecord } from "./generated/EventRecord";
+import type { ApprovalPrompt } from "./generated/ApprovalPrompt";
+import type { PreviewRequest } from "./generated/PreviewRequest";
 import type { PreviewResult } from "./generated/PreviewResult";
+import type { Run } from "./generated/Run";
 import type { ScenarioInfo } from "./generated/ScenarioInfo";
 import type { Imported } from "./generated/Imported";
 import type { Opened } from "./generated/Opened";
@@ -68,10 +71,16 @@ export const backend = {
 
   // Preview runs (playbook-orchestrator). Events stream as `preview-event`.
   scenarios: () => call<ScenarioInfo[]>("preview_scenarios"),
-  runPreview: (document: Playbook, scenario: string, seed: number) =>
-    call<PreviewResult>("preview_run", { document, scenario, seed }),
+  runPreview: (document: Playbook, request: PreviewRequest) => call<PreviewResult>("preview_run", { document, request }),
   onPreviewEvent: (handler: (record: EventRecord) => void): Promise<UnlistenFn> =>
     listen<EventRecord>("preview-event", (e) => handler(e.payload)),
+  /** Approval requests of a run in `ask` mode; each waits for `answerApproval`. */
+  onApprovalRequest: (handler: (prompt: ApprovalPrompt) => void): Promise<UnlistenFn> =>
+    listen<ApprovalPrompt>("approval-request", (e) => handler(e.payload)),
+  answerApproval: (id: number, approved: boolean) => call<boolean>("preview_answer", { id, approved }),
+  denyWaitingApprovals: () => call<number>("preview_deny_waiting"),
+  runs: (id: string) => call<Run[]>("preview_runs", { id }),
+  runEvents: (run: number) => call<EventRecord[]>("preview_run_events", { run }),
 
   // The library (SQLite, through playbook-store).
   list: () => call<PlaybookSummary[]>("library_list"),

@@ -114,28 +114,41 @@ pub fn preview(
     let playbook = load_playbook(playbook)?;
     let scenario = Scenario::parse(scenario)?;
     let mut sink = JsonlSink::new(Vec::new());
-    let report = run_scenario(&playbook, &scenario, seed, approval, &mut sink);
+    let report = run_scenario(
+        &playbook,
+        &scenario,
+        seed,
+        approval.approver(&scenario),
+        &mut sink,
+    );
     let jsonl = String::from_utf8(sink.into_inner()).unwrap_or_default();
     Ok(Preview { report, jsonl })
 }
 
+impl Approval {
+    /// The approver this choice stands for in a run of `scenario`.
+    pub fn approver(self, scenario: &Scenario) -> AnyApprover<'_> {
+        match self {
+            Approval::Auto => AnyApprover::Auto(AutoApprove),
+            Approval::Deny => AnyApprover::Deny(AutoDeny),
+            Approval::Scenario => AnyApprover::Scenario(ScriptedApprover {
+                script: scenario.approvals.as_ref(),
+            }),
+        }
+    }
+}
+
 /// Runs a parsed playbook over a parsed scenario with the scripted agents,
-/// answering approvals as `approval` says and sending events to `sink`: what
-/// every preview (CLI text or JSONL, the app's live timeline) runs.
-pub fn run_scenario<S: EventSink>(
+/// answering approvals with `approver` (e.g. [`Approval::approver`], or a
+/// person asked through the app) and sending events to `sink`: what every
+/// preview (CLI text or JSONL, the app's live timeline) runs.
+pub fn run_scenario<P: Approver, S: EventSink>(
     playbook: &playbook_core::Playbook,
     scenario: &Scenario,
     seed: u64,
-    approval: Approval,
+    approver: P,
     sink: &mut S,
 ) -> RunReport {
-    let approver: AnyApprover<'_> = match approval {
-        Approval::Auto => AnyApprover::Auto(AutoApprove),
-        Approval::Deny => AnyApprover::Deny(AutoDeny),
-        Approval::Scenario => AnyApprover::Scenario(ScriptedApprover {
-            script: scenario.approvals.as_ref(),
-        }),
-    };
     run_blocking(
         playbook,
         scenario,

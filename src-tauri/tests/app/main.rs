@@ -1,4 +1,5 @@
 //! Behaviour of the app's workbench (what the commands call), without a window.
 
 mod generated;
+mod preview;
 mod workbench;

@@ -12,4 +12,12 @@ export type PreviewResult = { outcome?: Outcome, events: number,
 /**
  * Worst-case agent calls per stage.
  */
-bounds: Array<StageBound>, worklogs: Array<TaskWorklog>, audit: AuditLog, prompts: Array<RolePrompt>, };
+bounds: Array<StageBound>, worklogs: Array<TaskWorklog>, audit: AuditLog, prompts: Array<RolePrompt>, 
+/**
+ * The library's record of this run, when it was recorded.
+ */
+run?: number, 
+/**
+ * Why the run could not be recorded (the run itself went on).
+ */
+record_error?: string, };

@@ -1,26 +1,50 @@
 // Preview: run the open playbook against a scripted scenario and watch the
-// orchestrator decide, event by event: loop state, approvals, escalations,
-// worklogs, the audit log and the prompt each role gets.
-import { useEffect, useRef, useState } from "react";
+// orchestrator decide, event by event: loop state, approvals (asked in a
+// dialog), escalations, worklogs, the audit log and the prompt each role
+// gets. Runs of a library playbook are recorded and can be viewed again.
+import { useCallback, useEffect, useRef, useState } from "react";
 import { backend, BackendError, messageOf } from "../backend";
+import type { ApprovalMode } from "../generated/ApprovalMode";
+import type { ApprovalPrompt } from "../generated/ApprovalPrompt";
 import type { Checked } from "../generated/Checked";
 import type { EventRecord } from "../generated/EventRecord";
 import type { Playbook } from "../generated/Playbook";
 import type { PreviewResult } from "../generated/PreviewResult";
+import type { Run } from "../generated/Run";
 import type { ScenarioInfo } from "../generated/ScenarioInfo";
+import { ApprovalDialog } from "./ApprovalDialog";
 
-type Props = { doc: Playbook; checked: Checked | null; onShowProblems: () => void };
+type Props = {
+  doc: Playbook;
+  checked: Checked | null;
+  onShowProblems: () => void;
+  /** The library playbook being edited and the version the edits started from: runs are recorded there. */
+  library: { id: string; base: number } | null;
+};
 
-export function Preview({ doc, checked, onShowProblems }: Props) {
+const APPROVAL_MODES: [ApprovalMode, string][] = [
+  ["ask", "Ask me"],
+  ["scenario", "As the scenario says"],
+  ["approve", "Approve all"],
+  ["deny", "Deny all"],
+];
+
+export function Preview({ doc, checked, onShowProblems, library }: Props) {
   const [scenarios, setScenarios] = useState<ScenarioInfo[]>([]);
   const [scenario, setScenario] = useState("review-fails-twice");
   const [seed, setSeed] = useState("7");
+  const [approvals, setApprovals] = useState<ApprovalMode>("ask");
   const [events, setEvents] = useState<EventRecord[]>([]);
   const [result, setResult] = useState<PreviewResult | null>(null);
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [view, setView] = useState<"timeline" | "worklog" | "audit" | "prompts">("timeline");
+  const [asking, setAsking] = useState<ApprovalPrompt[]>([]);
+  const [runs, setRuns] = useState<Run[]>([]);
+  const [versions, setVersions] = useState<Map<number, number>>(new Map());
+  const [shownRun, setShownRun] = useState<Run | null>(null);
   const buffer = useRef<EventRecord[]>([]);
+  const approveRest = useRef(false);
 
   useEffect(() => {
     backend
@@ -32,29 +56,82 @@ export function Preview({ doc, checked, onShowProblems }: Props) {
       .catch((e) => setError(messageOf(e)));
   }, []);
 
+  const loadRuns = useCallback(() => {
+    if (!library) return;
+    Promise.all([backend.runs(library.id), backend.history(library.id)])
+      .then(([list, history]) => {
+        setRuns(list);
+        setVersions(new Map(history.map((v) => [v.id, v.number])));
+      })
+      .catch((e) => setError(`Could not load the recorded runs: ${messageOf(e)}`));
+  }, [library]);
+  useEffect(loadRuns, [loadRuns]);
+
+  // A run waiting on this window is never left hanging: leaving the preview denies what waits.
+  useEffect(() => () => void backend.denyWaitingApprovals().catch(() => undefined), []);
+
   const errors = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
   const blocked = !checked || !checked.allow;
 
+  const answer = (prompt: ApprovalPrompt, approved: boolean) => {
+    setAsking((queue) => queue.filter((p) => p.id !== prompt.id));
+    backend.answerApproval(prompt.id, approved).catch((e) => setError(`Could not answer the approval: ${messageOf(e)}`));
+  };
+
   const run = async () => {
-    const chosen = scenarios.find((s) => s.id === scenario);
-    if (!chosen) return;
+    if (!scenarios.some((s) => s.id === scenario)) return;
     if (!/^\d{1,15}$/.test(seed.trim())) return setError("The seed is a whole number, e.g. 7.");
     setError(null);
     setResult(null);
+    setShownRun(null);
     setEvents([]);
     buffer.current = [];
+    approveRest.current = false;
     setRunning(true);
-    const unlisten = await backend.onPreviewEvent((record) => {
+    const unlistenEvents = await backend.onPreviewEvent((record) => {
       buffer.current.push(record);
       setEvents([...buffer.current]);
     });
+    const unlistenApprovals = await backend.onApprovalRequest((prompt) => {
+      if (approveRest.current) void backend.answerApproval(prompt.id, true);
+      else setAsking((queue) => [...queue, prompt]);
+    });
     try {
-      setResult(await backend.runPreview(doc, chosen.source, Number(seed.trim())));
+      const finished = await backend.runPreview(doc, {
+        scenario,
+        seed: Number(seed.trim()),
+        approvals,
+        playbook: library?.id,
+        base: library?.base,
+      });
+      setResult(finished);
+      if (finished.record_error) setError(`The run was not recorded in the library: ${finished.record_error}`);
     } catch (e) {
       setError(e instanceof BackendError && e.code === "blocked" ? `Run blocked: ${e.message}` : messageOf(e));
     } finally {
-      unlisten();
+      unlistenEvents();
+      unlistenApprovals();
+      setAsking([]);
       setRunning(false);
+      loadRuns();
+    }
+  };
+
+  const stop = () => {
+    approveRest.current = false;
+    setAsking([]);
+    void backend.denyWaitingApprovals();
+  };
+
+  const showRun = async (recorded: Run) => {
+    try {
+      const stored = await backend.runEvents(recorded.id);
+      setResult(null);
+      setShownRun(recorded);
+      setEvents(stored);
+      setView("timeline");
+    } catch (e) {
+      setError(`Could not open run ${recorded.id}: ${messageOf(e)}`);
     }
   };
 
@@ -63,6 +140,8 @@ export function Preview({ doc, checked, onShowProblems }: Props) {
   const started = events.find((r) => r.type === "run_started");
   const bounds = result?.bounds ?? (started?.type === "run_started" ? started.bounds : []);
   const worst = bounds.reduce((sum, b) => sum + Number(b.total ?? b.per_task), 0);
+  const finished = events.find((r) => r.type === "run_finished");
+  const outcome = result?.outcome ?? (finished?.type === "run_finished" ? finished.outcome : shownRun?.status);
 
   return (
     <section className="preview" aria-label="Preview">
@@ -81,9 +160,24 @@ export function Preview({ doc, checked, onShowProblems }: Props) {
         <label className="inline">
           Seed <input type="text" inputMode="numeric" value={seed} onChange={(e) => setSeed(e.target.value.slice(0, 20))} style={{ width: 80 }} />
         </label>
+        <label className="inline" title="How the run answers approval requests of roles with requires_user_approval and manual gates">
+          Approvals{" "}
+          <select value={approvals} onChange={(e) => setApprovals(e.target.value as ApprovalMode)} data-testid="approvals">
+            {APPROVAL_MODES.map(([mode, label]) => (
+              <option key={mode} value={mode}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="button" className="primary" onClick={() => void run()} disabled={blocked || running} data-testid="run">
           {running ? "Running…" : "Run"}
         </button>
+        {running && approvals === "ask" && (
+          <button type="button" onClick={stop} title="Deny the approval waiting now" data-testid="deny-waiting">
+            Deny waiting approval
+          </button>
+        )}
         {blocked && checked && (
           <span className="status status-error">
             Run blocked by {errors} error{errors === 1 ? "" : "s"}{" "}
@@ -94,16 +188,71 @@ export function Preview({ doc, checked, onShowProblems }: Props) {
         )}
       </div>
       <p className="muted">{scenarios.find((s) => s.id === scenario)?.description}</p>
+      {library && (
+        <details className="recorded-runs" data-testid="recorded-runs">
+          <summary>Recorded runs ({runs.length})</summary>
+          {runs.length === 0 ? (
+            <p className="muted">Each run of this playbook is recorded in the library; none yet.</p>
+          ) : (
+            <table className="runs-table">
+              <thead>
+                <tr>
+                  <th>Started</th>
+                  <th>Scenario</th>
+                  <th>Seed</th>
+                  <th>Version</th>
+                  <th>Outcome</th>
+                  <th>Events</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {runs.map((r) => (
+                  <tr key={r.id} aria-selected={shownRun?.id === r.id} data-run={r.id}>
+                    <td>{new Date(r.started_at).toLocaleString()}</td>
+                    <td>{r.scenario}</td>
+                    <td>{r.seed}</td>
+                    <td>{r.version === null ? "unsaved edits" : `v${versions.get(r.version) ?? "?"}`}</td>
+                    <td>{r.status}</td>
+                    <td>{r.events}</td>
+                    <td>
+                      <button type="button" className="link" onClick={() => void showRun(r)} disabled={running}>
+                        Show
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </details>
+      )}
       {error && (
         <p className="banner banner-error" role="alert">
           {error}
         </p>
       )}
+      {asking[0] && (
+        <ApprovalDialog
+          prompt={asking[0]}
+          waiting={asking.length - 1}
+          onAnswer={(approved) => answer(asking[0], approved)}
+          onApproveRest={() => {
+            approveRest.current = true;
+            asking.forEach((p) => answer(p, true));
+          }}
+        />
+      )}
       {(result || events.length > 0) && (
         <div className="preview-summary">
-          {result && (
-            <span className={`badge ${result.outcome === "passed" ? "badge-ok" : "badge-error"}`} data-testid="outcome" data-outcome={result.outcome}>
-              {result.outcome ?? "unfinished"}
+          {outcome && (
+            <span className={`badge ${outcome === "passed" ? "badge-ok" : "badge-error"}`} data-testid="outcome" data-outcome={outcome}>
+              {outcome}
+            </span>
+          )}
+          {shownRun && (
+            <span className="muted" data-testid="shown-run">
+              Recorded run {shownRun.id} of {new Date(shownRun.started_at).toLocaleString()}
             </span>
           )}
           <span>
