@@ -334,3 +334,26 @@ pub struct ApprovalPrompt {
     pub role: Option<String>,
     pub subject: playbook_orchestrator::agent::ApprovalSubject,
 }
+
+/// A role template opened in the template editor; a team template names
+/// the version it is, which a save must start from.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TemplateOpened {
+    pub name: String,
+    pub source: playbook_store::TemplateSource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub version: Option<playbook_store::VersionInfo>,
+    pub role: playbook_core::Role,
+}
+
+/// A role template after checking: the role's findings, with JSON pointers
+/// into the role (`""` is the role itself).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TemplateChecked {
+    pub findings: Vec<Finding>,
+    /// False when any finding is an error: the template cannot be saved as valid.
+    pub allow: bool,
+}

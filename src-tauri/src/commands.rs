@@ -17,7 +17,7 @@ use tauri::{AppHandle, Emitter, Manager, State};
 
 use crate::api::{
     ApprovalPrompt, Checked, Comparison, Example, FileText, Opened, PreviewRequest, PreviewResult,
-    ScenarioInfo,
+    ScenarioInfo, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
@@ -170,8 +170,43 @@ pub fn save_template(
     name: String,
     role: Role,
     note: String,
+    base: Option<u32>,
 ) -> Result<TemplateSaved> {
-    library.save_template(&name, &role, &note)
+    library.save_template(&name, &role, &note, base)
+}
+
+#[tauri::command(async)]
+pub fn template_open(
+    library: State<'_, Library>,
+    name: String,
+    number: Option<u32>,
+) -> Result<TemplateOpened> {
+    library.open_template(&name, number)
+}
+
+#[tauri::command(async)]
+pub fn check_template(role: Value) -> TemplateChecked {
+    workbench::check_template(role)
+}
+
+#[tauri::command(async)]
+pub fn template_history(library: State<'_, Library>, name: String) -> Result<Vec<VersionInfo>> {
+    library.template_history(&name)
+}
+
+#[tauri::command(async)]
+pub fn compare_template_versions(
+    library: State<'_, Library>,
+    name: String,
+    from: u32,
+    to: u32,
+) -> Result<Comparison> {
+    library.compare_templates(&name, from, to)
+}
+
+#[tauri::command(async)]
+pub fn delete_template(library: State<'_, Library>, name: String) -> Result<()> {
+    library.delete_template(&name)
 }
 
 #[tauri::command(async)]

@@ -14,7 +14,7 @@ use playbook_store::{
 };
 use serde_json::Value;
 
-use crate::api::{Comparison, Opened};
+use crate::api::{Comparison, Opened, TemplateOpened};
 use crate::error::{AppError, ErrorCode, Result};
 
 /// The open library. When the file cannot be opened the app still starts:
@@ -258,8 +258,56 @@ impl Library {
         self.with(|s| Ok(s.template_role(name, None)?))
     }
 
-    pub fn save_template(&self, name: &str, role: &Role, note: &str) -> Result<TemplateSaved> {
-        self.with(|s| Ok(s.save_template(name.trim(), role, Base::Latest, note)?))
+    /// Saves `role` as the next version of team template `name`. With
+    /// `base`, the save is refused (`conflict`) when another version was
+    /// saved since the one the edits started from.
+    pub fn save_template(
+        &self,
+        name: &str,
+        role: &Role,
+        note: &str,
+        base: Option<u32>,
+    ) -> Result<TemplateSaved> {
+        let base = base.map_or(Base::Latest, Base::Version);
+        self.with(|s| Ok(s.save_template(name.trim(), role, base, note)?))
+    }
+
+    /// A template (a team template at version `number`, or its latest) for the editor.
+    pub fn open_template(&self, name: &str, number: Option<u32>) -> Result<TemplateOpened> {
+        self.with(|s| {
+            let template = s.template(name, number)?;
+            Ok(TemplateOpened {
+                role: s.template_role(name, number)?,
+                name: template.name,
+                source: template.source,
+                version: template.version,
+            })
+        })
+    }
+
+    pub fn template_history(&self, name: &str) -> Result<Vec<VersionInfo>> {
+        self.with(|s| Ok(s.template_history(name)?))
+    }
+
+    /// The semantic diff of two versions of a team template, with both as YAML.
+    pub fn compare_templates(&self, name: &str, from: u32, to: u32) -> Result<Comparison> {
+        self.with(|s| {
+            let yaml = |number| -> Result<String> {
+                let role = s.template_role(name, Some(number))?;
+                serde_yaml_ng::to_string(&role)
+                    .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+            };
+            Ok(Comparison {
+                diff: s.template_diff(name, from, to)?,
+                from_text: yaml(from)?,
+                to_text: yaml(to)?,
+            })
+        })
+    }
+
+    /// Removes a team template from the list; saving the name again continues its history.
+    pub fn delete_template(&self, name: &str) -> Result<()> {
+        self.with(|s| Ok(s.delete_template(name)?))
     }
 
     /// Starts recording a preview run of library playbook `playbook`. The

@@ -6,7 +6,7 @@ use playbook_core::locate::SourceMap;
 use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
 use serde_json::Value;
 
-use crate::api::{Checked, Example, FileText, FlowView};
+use crate::api::{Checked, Example, FileText, FlowView, TemplateChecked};
 use crate::error::{AppError, ErrorCode, Result};
 
 /// Validates a document edited in the form.
@@ -187,4 +187,13 @@ fn io_error(path: &str, e: std::io::Error) -> AppError {
         _ => ErrorCode::Io,
     };
     AppError::new(code, format!("{path}: {e}")).with_details(serde_json::json!({ "path": path }))
+}
+
+/// Checks a role template on its own (see `playbook_core::templates::check_template`).
+pub fn check_template(role: Value) -> TemplateChecked {
+    let report = playbook_core::templates::check_template(role, &Options::default());
+    TemplateChecked {
+        allow: report.allow(),
+        findings: report.findings,
+    }
 }

@@ -119,6 +119,49 @@ pub fn diff(old: &Playbook, new: &Playbook) -> Diff {
     Diff { changes: out.0 }
 }
 
+/// Compares two versions of one role on its own, as a team's role template
+/// is versioned: its name, every contract field and its handoff targets.
+/// The changes name no stage. `diff_roles(a, a)` is empty.
+pub fn diff_roles(old: &Role, new: &Role) -> Diff {
+    let mut out = Changes::default();
+    let name = new.name.as_str();
+    if old.name != new.name {
+        out.push(
+            ChangeKind::RoleRenamed,
+            format!("role {} renamed to {name}", old.name),
+        )
+        .role(name)
+        .values(json(&old.name), json(&new.name));
+    }
+    role_fields(&mut out, "", name, old, new);
+    let (before, after) = (
+        old.handoff_to.clone().unwrap_or_default(),
+        new.handoff_to.clone().unwrap_or_default(),
+    );
+    for to in after.iter().filter(|t| !before.contains(t)) {
+        out.push(
+            ChangeKind::HandoffAdded,
+            format!("handoff {name} → {to} added"),
+        )
+        .role(name)
+        .field("handoff_to")
+        .values(None, json(to));
+    }
+    for to in before.iter().filter(|t| !after.contains(t)) {
+        out.push(
+            ChangeKind::HandoffRemoved,
+            format!("handoff {name} → {to} removed"),
+        )
+        .role(name)
+        .field("handoff_to")
+        .values(json(to), None);
+    }
+    for change in &mut out.0 {
+        change.stage = None;
+    }
+    Diff { changes: out.0 }
+}
+
 #[derive(Default)]
 struct Changes(Vec<Change>);
 

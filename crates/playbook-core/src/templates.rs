@@ -2,8 +2,13 @@
 //!
 //! A template is the fastest way to a role that validates without findings;
 //! the editor's one-click templates and `playbook template <mode>` use them.
+//! [`check_template`] checks a template (built-in or the team's) on its own.
 
-use crate::model::{Gates, OutputsContract, RetryPolicy, Role, RoleMode};
+use serde_json::{Value, json};
+
+use crate::finding::{Code, Finding, Severity};
+use crate::model::{Gates, OutputsContract, RetryPolicy, Role, RoleMode, SCHEMA_VERSION};
+use crate::validate::{Options, validate_value};
 
 fn strings(items: &[&str]) -> Option<Vec<String>> {
     Some(items.iter().map(|s| s.to_string()).collect())
@@ -124,4 +129,73 @@ pub fn role_template(mode: RoleMode) -> Role {
             ..Default::default()
         },
     }
+}
+
+/// The stage a role template stands in while it is checked on its own.
+pub const TEMPLATE_STAGE: &str = "template";
+
+/// Codes whose answer depends on the playbook a template is inserted into:
+/// which roles exist and come first, where inputs come from, which policy
+/// keys it defines. On a template alone they are infos, checked again there.
+const DEPENDS_ON_PLAYBOOK: &[Code] = &[
+    Code::UnknownHandoff,
+    Code::UnreachableRole,
+    Code::InputNotProduced,
+    Code::HandoffToDisabled,
+    Code::UnknownPolicy,
+];
+
+/// A role template checked on its own.
+#[derive(Debug, Clone)]
+pub struct TemplateReport {
+    /// The typed role, when it is structurally valid.
+    pub role: Option<Role>,
+    /// Every finding, errors first; `path` is a JSON pointer into the role
+    /// (empty for the role itself, e.g. `/retry_policy/max_iterations`).
+    pub findings: Vec<Finding>,
+}
+
+impl TemplateReport {
+    /// True when nothing of error severity was found.
+    pub fn allow(&self) -> bool {
+        !self.findings.iter().any(Finding::is_error)
+    }
+}
+
+/// Checks a role template (a role as a JSON value) with every rule that
+/// applies to a role, by placing it alone in a one-stage playbook.
+pub fn check_template(role: Value, options: &Options) -> TemplateReport {
+    let holder = json!({
+        "schema_version": SCHEMA_VERSION,
+        "id": "template",
+        "name": "Template",
+        "workflow": { TEMPLATE_STAGE: { "roles": [role] } },
+    });
+    let report = validate_value(holder, options);
+    let prefix = format!("/workflow/{TEMPLATE_STAGE}/roles/0");
+    let mut findings: Vec<Finding> = report
+        .findings
+        .into_iter()
+        .map(|mut f| {
+            f.path = match f.path.strip_prefix(&prefix) {
+                Some(rest) if rest.is_empty() || rest.starts_with('/') => rest.to_string(),
+                // Nothing outside the role is the template's; report it on the role.
+                _ => String::new(),
+            };
+            if DEPENDS_ON_PLAYBOOK.contains(&f.code) && f.severity < Severity::Info {
+                f.severity = Severity::Info;
+                f.message
+                    .push_str(" (checked again in the playbook the template is added to)");
+            }
+            f
+        })
+        .collect();
+    findings.sort_by_key(|f| f.severity);
+    let role = report.playbook.and_then(|mut p| {
+        p.workflow
+            .shift_remove(TEMPLATE_STAGE)
+            .and_then(|stage| stage.roles)
+            .and_then(|roles| roles.into_iter().next())
+    });
+    TemplateReport { role, findings }
 }

@@ -237,6 +237,18 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
+    /// What changed in team template `name` from version `from` to `to`.
+    pub fn template_diff(
+        &self,
+        name: &str,
+        from: u32,
+        to: u32,
+    ) -> Result<playbook_core::diff::Diff> {
+        let old = self.template_role(name, Some(from))?;
+        let new = self.template_role(name, Some(to))?;
+        Ok(playbook_core::diff::diff_roles(&old, &new))
+    }
+
     /// Saves `role` as the next version of team template `name`, creating it
     /// when new. `base` works as for playbooks.
     pub fn save_template(

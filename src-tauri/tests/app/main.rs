@@ -2,4 +2,5 @@
 
 mod generated;
 mod preview;
+mod templates;
 mod workbench;

@@ -403,3 +403,39 @@ fn reordering_roles_changes_where_a_stage_starts() {
         ],
     );
 }
+
+#[test]
+fn two_versions_of_a_role_template_differ_in_contract_sentences() {
+    use crate::model::RoleMode;
+    use crate::templates::role_template;
+    let old = role_template(RoleMode::Reviewer);
+    assert!(super::diff_roles(&old, &old).is_empty());
+    let mut new = old.clone();
+    new.name = "strict-reviewer".into();
+    new.actions_allowed
+        .get_or_insert_with(Vec::new)
+        .push("run_tests".into());
+    new.retry_policy
+        .get_or_insert_with(Default::default)
+        .max_iterations = Some(5);
+    new.handoff_to = Some(vec!["implementer".into()]);
+    let changes = super::diff_roles(&old, &new);
+    let sentences: Vec<&str> = changes.sentences().collect();
+    assert!(
+        sentences.contains(&"role reviewer renamed to strict-reviewer"),
+        "{sentences:#?}"
+    );
+    assert!(
+        sentences.contains(&"strict-reviewer may now use run_tests"),
+        "{sentences:#?}"
+    );
+    assert!(
+        sentences.iter().any(|s| s.contains("retry limit")),
+        "{sentences:#?}"
+    );
+    assert!(
+        sentences.contains(&"handoff strict-reviewer → implementer added"),
+        "{sentences:#?}"
+    );
+    assert!(changes.changes.iter().all(|c| c.stage.is_none()));
+}

@@ -4,6 +4,7 @@ mod bad_input;
 mod examples;
 mod lints;
 mod schemas;
+mod templates;
 
 use std::path::PathBuf;
 

@@ -64,6 +64,11 @@ fn a_team_template_keeps_its_versions() {
         !old.actions_allowed().contains(&"run_scanner".to_string()),
         "old versions stay as they were"
     );
+    let diff = store.template_diff("security-reviewer", 1, 2).unwrap();
+    assert_eq!(
+        diff.sentences().collect::<Vec<_>>(),
+        ["security-reviewer may now use run_scanner"]
+    );
     let listed = store.templates().unwrap();
     let team = listed
         .iter()
