@@ -227,6 +227,8 @@ export function App() {
   // Global shortcuts. Undo/redo are the app's, not the text field's, so they
   // work the same across the form, the Source tab and template insertions.
   useEffect(() => {
+    // The template editor has its own document and shortcuts.
+    if (screen === "templates") return;
     const onKey = (e: KeyboardEvent) => {
       if (!(e.ctrlKey || e.metaKey)) return;
       const key = e.key.toLowerCase();
@@ -243,7 +245,7 @@ export function App() {
     };
     window.addEventListener("keydown", onKey, true);
     return () => window.removeEventListener("keydown", onKey, true);
-  }, [undo, redo, saveVersion]);
+  }, [undo, redo, saveVersion, screen]);
 
   const errors = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
   const nav: [Screen, string, boolean][] = [

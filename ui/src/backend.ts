@@ -19,6 +19,8 @@ import type { Imported } from "./generated/Imported";
 import type { Opened } from "./generated/Opened";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
 import type { Saved } from "./generated/Saved";
+import type { TemplateChecked } from "./generated/TemplateChecked";
+import type { TemplateOpened } from "./generated/TemplateOpened";
 import type { TemplateSaved } from "./generated/TemplateSaved";
 import type { TemplateSummary } from "./generated/TemplateSummary";
 import type { VersionInfo } from "./generated/VersionInfo";
@@ -101,7 +103,15 @@ export const backend = {
   restore: (id: string, number: number) => call<Saved>("restore_version", { id, number }),
   templates: () => call<TemplateSummary[]>("templates"),
   templateRole: (name: string) => call<Role>("template_role", { name }),
-  saveTemplate: (name: string, role: Role, note: string) => call<TemplateSaved>("save_template", { name, role, note }),
+  /** Saves a team template's next version; with `base`, refused (`conflict`) when another was saved since. */
+  saveTemplate: (name: string, role: Role, note: string, base: number | null = null) =>
+    call<TemplateSaved>("save_template", { name, role, note, base }),
+  openTemplate: (name: string, number: number | null = null) => call<TemplateOpened>("template_open", { name, number }),
+  checkTemplate: (role: Role) => call<TemplateChecked>("check_template", { role }),
+  templateHistory: (name: string) => call<VersionInfo[]>("template_history", { name }),
+  compareTemplates: (name: string, from: number, to: number) =>
+    call<Comparison>("compare_template_versions", { name, from, to }),
+  deleteTemplate: (name: string) => call<void>("delete_template", { name }),
 
   /** Asks for a playbook file to open; null when the user cancels. */
   async choosePlaybookFile(): Promise<string | null> {

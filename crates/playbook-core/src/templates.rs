@@ -134,16 +134,39 @@ pub fn role_template(mode: RoleMode) -> Role {
 /// The stage a role template stands in while it is checked on its own.
 pub const TEMPLATE_STAGE: &str = "template";
 
-/// Codes whose answer depends on the playbook a template is inserted into:
-/// which roles exist and come first, where inputs come from, which policy
-/// keys it defines. On a template alone they are infos, checked again there.
-const DEPENDS_ON_PLAYBOOK: &[Code] = &[
-    Code::UnknownHandoff,
+/// Codes about the playbook around a role, which a template alone does not
+/// have: whether the role is reached, where its inputs come from, whether a
+/// handoff target's stage is enabled. They are not reported on a template.
+const ABOUT_THE_PLAYBOOK: &[Code] = &[
     Code::UnreachableRole,
     Code::InputNotProduced,
     Code::HandoffToDisabled,
-    Code::UnknownPolicy,
 ];
+
+/// A finding that depends on the playbook the template is added to, said
+/// as what that playbook needs; `None` for every other finding.
+fn needs_of_the_playbook(finding: &Finding, role: &Value) -> Option<(String, String)> {
+    let later = "Nothing to fix in the template: the playbook editor checks it where the template is added.";
+    match finding.code {
+        Code::UnknownHandoff => {
+            let target = role.pointer(&finding.path).and_then(Value::as_str)?;
+            Some((
+                format!(
+                    "hands off to `{target}`: a playbook that adds this template needs a role named `{target}`"
+                ),
+                later.to_string(),
+            ))
+        }
+        Code::UnknownPolicy => Some((
+            format!(
+                "{} (a playbook that adds this template must define it in its policies)",
+                finding.message
+            ),
+            later.to_string(),
+        )),
+        _ => None,
+    }
+}
 
 /// A role template checked on its own.
 #[derive(Debug, Clone)]
@@ -171,31 +194,36 @@ pub fn check_template(role: Value, options: &Options) -> TemplateReport {
         "name": "Template",
         "workflow": { TEMPLATE_STAGE: { "roles": [role] } },
     });
-    let report = validate_value(holder, options);
+    let report = validate_value(holder.clone(), options);
+    let role = &holder["workflow"][TEMPLATE_STAGE]["roles"][0];
     let prefix = format!("/workflow/{TEMPLATE_STAGE}/roles/0");
     let mut findings: Vec<Finding> = report
         .findings
         .into_iter()
+        .filter(|f| !ABOUT_THE_PLAYBOOK.contains(&f.code))
         .map(|mut f| {
             f.path = match f.path.strip_prefix(&prefix) {
                 Some(rest) if rest.is_empty() || rest.starts_with('/') => rest.to_string(),
                 // Nothing outside the role is the template's; report it on the role.
                 _ => String::new(),
             };
-            if DEPENDS_ON_PLAYBOOK.contains(&f.code) && f.severity < Severity::Info {
+            if let Some((message, hint)) = needs_of_the_playbook(&f, role) {
                 f.severity = Severity::Info;
-                f.message
-                    .push_str(" (checked again in the playbook the template is added to)");
+                f.message = message;
+                f.hint = hint;
             }
             f
         })
         .collect();
     findings.sort_by_key(|f| f.severity);
-    let role = report.playbook.and_then(|mut p| {
+    let typed = report.playbook.and_then(|mut p| {
         p.workflow
             .shift_remove(TEMPLATE_STAGE)
             .and_then(|stage| stage.roles)
             .and_then(|roles| roles.into_iter().next())
     });
-    TemplateReport { role, findings }
+    TemplateReport {
+        role: typed,
+        findings,
+    }
 }

@@ -1,5 +1,5 @@
-// History: the versions of a playbook, a semantic diff of any two (plus a
-// text diff), and restore.
+// History: the versions of a playbook or of a team template, a semantic
+// diff of any two (plus a text diff), and restore.
 import { useEffect, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Comparison } from "../generated/Comparison";
@@ -15,7 +15,40 @@ type Props = {
   notify: (m: string, kind?: "info" | "error") => void;
 };
 
+/** The history of a library playbook. */
 export function History({ id, name, refresh, onRestored, notify }: Props) {
+  return (
+    <VersionHistory
+      title={`History of ${name}`}
+      refresh={refresh}
+      versions={() => backend.history(id)}
+      compare={(from, to) => backend.compare(id, from, to)}
+      restore={(number) =>
+        backend
+          .restore(id, number)
+          .then((s) => {
+            notify(`Restored version ${number} as version ${s.version.number}.`);
+            onRestored(s.version.number);
+          })
+          .catch((e) => notify(messageOf(e), "error"))
+      }
+      showValidity
+    />
+  );
+}
+
+type VersionHistoryProps = {
+  title: string;
+  /** Changes when a new version may exist, to load the list again. */
+  refresh: number | string;
+  versions: () => Promise<VersionInfo[]>;
+  compare: (from: number, to: number) => Promise<Comparison>;
+  restore: (number: number) => void;
+  showValidity?: boolean;
+};
+
+/** Versions newest first; pick any two to compare; restore an older one. */
+export function VersionHistory({ title, refresh, versions: load, compare, restore, showValidity = false }: VersionHistoryProps) {
   const [versions, setVersions] = useState<VersionInfo[] | null>(null);
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
@@ -23,8 +56,7 @@ export function History({ id, name, refresh, onRestored, notify }: Props) {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    backend
-      .history(id)
+    load()
       .then((list) => {
         setVersions(list);
         if (list.length >= 2) {
@@ -33,19 +65,21 @@ export function History({ id, name, refresh, onRestored, notify }: Props) {
         }
       })
       .catch((e) => setError(messageOf(e)));
-  }, [id, refresh]);
+    // `load` is a new closure on every render; the list follows `refresh`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [refresh]);
 
   useEffect(() => {
     if (from === null || to === null || from === to) return setComparison(null);
-    backend
-      .compare(id, from, to)
+    compare(from, to)
       .then(setComparison)
       .catch((e) => setError(messageOf(e)));
-  }, [id, from, to]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [from, to, refresh]);
 
   return (
     <section className="history" aria-label="History">
-      <h1>History of {name}</h1>
+      <h1>{title}</h1>
       {error && (
         <p className="banner banner-error" role="alert">
           {error}
@@ -57,7 +91,7 @@ export function History({ id, name, refresh, onRestored, notify }: Props) {
             <th>Version</th>
             <th>Saved</th>
             <th>Note</th>
-            <th>Validity</th>
+            {showValidity && <th>Validity</th>}
             <th>From</th>
             <th>To</th>
             <th>
@@ -74,9 +108,11 @@ export function History({ id, name, refresh, onRestored, notify }: Props) {
               </td>
               <td>{formatTime(v.created_at)}</td>
               <td>{v.note}</td>
-              <td>
-                <Validity errors={v.validity.errors} warnings={v.validity.warnings} />
-              </td>
+              {showValidity && (
+                <td>
+                  <Validity errors={v.validity.errors} warnings={v.validity.warnings} />
+                </td>
+              )}
               <td>
                 <input type="radio" name="from" aria-label={`Compare from version ${v.number}`} checked={from === v.number} onChange={() => setFrom(v.number)} />
               </td>
@@ -85,18 +121,7 @@ export function History({ id, name, refresh, onRestored, notify }: Props) {
               </td>
               <td>
                 {i > 0 && (
-                  <button
-                    type="button"
-                    onClick={() =>
-                      backend
-                        .restore(id, v.number)
-                        .then((s) => {
-                          notify(`Restored version ${v.number} as version ${s.version.number}.`);
-                          onRestored(s.version.number);
-                        })
-                        .catch((e) => notify(messageOf(e), "error"))
-                    }
-                  >
+                  <button type="button" onClick={() => restore(v.number)}>
                     Restore
                   </button>
                 )}

@@ -204,7 +204,7 @@ export function Editor(props: Props) {
 }
 
 /** The element for a pointer, or for the closest enclosing value that has one. */
-function focusTarget(pointer: string): HTMLElement | null {
+export function focusTarget(pointer: string): HTMLElement | null {
   let p = pointer;
   for (;;) {
     const el = document.querySelector<HTMLElement>(`[data-pointer="${CSS.escape(p)}"]`);

@@ -13,9 +13,12 @@ type Props = {
   address: RoleAddress;
   role: Role;
   edit: (doc: Playbook, key?: string) => void;
-  onDelete: () => void;
-  onMove: (delta: number) => void;
+  /** Absent where the role stands alone (the template editor). */
+  onDelete?: () => void;
+  onMove?: (delta: number) => void;
   onSaveAsTemplate?: (name: string) => void;
+  /** Roles the handoff picker offers; the playbook's other roles when absent. */
+  handoffRoles?: string[];
 };
 
 const TOOLS = [
@@ -36,7 +39,7 @@ const TOOLS = [
 const INPUTS = ["goal", "task", "spec_path", "commit_sha", "issues", "failed_cases", "tasks"];
 const ESCALATIONS = ["retry_limit", "gate_failed", "tool_denied", "missing_input", "approval_denied"];
 
-export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate }: Props) {
+export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate, handoffRoles }: Props) {
   const p = rolePointer(address);
   const set = <K extends keyof Role>(key: K, value: Role[K] | undefined) =>
     edit(updateRole(doc, address, (r) => withField(r, key, value)), `${p}/${String(key)}`);
@@ -56,7 +59,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
   // named it follow the rename once editing ends.
   const nameAtFocus = useRef<string | null>(null);
   const [templateName, setTemplateName] = useState<string | null>(null);
-  const otherRoles = allRoleNames(doc).filter((n) => n !== role.name);
+  const otherRoles = (handoffRoles ?? allRoleNames(doc)).filter((n) => n !== role.name);
   const list = (v: string[] | undefined) => (v && v.length ? v : v);
 
   return (
@@ -67,12 +70,16 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           {role.mode && <span className={`mode mode-${role.mode}`}>{role.mode}</span>}
         </h2>
         <div className="actions">
-          <button type="button" onClick={() => onMove(-1)} disabled={address.index === 0}>
-            Move up
-          </button>
-          <button type="button" onClick={() => onMove(1)}>
-            Move down
-          </button>
+          {onMove && (
+            <>
+              <button type="button" onClick={() => onMove(-1)} disabled={address.index === 0}>
+                Move up
+              </button>
+              <button type="button" onClick={() => onMove(1)}>
+                Move down
+              </button>
+            </>
+          )}
           {onSaveAsTemplate &&
             (templateName === null ? (
               <button type="button" onClick={() => setTemplateName(`team-${role.name}`)}>
@@ -105,9 +112,11 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
                 </button>
               </span>
             ))}
-          <button type="button" className="danger" onClick={onDelete}>
-            Delete role
-          </button>
+          {onDelete && (
+            <button type="button" className="danger" onClick={onDelete}>
+              Delete role
+            </button>
+          )}
         </div>
       </header>
       <Hints pointer={p} nested={false} />

@@ -5,9 +5,13 @@ import type { Finding } from "../generated/Finding";
 type Props = {
   findings: Finding[];
   onActivate: (finding: Finding) => void;
+  /** Where the findings' pointers start (the template editor's role), shown without it. */
+  root?: { pointer: string; label: string };
 };
 
-export function Problems({ findings, onActivate }: Props) {
+export function Problems({ findings, onActivate, root }: Props) {
+  const where = (path: string) =>
+    root && (path === root.pointer || path.startsWith(root.pointer + "/")) ? path.slice(root.pointer.length) || root.label : path || "document";
   const errors = findings.filter((f) => f.severity === "error").length;
   const warnings = findings.filter((f) => f.severity === "warning").length;
   return (
@@ -36,7 +40,7 @@ export function Problems({ findings, onActivate }: Props) {
                 <span className="code">{f.code}</span>
                 <span className="message">{f.message}</span>
                 <span className="where">
-                  {f.path || "document"}
+                  {where(f.path)}
                   {f.location ? ` · line ${f.location.line}` : ""}
                 </span>
               </button>
