@@ -2,7 +2,7 @@
 // Loops carry their retry bound; unreachable roles and unbounded loops are
 // highlighted. The graph comes from the core's `Flow` (via the backend), so
 // it can never disagree with what the validator and the orchestrator see.
-import { Background, Controls, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
+import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useMemo } from "react";
 import type { FlowView } from "../generated/FlowView";
@@ -11,6 +11,31 @@ import type { RoleAddress } from "./document";
 const LANE_WIDTH = 240;
 const LANE_GAP = 60;
 const ROW = 96;
+const NODE_WIDTH = LANE_WIDTH - 70;
+/** How far right of the nodes a loop's way back runs, so it never crosses them. */
+const LOOP_OFFSET = 36;
+
+/**
+ * A role: handoffs within a stage enter at the top and leave at the bottom,
+ * handoffs to a later stage leave on the right and enter on the left; the
+ * way back of a loop leaves and enters on the right, so it and its bound
+ * label run beside the column of roles instead of over the forward edges.
+ */
+function RoleNode({ data }: NodeProps) {
+  return (
+    <>
+      <Handle type="target" position={Position.Top} />
+      {(data as { label: React.ReactNode }).label}
+      <Handle type="source" position={Position.Bottom} />
+      <Handle id="across-in" type="target" position={Position.Left} />
+      <Handle id="across-out" type="source" position={Position.Right} />
+      <Handle id="back-out" type="source" position={Position.Right} style={{ top: "70%" }} />
+      <Handle id="back-in" type="target" position={Position.Right} style={{ top: "30%" }} />
+    </>
+  );
+}
+
+const NODE_TYPES = { role: RoleNode };
 
 type Props = {
   flow: FlowView;
@@ -35,6 +60,7 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
         <ReactFlow
           nodes={nodes}
           edges={edges}
+          nodeTypes={NODE_TYPES}
           fitView
           minZoom={0.1}
           nodesDraggable={false}
@@ -102,9 +128,10 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
     ].join(" ");
     nodes.push({
       id: `role:${i}`,
+      type: "role",
       parentId: `lane:${n.stage}`,
       extent: "parent",
-      position: { x: 20, y: 40 + n.index * ROW },
+      position: { x: 15, y: 40 + n.index * ROW },
       className: classes,
       data: {
         address,
@@ -129,7 +156,7 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
           </button>
         ),
       },
-      style: { width: LANE_WIDTH - 40 },
+      style: { width: NODE_WIDTH },
     });
   });
   const labelled = new Set<number>();
@@ -142,6 +169,8 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
       labelled.add(e.in_loop);
       label = unbounded ? "unbounded loop" : `loop ≤ ${loop.bound}`;
     }
+    const back = e.to <= e.from;
+    const across = flow.nodes[e.from]?.stage !== flow.nodes[e.to]?.stage;
     edges.push({
       id: `edge:${e.from}-${e.to}`,
       source: `role:${e.from}`,
@@ -149,8 +178,11 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
       label,
       className: ["edge", e.kind, loop ? "in-loop" : "", unbounded ? "unbounded" : ""].join(" "),
       animated: unbounded,
-      // An edge that goes back up (a loop) routes around the nodes.
-      type: e.to <= e.from ? "smoothstep" : "default",
+      ...(back
+        ? { type: "smoothstep", sourceHandle: "back-out", targetHandle: "back-in", pathOptions: { offset: LOOP_OFFSET } }
+        : across
+          ? { type: "default", sourceHandle: "across-out", targetHandle: "across-in" }
+          : { type: "default" }),
       markerEnd: { type: MarkerType.ArrowClosed },
       style: e.kind === "sequence" ? { strokeDasharray: "5 4" } : undefined,
     });
