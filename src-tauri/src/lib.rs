@@ -19,6 +19,7 @@ pub mod workbench;
 
 /// Starts the app: the dialog plugin, the commands, the window.
 pub fn run() {
+    prefer_software_drawing();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(library::Library::open_default())
@@ -63,4 +64,26 @@ pub fn run() {
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");
+}
+
+/// Without a GPU, WebKitGTK's accelerated compositing renders GPU-sized tiles
+/// in software: every repaint takes about twice as long and the web process
+/// holds about 100 MB more (docs/benchmarks.md, "Desktop app"). On a machine
+/// without a GPU render node the window draws without it, unless the user
+/// set `WEBKIT_DISABLE_COMPOSITING_MODE` either way.
+fn prefer_software_drawing() {
+    #[cfg(target_os = "linux")]
+    {
+        let has_render_node = std::fs::read_dir("/dev/dri")
+            .map(|dir| {
+                dir.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+            })
+            .unwrap_or(false);
+        if !has_render_node && std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none() {
+            // SAFETY: called first thing on the main thread, before the app
+            // starts any thread that could read the environment.
+            unsafe { std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1") };
+        }
+    }
 }

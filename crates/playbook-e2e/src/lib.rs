@@ -307,8 +307,7 @@ impl App {
             .await?;
         tokio::time::sleep(Duration::from_millis(150)).await;
         let path = screenshot_dir().join(format!("{}-{:02}-{step}.png", self.journey, self.step));
-        let png = self.client.screenshot().await?;
-        std::fs::write(&path, png)?;
+        std::fs::write(&path, capture_display()?)?;
         Ok(path)
     }
 
@@ -321,6 +320,53 @@ impl App {
         self.client.clone().close().await?;
         Ok(())
     }
+}
+
+/// The display as the user sees it, as PNG. Captured from the X server, not
+/// through WebDriver: WebKitWebDriver's snapshot of the web view can stall
+/// for good when WebKitGTK draws without accelerated compositing (the mode
+/// the app picks on machines without a GPU).
+fn capture_display() -> Result<Vec<u8>> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConnectionExt, ImageFormat, ImageOrder};
+
+    let (conn, screen) =
+        x11rb::connect(None).map_err(|e| format!("no X display to capture: {e}"))?;
+    let setup = conn.setup();
+    let root = &setup.roots[screen];
+    let (width, height) = (root.width_in_pixels, root.height_in_pixels);
+    let bits = setup
+        .pixmap_formats
+        .iter()
+        .find(|f| f.depth == root.root_depth)
+        .map(|f| f.bits_per_pixel);
+    if root.root_depth != 24 || bits != Some(32) || setup.image_byte_order != ImageOrder::LSB_FIRST
+    {
+        return Err("screenshots expect a 24-bit little-endian display, as `xvfb-run -s \"-screen 0 1280x800x24\"` gives".into());
+    }
+    let image = conn
+        .get_image(
+            ImageFormat::Z_PIXMAP,
+            root.root,
+            0,
+            0,
+            width,
+            height,
+            u32::MAX,
+        )?
+        .reply()?;
+    // Each pixel is blue, green, red and an unused byte.
+    let rgb: Vec<u8> = image
+        .data
+        .chunks_exact(4)
+        .flat_map(|p| [p[2], p[1], p[0]])
+        .collect();
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, u32::from(width), u32::from(height));
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&rgb)?;
+    Ok(png)
 }
 
 async fn wait_for_port(port: u16) -> Result<()> {

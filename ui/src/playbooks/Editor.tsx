@@ -1,6 +1,6 @@
 // The editor: an outline of stages and roles, the form (playbook, stage or
 // role), the flow graph and the Source tab, with the Problems panel below.
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { lazy, memo, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Checked } from "../generated/Checked";
 import type { Finding } from "../generated/Finding";
@@ -24,10 +24,13 @@ import {
   type RoleAddress,
 } from "./document";
 import { ChipList, TextField } from "./fields";
-import { FlowGraph } from "./FlowGraph";
 import { RoleEditor } from "./RoleEditor";
 import { SourceTab } from "./SourceTab";
 import { StageEditor, type TemplateChoice } from "./StageEditor";
+
+// The graph library is the largest part of the UI; it loads when the Flow
+// graph tab is first opened, so the window becomes interactive sooner.
+const FlowGraph = lazy(() => import("./FlowGraph").then((m) => ({ default: m.FlowGraph })));
 
 export type Selection = { kind: "playbook" } | { kind: "stage"; stage: string } | ({ kind: "role" } & RoleAddress);
 export type Tab = "form" | "flow" | "source";
@@ -182,15 +185,17 @@ export function Editor(props: Props) {
             {tab === "form" && form}
             {tab === "flow" &&
               (flow ? (
-                <FlowGraph
-                  flow={flow}
-                  stale={!!checked && !checked.structurally_valid}
-                  selected={selection.kind === "role" ? selection : null}
-                  onSelectRole={(a) => {
-                    setSelection({ kind: "role", ...a });
-                    setTab("form");
-                  }}
-                />
+                <Suspense fallback={<p className="muted">Loading the graph…</p>}>
+                  <FlowGraph
+                    flow={flow}
+                    stale={!!checked && !checked.structurally_valid}
+                    selected={selection.kind === "role" ? selection : null}
+                    onSelectRole={(a) => {
+                      setSelection({ kind: "role", ...a });
+                      setTab("form");
+                    }}
+                  />
+                </Suspense>
               ) : (
                 <p className="muted">The graph appears once the playbook has a valid structure.</p>
               ))}
