@@ -311,6 +311,39 @@ impl App {
         Ok(path)
     }
 
+    /// Answers the native file dialog titled `title` (GTK, opened by the
+    /// app through tauri-plugin-dialog) with `path`, as a user typing it
+    /// would: Ctrl+L opens the location field of an Open dialog, a Save
+    /// dialog's name field takes a whole path, and Enter accepts. Keys go
+    /// through the X server (xdotool), as from a keyboard. A screenshot of
+    /// the filled-in dialog is saved before it is accepted.
+    pub async fn answer_file_dialog(&mut self, title: &str, path: &Path) -> Result<()> {
+        let path = path.to_str().ok_or("the path is not UTF-8")?;
+        let name = format!("^{title}$");
+        let search = ["search", "--sync", "--onlyvisible", "--name", &name];
+        let window = tokio::time::timeout(Duration::from_secs(10), xdotool(&search))
+            .await
+            .map_err(|_| format!("no file dialog titled `{title}` opened within 10 s"))??;
+        let window = window
+            .lines()
+            .next()
+            .ok_or_else(|| format!("no file dialog titled `{title}`"))?
+            .to_string();
+        xdotool(&["windowfocus", "--sync", &window]).await?;
+        // GTK needs a moment after mapping before it takes keys.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        xdotool(&["key", "--clearmodifiers", "ctrl+l"]).await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        xdotool(&["key", "--clearmodifiers", "ctrl+a"]).await?;
+        xdotool(&["type", "--clearmodifiers", "--delay", "5", path]).await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        self.step += 1;
+        let shot = format!("{}-{:02}-file-dialog.png", self.journey, self.step);
+        std::fs::write(screenshot_dir().join(shot), capture_display()?)?;
+        xdotool(&["key", "--clearmodifiers", "Return"]).await?;
+        Ok(())
+    }
+
     pub async fn execute(&self, script: &str) -> Result<serde_json::Value> {
         Ok(self.client.execute(script, vec![]).await?)
     }
@@ -367,6 +400,24 @@ fn capture_display() -> Result<Vec<u8>> {
     encoder.set_depth(png::BitDepth::Eight);
     encoder.write_header()?.write_image_data(&rgb)?;
     Ok(png)
+}
+
+/// Runs xdotool on the test's display; its standard output.
+async fn xdotool(args: &[&str]) -> Result<String> {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("xdotool").args(&args).output()
+    })
+    .await?
+    .map_err(|e| format!("xdotool could not run (installed by scripts/setup.sh): {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "xdotool failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )
+        .into());
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 async fn wait_for_port(port: u16) -> Result<()> {

@@ -100,7 +100,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
             ))}
           </select>
         </label>
-        <button type="button" onClick={() => backend.choosePlaybookFile().then(importFrom).catch((e) => setFailure(importError(e)))}>
+        <button type="button" data-testid="import-file" onClick={() => backend.choosePlaybookFile().then(importFrom).catch((e) => setFailure(importError(e)))}>
           Import file…
         </button>
         <span className="inline">
@@ -194,6 +194,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
                   </button>
                   <button
                     type="button"
+                    data-export={p.id}
                     onClick={async () => {
                       try {
                         const target = await backend.chooseExportPath(`${p.id}.yaml`);

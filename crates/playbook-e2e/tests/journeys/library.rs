@@ -101,3 +101,41 @@ async fn a_library_file_that_is_not_a_database_gives_a_clear_message_not_a_blank
     );
     app.quit().await
 }
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn import_and_export_go_through_the_native_file_dialogs() -> Result<()> {
+    let profile = Profile::new();
+    let source = profile.path("from-a-colleague.yaml");
+    let pairing = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks/pairing.yaml"),
+    )?;
+    std::fs::write(
+        &source,
+        pairing
+            .replacen("id: pairing", "id: colleague-pairing", 1)
+            .replacen("name: ", "name: Colleague's ", 1),
+    )?;
+
+    let mut app = launch("file-dialogs", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.click("[data-testid=import-file]").await?;
+    app.answer_file_dialog("Open a playbook", &source).await?;
+    app.find("tr[data-playbook=colleague-pairing]").await?;
+    app.until_text("[data-testid=notice]", "Imported colleague-pairing")
+        .await?;
+    app.screenshot("imported-through-dialog").await?;
+
+    let target = profile.path("exported.yaml");
+    app.click("[data-export=colleague-pairing]").await?;
+    app.answer_file_dialog("Export the playbook", &target)
+        .await?;
+    app.until_text("[data-testid=notice]", "Exported").await?;
+    let written = std::fs::read_to_string(&target)?;
+    assert!(
+        written.contains("colleague-pairing"),
+        "the exported file is the playbook:\n{written}"
+    );
+    app.screenshot("exported-through-dialog").await?;
+    app.quit().await
+}
