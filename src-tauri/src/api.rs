@@ -32,6 +32,18 @@ pub struct Checked {
     pub flow: Option<FlowView>,
 }
 
+/// What a check of the form's document sends back besides the findings:
+/// only what the view in front of the user shows, since it runs on every
+/// keystroke.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Include {
+    /// The Source tab's text, with line and column on each finding.
+    pub source: bool,
+    /// The flow graph.
+    pub flow: bool,
+}
+
 /// The flow graph as the UI draws it: stages as lanes, roles as nodes.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]
@@ -197,6 +209,11 @@ pub struct AppInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub database: Option<String>,
+    /// Milliseconds since the app's process started (Linux), for the
+    /// start-up measurement of docs/benchmarks.md.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub uptime_ms: Option<f64>,
 }
 
 impl AppInfo {
@@ -204,8 +221,27 @@ impl AppInfo {
         AppInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),
             database: Some(database.display().to_string()),
+            uptime_ms: process_uptime_ms(),
         }
     }
+}
+
+/// Milliseconds since this process started, from the kernel's start time of
+/// the process (so the dynamic loader and GTK's start are counted), with
+/// the 10 ms resolution of `/proc`.
+fn process_uptime_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which may hold spaces: state is field 3,
+    // start time (clock ticks since boot, USER_HZ = 100) is field 22.
+    let after_name = stat.get(stat.rfind(')')? + 2..)?;
+    let started: f64 = after_name.split_whitespace().nth(19)?.parse().ok()?;
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some((uptime - started / 100.0) * 1000.0)
 }
 
 /// A library playbook opened in the editor.

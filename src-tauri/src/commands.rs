@@ -16,8 +16,8 @@ use playbook_store::{
 use tauri::{AppHandle, Emitter, Manager, State};
 
 use crate::api::{
-    ApprovalPrompt, Checked, Comparison, Example, FileText, Opened, PreviewRequest, PreviewResult,
-    ScenarioInfo, TemplateChecked, TemplateOpened,
+    ApprovalPrompt, Checked, Comparison, Example, FileText, Include, Opened, PreviewRequest,
+    PreviewResult, ScenarioInfo, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
@@ -25,8 +25,8 @@ use crate::library::Library;
 use crate::{preview, workbench};
 
 #[tauri::command(async)]
-pub fn check_document(document: Value, format: Format, with_source: bool) -> Result<Checked> {
-    workbench::check_document(document, format, with_source)
+pub fn check_document(document: Value, format: Format, include: Include) -> Result<Checked> {
+    workbench::check_document(document, format, include)
 }
 
 #[tauri::command(async)]

@@ -6,19 +6,20 @@ use playbook_core::locate::SourceMap;
 use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
 use serde_json::Value;
 
-use crate::api::{Checked, Example, FileText, FlowView, TemplateChecked};
+use crate::api::{Checked, Example, FileText, FlowView, Include, TemplateChecked};
 use crate::error::{AppError, ErrorCode, Result};
 
 /// Validates a document edited in the form.
 ///
 /// This runs on every keystroke, so it does only what the view in front of
 /// the user needs: the typed playbook is not sent back (the UI has the
-/// document), and the text of the Source tab, with line and column of each
-/// finding, is rendered only when `with_source` is set. The text is the
+/// document), the text of the Source tab, with line and column of each
+/// finding, is rendered only when `include.source` is set, and the flow
+/// graph only with `include.flow`. The text is the
 /// canonical rendering of the typed playbook when it has the right shape,
 /// and a plain rendering of the value otherwise, so a field with a wrong
 /// type is still visible (and flagged) in the source.
-pub fn check_document(document: Value, format: Format, with_source: bool) -> Result<Checked> {
+pub fn check_document(document: Value, format: Format, include: Include) -> Result<Checked> {
     let size = serde_json::to_string(&document)
         .map(|t| t.len())
         .unwrap_or(0);
@@ -28,7 +29,8 @@ pub fn check_document(document: Value, format: Format, with_source: bool) -> Res
         checked.playbook = None;
         return Ok(checked);
     }
-    let plain = (with_source)
+    let plain = include
+        .source
         .then(|| render_value(&document, format))
         .transpose()?;
     let report = validate_value(document, &Options::default());
@@ -39,7 +41,7 @@ pub fn check_document(document: Value, format: Format, with_source: bool) -> Res
             .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?,
         (None, Some(plain)) => plain,
     };
-    if with_source {
+    if include.source {
         let map = SourceMap::new(&source);
         for finding in &mut findings {
             finding.location = map.locate(&finding.path);
@@ -47,7 +49,11 @@ pub fn check_document(document: Value, format: Format, with_source: bool) -> Res
     }
     let allow = !findings.iter().any(|f| f.is_error());
     Ok(Checked {
-        flow: report.playbook.as_ref().map(FlowView::new),
+        flow: report
+            .playbook
+            .as_ref()
+            .filter(|_| include.flow)
+            .map(FlowView::new),
         structurally_valid: report.playbook.is_some(),
         playbook: None,
         source,

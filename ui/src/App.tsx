@@ -7,7 +7,7 @@ import type { Example } from "./generated/Example";
 import type { FlowView } from "./generated/FlowView";
 import type { Playbook } from "./generated/Playbook";
 import { History } from "./history/History";
-import { markEdit, recordCheck, recordRoundTrip } from "./metrics";
+import { markEdit, recordCheck, recordRoundTrip, recordStartup } from "./metrics";
 import { blankPlaybook, roleAt, type RoleAddress } from "./playbooks/document";
 import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
@@ -77,7 +77,13 @@ export function App() {
   useEffect(() => {
     backend
       .examples()
-      .then(setExamples)
+      .then((list) => {
+        setExamples(list);
+        // The first view is interactive once it is painted with the examples.
+        requestAnimationFrame(() =>
+          requestAnimationFrame(() => void backend.appInfo().then((info) => recordStartup(info.uptime_ms)).catch(() => undefined)),
+        );
+      })
       .catch((e) => notify(`Could not load the examples: ${messageOf(e)}`, "error"));
     const last = localStorage.getItem(LAST_OPEN_KEY);
     if (last && localStorage.getItem(WELCOMED_KEY)) void openLibraryPlaybook(last);
@@ -91,7 +97,7 @@ export function App() {
     const mine = ++seq.current;
     const sent = performance.now();
     backend
-      .checkDocument(doc, screen === "editor" && tab === "source")
+      .checkDocument(doc, { source: screen === "editor" && tab === "source", flow: screen === "editor" && tab === "flow" })
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;

@@ -26,6 +26,7 @@ import type { TemplateSummary } from "./generated/TemplateSummary";
 import type { VersionInfo } from "./generated/VersionInfo";
 import type { Example } from "./generated/Example";
 import type { FileText } from "./generated/FileText";
+import type { Include } from "./generated/Include";
 import type { Format } from "./generated/Format";
 import type { Playbook } from "./generated/Playbook";
 import type { Role } from "./generated/Role";
@@ -61,9 +62,9 @@ export function messageOf(e: unknown): string {
 
 export const backend = {
   appInfo: () => call<AppInfo>("app_info"),
-  /** Validates the form's document; the YAML text comes back only `withSource`. */
-  checkDocument: (document: Playbook, withSource: boolean, format: Format = "yaml") =>
-    call<Checked>("check_document", { document, format, withSource }),
+  /** Validates the form's document; the YAML text and the flow graph come back only when included. */
+  checkDocument: (document: Playbook, include: Include, format: Format = "yaml") =>
+    call<Checked>("check_document", { document, format, include }),
   checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
   renderDocument: (document: Playbook, format: Format) => call<string>("render_document", { document, format }),
   roleTemplate: (mode: RoleMode) => call<Role>("role_template", { mode }),
@@ -116,6 +117,7 @@ export const backend = {
   /** Asks for a playbook file to open; null when the user cancels. */
   async choosePlaybookFile(): Promise<string | null> {
     const chosen = await open({
+      title: "Open a playbook",
       multiple: false,
       directory: false,
       filters: [{ name: "Playbooks", extensions: ["yaml", "yml", "json"] }],
@@ -126,6 +128,7 @@ export const backend = {
   /** Asks where to write an export; null when the user cancels. */
   async chooseExportPath(defaultName: string): Promise<string | null> {
     return await save({
+      title: "Export the playbook",
       defaultPath: defaultName,
       filters: [{ name: "Playbooks", extensions: ["yaml", "yml", "json"] }],
     });

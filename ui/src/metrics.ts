@@ -1,7 +1,7 @@
 // Keystroke-to-hint latency, kept in memory for the benchmark harness
 // (docs/benchmarks.md). An edit marks a start; the render that shows the
 // validation result for it records the elapsed time.
-type Metrics = { latencies: number[]; pending: number | null; roundTrips: number[] };
+type Metrics = { latencies: number[]; pending: number | null; roundTrips: number[]; startup?: number };
 
 declare global {
   interface Window {
@@ -36,4 +36,9 @@ export function recordRoundTrip(ms: number) {
   const m = metrics();
   m.roundTrips.push(ms);
   if (m.roundTrips.length > 1000) m.roundTrips.shift();
+}
+
+/** Milliseconds from the process start to the first interactive view. */
+export function recordStartup(ms: number | undefined) {
+  if (ms !== undefined) metrics().startup ??= ms;
 }

@@ -2,12 +2,18 @@
 //! document, and the flow graph the UI draws.
 
 use playbook_core::{Format, RoleMode};
-use playbook_studio::api::FlowEdgeKind;
+use playbook_studio::api::{FlowEdgeKind, Include};
 use playbook_studio::error::ErrorCode;
 use playbook_studio::workbench;
 use serde_json::{Value, json};
 
 const LOOP: &str = "schema_version: \"1.0.0\"\nid: demo\nname: Demo\nworkflow:\n  build:\n    roles:\n      - name: coder\n        mode: worker\n        handoff_to: [checker]\n      - name: checker\n        mode: reviewer\n        handoff_to: [coder]\n";
+
+/// What the Source tab and the Flow graph tab ask for.
+const EVERYTHING: Include = Include {
+    source: true,
+    flow: true,
+};
 
 fn document(text: &str) -> Value {
     serde_yaml_ng::from_str(text).unwrap()
@@ -20,7 +26,7 @@ fn codes(checked: &playbook_studio::api::Checked) -> Vec<&'static str> {
 
 #[test]
 fn a_loop_without_max_iterations_is_an_unbounded_loop_on_the_retry_field() {
-    let checked = workbench::check_document(document(LOOP), Format::Yaml, true).unwrap();
+    let checked = workbench::check_document(document(LOOP), Format::Yaml, EVERYTHING).unwrap();
     let finding = checked
         .findings
         .iter()
@@ -52,7 +58,7 @@ fn setting_max_iterations_bounds_the_loop_in_the_graph() {
     let mut doc = document(LOOP);
     doc["workflow"]["build"]["roles"][1]["retry_policy"] =
         json!({"max_iterations": 3, "escalate_on": ["retry_limit"]});
-    let checked = workbench::check_document(doc, Format::Yaml, true).unwrap();
+    let checked = workbench::check_document(doc, Format::Yaml, EVERYTHING).unwrap();
     assert!(!codes(&checked).contains(&"PB302"), "{:?}", codes(&checked));
     let flow = checked.flow.unwrap();
     assert_eq!(
@@ -72,7 +78,7 @@ fn setting_max_iterations_bounds_the_loop_in_the_graph() {
 fn a_value_of_the_wrong_type_keeps_its_text_and_reports_the_field() {
     let mut doc = document(LOOP);
     doc["workflow"]["build"]["roles"][0]["handoff_to"] = json!("checker");
-    let checked = workbench::check_document(doc, Format::Yaml, true).unwrap();
+    let checked = workbench::check_document(doc, Format::Yaml, EVERYTHING).unwrap();
     assert!(
         !checked.structurally_valid,
         "a wrong type is not a typed playbook"
@@ -108,7 +114,7 @@ fn invalid_yaml_in_the_source_tab_gives_a_located_syntax_finding_and_no_playbook
 
 #[test]
 fn canonical_source_parses_back_to_the_same_playbook() {
-    let checked = workbench::check_document(document(LOOP), Format::Yaml, true).unwrap();
+    let checked = workbench::check_document(document(LOOP), Format::Yaml, EVERYTHING).unwrap();
     let again = workbench::check_source(&checked.source, Format::Yaml);
     let typed = again.playbook.expect("the canonical text parses");
     assert_eq!(
@@ -155,10 +161,15 @@ fn error_serialises_as_code_message_details() {
 
 #[test]
 fn without_source_the_form_check_sends_neither_text_nor_playbook_back() {
-    let checked = workbench::check_document(document(LOOP), Format::Yaml, false).unwrap();
+    let checked =
+        workbench::check_document(document(LOOP), Format::Yaml, Include::default()).unwrap();
     assert!(
         checked.source.is_empty(),
         "the text is rendered only for the Source tab"
+    );
+    assert!(
+        checked.flow.is_none(),
+        "the graph is built only for the Flow graph tab"
     );
     assert!(
         checked.playbook.is_none(),

@@ -7,4 +7,9 @@ export type AppInfo = { version: string,
 /**
  * The library database file, when the store is in use.
  */
-database?: string, };
+database?: string, 
+/**
+ * Milliseconds since the app's process started (Linux), for the
+ * start-up measurement of docs/benchmarks.md.
+ */
+uptime_ms?: number, };
