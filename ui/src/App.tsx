@@ -218,7 +218,7 @@ export function App() {
       if (!doc) return;
       if (requireValid && checked && !checked.allow) return notify("Fix the errors first: export as valid is blocked.", "error");
       try {
-        const target = await backend.chooseExportPath(`${doc.id || "playbook"}.yaml`);
+        const target = await backend.chooseExportPath(`${doc.id || "playbook"}.yaml`, requireValid ? "Export the playbook" : "Save the playbook as");
         if (!target) return;
         const text = await backend.renderDocument(doc, target.toLowerCase().endsWith(".json") ? "json" : "yaml");
         await backend.writeTextFile(target, text);
@@ -286,8 +286,13 @@ export function App() {
               <button type="button" onClick={() => void saveVersion()} disabled={!current} title="Save a version (Ctrl+S)" data-testid="save">
                 Save version
               </button>
-              <button type="button" onClick={() => void exportDocument(false)}>
-                Export…
+              <button
+                type="button"
+                onClick={() => void exportDocument(false)}
+                title="Save the open playbook, unsaved edits included, to a YAML or JSON file"
+                data-testid="save-as"
+              >
+                Save as…
               </button>
               <button
                 type="button"

@@ -126,9 +126,9 @@ export const backend = {
   },
 
   /** Asks where to write an export; null when the user cancels. */
-  async chooseExportPath(defaultName: string): Promise<string | null> {
+  async chooseExportPath(defaultName: string, title = "Export the playbook"): Promise<string | null> {
     return await save({
-      title: "Export the playbook",
+      title,
       defaultPath: defaultName,
       filters: [{ name: "Playbooks", extensions: ["yaml", "yml", "json"] }],
     });

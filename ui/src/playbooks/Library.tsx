@@ -48,7 +48,8 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
     return (items ?? []).filter((p) => !q || p.name.toLowerCase().includes(q) || p.id.toLowerCase().includes(q));
   }, [items, query]);
 
-  const importFrom = async (file: string | null) => {
+  /** Imports a file into the library; with `open`, opens what it imported in the editor. */
+  const importFrom = async (file: string | null, open = false) => {
     if (file === null) return;
     setFailure(null);
     try {
@@ -56,6 +57,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
       notify(`Imported ${imported.map((i) => `${i.saved.playbook} (${i.outcome.replace("_", " ")})`).join(", ")}.`);
       setPath("");
       reload();
+      if (open && imported[0]) onOpen(imported[0].saved.playbook);
     } catch (e) {
       setFailure(importError(e));
     }
@@ -100,7 +102,15 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
             ))}
           </select>
         </label>
-        <button type="button" data-testid="import-file" onClick={() => backend.choosePlaybookFile().then(importFrom).catch((e) => setFailure(importError(e)))}>
+        <button
+          type="button"
+          data-testid="open-file"
+          title="Open a playbook file in the editor; it is added to the library, where its versions are kept"
+          onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f, true)).catch((e) => setFailure(importError(e)))}
+        >
+          Open file…
+        </button>
+        <button type="button" data-testid="import-file" onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f)).catch((e) => setFailure(importError(e)))}>
           Import file…
         </button>
         <span className="inline">

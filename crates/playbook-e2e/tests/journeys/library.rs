@@ -104,7 +104,7 @@ async fn a_library_file_that_is_not_a_database_gives_a_clear_message_not_a_blank
 
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "needs a display and the built app: scripts/e2e.sh"]
-async fn import_and_export_go_through_the_native_file_dialogs() -> Result<()> {
+async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> Result<()> {
     let profile = Profile::new();
     let source = profile.path("from-a-colleague.yaml");
     let pairing = std::fs::read_to_string(
@@ -137,5 +137,28 @@ async fn import_and_export_go_through_the_native_file_dialogs() -> Result<()> {
         "the exported file is the playbook:\n{written}"
     );
     app.screenshot("exported-through-dialog").await?;
+
+    // Open file… adds a file to the library and opens it in the editor;
+    // Save as… writes the open playbook, unsaved edits included, to a file.
+    let tdd = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks/tdd.yaml"),
+    )?;
+    let opened = profile.path("team-tdd.yaml");
+    std::fs::write(&opened, tdd.replacen("id: tdd", "id: team-tdd", 1))?;
+    app.click("[data-testid=open-file]").await?;
+    app.answer_file_dialog("Open a playbook", &opened).await?;
+    app.find("[data-outline-role=reviewer]").await?;
+    app.until_text("[data-testid=notice]", "Opened").await?;
+    let copy = profile.path("copy.json");
+    app.click("[data-testid=save-as]").await?;
+    app.answer_file_dialog("Save the playbook as", &copy)
+        .await?;
+    app.until_text("[data-testid=notice]", "Exported to")
+        .await?;
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&copy)?)?;
+    assert_eq!(
+        written["id"], "team-tdd",
+        "a .json name saves the open playbook as JSON"
+    );
     app.quit().await
 }
