@@ -32,6 +32,34 @@ pub struct Checked {
     pub flow: Option<FlowView>,
 }
 
+/// The form's document as a check sends it: whole, or as one change to the
+/// revision the previous check sent, so a keystroke in a large playbook
+/// moves a few bytes instead of the whole document.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum DocumentChange {
+    Whole {
+        #[ts(type = "number")]
+        revision: u64,
+        #[ts(as = "Playbook")]
+        document: serde_json::Value,
+    },
+    /// Revision `revision` is revision `base` with the value at JSON pointer
+    /// `pointer` (never the root) replaced by `value`, or removed when
+    /// `value` is absent.
+    Patch {
+        #[ts(type = "number")]
+        base: u64,
+        #[ts(type = "number")]
+        revision: u64,
+        pointer: String,
+        #[serde(default)]
+        #[ts(optional, type = "unknown")]
+        value: Option<serde_json::Value>,
+    },
+}
+
 /// What a check of the form's document sends back besides the findings:
 /// only what the view in front of the user shows, since it runs on every
 /// keystroke.

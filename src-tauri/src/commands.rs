@@ -16,17 +16,23 @@ use playbook_store::{
 use tauri::{AppHandle, Emitter, Manager, State};
 
 use crate::api::{
-    ApprovalPrompt, Checked, Comparison, Example, FileText, Include, Opened, PreviewRequest,
-    PreviewResult, ScenarioInfo, TemplateChecked, TemplateOpened,
+    ApprovalPrompt, Checked, Comparison, DocumentChange, Example, FileText, Include, Opened,
+    PreviewRequest, PreviewResult, ScenarioInfo, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::library::Library;
+use crate::workbench::LastChecked;
 use crate::{preview, workbench};
 
 #[tauri::command(async)]
-pub fn check_document(document: Value, format: Format, include: Include) -> Result<Checked> {
-    workbench::check_document(document, format, include)
+pub fn check_document(
+    last: State<'_, LastChecked>,
+    change: DocumentChange,
+    format: Format,
+    include: Include,
+) -> Result<Checked> {
+    workbench::check_document(last.resolve(change)?, format, include)
 }
 
 #[tauri::command(async)]

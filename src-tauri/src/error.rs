@@ -27,6 +27,9 @@ pub enum ErrorCode {
     NotFound,
     /// Someone saved a newer version first (optimistic concurrency).
     Conflict,
+    /// A change was made to a document revision the backend no longer
+    /// holds; the UI sends the whole document instead.
+    Stale,
     /// The library database failed.
     Store,
     /// The preview engine failed.

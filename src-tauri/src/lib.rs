@@ -24,6 +24,7 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .manage(library::Library::open_default())
         .manage(approvals::Pending::default())
+        .manage(workbench::LastChecked::default())
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::check_source,

@@ -5,8 +5,9 @@ use playbook_core::document::{self, MAX_DOCUMENT_BYTES};
 use playbook_core::locate::SourceMap;
 use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
 use serde_json::Value;
+use std::sync::Mutex;
 
-use crate::api::{Checked, Example, FileText, FlowView, Include, TemplateChecked};
+use crate::api::{Checked, DocumentChange, Example, FileText, FlowView, Include, TemplateChecked};
 use crate::error::{AppError, ErrorCode, Result};
 
 /// Validates a document edited in the form.
@@ -61,6 +62,84 @@ pub fn check_document(document: Value, format: Format, include: Include) -> Resu
         findings,
         allow,
     })
+}
+
+/// The document of the last check, so the next one can send only a change
+/// (see [`DocumentChange`]). One editor, one document.
+#[derive(Default)]
+pub struct LastChecked(Mutex<Option<(u64, Value)>>);
+
+impl LastChecked {
+    /// The document `change` describes, remembered for the next change.
+    /// A change to a revision this no longer holds (answers crossed, or the
+    /// app restarted) is `stale`: the UI then sends the whole document.
+    pub fn resolve(&self, change: DocumentChange) -> Result<Value> {
+        let mut last = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match change {
+            DocumentChange::Whole { revision, document } => {
+                *last = Some((revision, document.clone()));
+                Ok(document)
+            }
+            DocumentChange::Patch {
+                base,
+                revision,
+                pointer,
+                value,
+            } => {
+                let stale = || {
+                    AppError::new(
+                        ErrorCode::Stale,
+                        format!("revision {base} of the document is not the one last checked"),
+                    )
+                };
+                let Some((held, document)) = last.as_mut().filter(|(held, _)| *held == base) else {
+                    return Err(stale());
+                };
+                if !apply(document, &pointer, value) {
+                    // The copy may have been left half-changed: forget it.
+                    *last = None;
+                    return Err(stale());
+                }
+                *held = revision;
+                Ok(document.clone())
+            }
+        }
+    }
+}
+
+/// Replaces (or with `None` removes) the value at `pointer` in `document`;
+/// false when the pointer's parent does not exist or the pointer is the root.
+fn apply(document: &mut Value, pointer: &str, value: Option<Value>) -> bool {
+    let Some(cut) = pointer.rfind('/') else {
+        return false;
+    };
+    let key = pointer[cut + 1..].replace("~1", "/").replace("~0", "~");
+    let Some(parent) = document.pointer_mut(&pointer[..cut]) else {
+        return false;
+    };
+    match (parent, value) {
+        (Value::Object(map), Some(value)) => {
+            map.insert(key, value);
+        }
+        (Value::Object(map), None) => {
+            map.shift_remove(&key);
+        }
+        (Value::Array(items), value) => {
+            let Ok(index) = key.parse::<usize>() else {
+                return false;
+            };
+            match value {
+                Some(value) if index < items.len() => items[index] = value,
+                Some(value) if index == items.len() => items.push(value),
+                None if index < items.len() => {
+                    items.remove(index);
+                }
+                _ => return false,
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// Validates text typed in the Source tab or read from a file.

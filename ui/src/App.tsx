@@ -16,6 +16,7 @@ import { Templates } from "./playbooks/Templates";
 import { useDocument } from "./playbooks/useDocument";
 import { Preview } from "./preview/Preview";
 import { useTheme } from "./theme";
+import { createChecker } from "./validation/check";
 
 type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview";
 type Notice = { message: string; kind: "info" | "error" } | null;
@@ -40,6 +41,7 @@ export function App() {
   const [autosave, setAutosave] = useState<"pending" | "saved" | null>(null);
   const [theme, toggleTheme] = useTheme();
   const seq = useRef(0);
+  const [check] = useState(createChecker);
   const loadedRevision = useRef(-1);
 
   const notify = useCallback((message: string, kind: "info" | "error" = "info") => setNotice({ message, kind }), []);
@@ -96,8 +98,7 @@ export function App() {
     if (!doc) return;
     const mine = ++seq.current;
     const sent = performance.now();
-    backend
-      .checkDocument(doc, { source: screen === "editor" && tab === "source", flow: screen === "editor" && tab === "flow" })
+    check(doc, revision, { source: screen === "editor" && tab === "source", flow: screen === "editor" && tab === "flow" })
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
@@ -106,7 +107,7 @@ export function App() {
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
-  }, [doc, notify, screen, tab]);
+  }, [doc, revision, check, notify, screen, tab]);
 
   // Autosave: every edit lands in the library's draft, so nothing typed is
   // lost on a crash or a quit. The first revision after opening is what was

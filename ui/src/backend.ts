@@ -8,6 +8,7 @@ import type { AppError } from "./generated/AppError";
 import type { AppInfo } from "./generated/AppInfo";
 import type { Checked } from "./generated/Checked";
 import type { Comparison } from "./generated/Comparison";
+import type { DocumentChange } from "./generated/DocumentChange";
 import type { Draft } from "./generated/Draft";
 import type { EventRecord } from "./generated/EventRecord";
 import type { ApprovalPrompt } from "./generated/ApprovalPrompt";
@@ -62,9 +63,9 @@ export function messageOf(e: unknown): string {
 
 export const backend = {
   appInfo: () => call<AppInfo>("app_info"),
-  /** Validates the form's document; the YAML text and the flow graph come back only when included. */
-  checkDocument: (document: Playbook, include: Include, format: Format = "yaml") =>
-    call<Checked>("check_document", { document, format, include }),
+  /** Validates the form's document (whole or one change, see validation/check.ts); the YAML text and the flow graph come back only when included. */
+  checkDocument: (change: DocumentChange, include: Include, format: Format = "yaml") =>
+    call<Checked>("check_document", { change, format, include }),
   checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
   renderDocument: (document: Playbook, format: Format) => call<string>("render_document", { document, format }),
   roleTemplate: (mode: RoleMode) => call<Role>("role_template", { mode }),

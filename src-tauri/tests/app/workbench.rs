@@ -181,3 +181,93 @@ fn without_source_the_form_check_sends_neither_text_nor_playbook_back() {
         "findings do not depend on the source"
     );
 }
+
+mod document_changes {
+    use playbook_studio::api::DocumentChange;
+    use playbook_studio::error::ErrorCode;
+    use playbook_studio::workbench::LastChecked;
+    use serde_json::{Value, json};
+
+    fn patch(base: u64, pointer: &str, value: Option<Value>) -> DocumentChange {
+        DocumentChange::Patch {
+            base,
+            revision: base + 1,
+            pointer: pointer.into(),
+            value,
+        }
+    }
+
+    fn start() -> LastChecked {
+        let last = LastChecked::default();
+        let document =
+            json!({"id": "d", "workflow": {"build": {"roles": [{"name": "a", "x/y": 1}]}}});
+        last.resolve(DocumentChange::Whole {
+            revision: 1,
+            document,
+        })
+        .unwrap();
+        last
+    }
+
+    #[test]
+    fn a_keystroke_sends_one_field_and_the_backend_rebuilds_the_document() {
+        let last = start();
+        let doc = last
+            .resolve(patch(1, "/workflow/build/roles/0/name", Some(json!("ab"))))
+            .unwrap();
+        assert_eq!(doc["workflow"]["build"]["roles"][0]["name"], "ab");
+        // Removing a field, an escaped key, appending to a list.
+        let doc = last
+            .resolve(patch(2, "/workflow/build/roles/0/x~1y", None))
+            .unwrap();
+        assert!(doc["workflow"]["build"]["roles"][0].get("x/y").is_none());
+        let doc = last
+            .resolve(patch(
+                3,
+                "/workflow/build/roles/1",
+                Some(json!({"name": "b"})),
+            ))
+            .unwrap();
+        assert_eq!(doc["workflow"]["build"]["roles"][1]["name"], "b");
+    }
+
+    #[test]
+    fn a_change_to_another_revision_is_stale_and_the_whole_document_recovers() {
+        let last = start();
+        let stale = last.resolve(patch(7, "/id", Some(json!("e")))).unwrap_err();
+        assert_eq!(stale.code, ErrorCode::Stale);
+        // A pointer whose parent is missing is stale too, and the copy is dropped.
+        let missing = last
+            .resolve(patch(1, "/workflow/test/roles/0", Some(json!({}))))
+            .unwrap_err();
+        assert_eq!(missing.code, ErrorCode::Stale);
+        assert_eq!(
+            last.resolve(patch(1, "/id", Some(json!("e"))))
+                .unwrap_err()
+                .code,
+            ErrorCode::Stale
+        );
+        let whole = last
+            .resolve(DocumentChange::Whole {
+                revision: 9,
+                document: json!({"id": "f"}),
+            })
+            .unwrap();
+        assert_eq!(whole["id"], "f");
+        assert_eq!(
+            last.resolve(patch(9, "/id", Some(json!("g")))).unwrap()["id"],
+            "g"
+        );
+    }
+
+    #[test]
+    fn the_root_cannot_be_patched() {
+        let last = start();
+        assert_eq!(
+            last.resolve(patch(1, "", Some(json!({}))))
+                .unwrap_err()
+                .code,
+            ErrorCode::Stale
+        );
+    }
+}

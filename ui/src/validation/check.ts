@@ -1,0 +1,30 @@
+// Sends each revision of the open document for checking: the whole
+// document the first time, then only what changed since the revision sent
+// before, so a keystroke in a 200-role playbook moves a few bytes instead of
+// the whole document. When the backend no longer holds that revision
+// (answers crossed, or it restarted) it answers `stale` and the whole
+// document goes again.
+import { backend, BackendError } from "../backend";
+import type { Checked } from "../generated/Checked";
+import type { DocumentChange } from "../generated/DocumentChange";
+import type { Include } from "../generated/Include";
+import type { Playbook } from "../generated/Playbook";
+import { singleChange } from "../playbooks/change";
+
+export function createChecker(): (doc: Playbook, revision: number, include: Include) => Promise<Checked> {
+  let sent: { revision: number; doc: Playbook } | null = null;
+  return async (doc, revision, include) => {
+    const whole: DocumentChange = { kind: "whole", revision, document: doc };
+    const change = sent && singleChange(sent.doc, doc);
+    const request: DocumentChange =
+      sent && change && change.pointer !== "" ? { kind: "patch", base: sent.revision, revision, pointer: change.pointer, value: change.value } : whole;
+    sent = { revision, doc };
+    try {
+      return await backend.checkDocument(request, include);
+    } catch (e) {
+      if (request.kind === "patch" && e instanceof BackendError && e.code === "stale") return await backend.checkDocument(whole, include);
+      sent = null;
+      throw e;
+    }
+  };
+}
