@@ -4,7 +4,8 @@
 //! errors to [`AppError`]; the store does all the work.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+use std::thread::JoinHandle;
 
 use playbook_core::{Format, Playbook, Role, document};
 use playbook_orchestrator::EventRecord;
@@ -17,11 +18,23 @@ use serde_json::Value;
 use crate::api::{Comparison, Opened, TemplateOpened};
 use crate::error::{AppError, ErrorCode, Result};
 
+type StoreOrError = std::result::Result<Store, AppError>;
+
 /// The open library. When the file cannot be opened the app still starts:
 /// every library command then fails with the reason, and the editor works.
 pub struct Library {
     path: PathBuf,
-    store: Mutex<std::result::Result<Store, AppError>>,
+    /// Opening in the background, until the first command needs the store.
+    opening: Mutex<Option<JoinHandle<StoreOrError>>>,
+    store: OnceLock<Mutex<StoreOrError>>,
+}
+
+/// Opens (creating and seeding with the examples when new) the store at `path`.
+fn open_store(path: &Path) -> StoreOrError {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    Store::open(path).map_err(AppError::from)
 }
 
 impl From<playbook_store::Error> for AppError {
@@ -75,27 +88,60 @@ fn parse_stored(text: &str) -> Result<Value> {
 impl Library {
     /// Opens (creating and seeding with the examples when new) the library at `path`.
     pub fn open(path: PathBuf) -> Library {
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        let store = Store::open(&path).map_err(AppError::from);
+        let store = OnceLock::from(Mutex::new(open_store(&path)));
         Library {
             path,
-            store: Mutex::new(store),
+            opening: Mutex::new(None),
+            store,
         }
     }
 
-    /// The library at `PLAYBOOK_DB`, or the platform's default location.
+    /// The library at `PLAYBOOK_DB`, or the platform's default location,
+    /// opened on its own thread while the window starts: a new library is
+    /// created and seeded with fsyncs, which need not delay the first paint.
+    /// The first command that needs it waits for it.
     pub fn open_default() -> Library {
-        Library::open(playbook_store::resolve_db_path(None))
+        let path = playbook_store::resolve_db_path(None);
+        let opening = {
+            let path = path.clone();
+            std::thread::spawn(move || open_store(&path))
+        };
+        Library {
+            path,
+            opening: Mutex::new(Some(opening)),
+            store: OnceLock::new(),
+        }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    fn store(&self) -> &Mutex<StoreOrError> {
+        self.store.get_or_init(|| {
+            let opening = self
+                .opening
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            let opened = match opening {
+                Some(thread) => thread.join().unwrap_or_else(|_| {
+                    Err(AppError::new(
+                        ErrorCode::Internal,
+                        "opening the library stopped unexpectedly",
+                    ))
+                }),
+                None => Err(AppError::new(
+                    ErrorCode::Internal,
+                    "the library was never opened",
+                )),
+            };
+            Mutex::new(opened)
+        })
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
-        let mut guard = self.store.lock().map_err(|_| {
+        let mut guard = self.store().lock().map_err(|_| {
             AppError::new(
                 ErrorCode::Internal,
                 "the library is unavailable after an earlier failure",
