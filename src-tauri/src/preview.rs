@@ -181,26 +181,19 @@ pub fn run(
         recorder,
     };
     let seed = request.seed;
-    let report = match (request.approvals, ask) {
-        (ApprovalMode::Ask, Some(ask)) => run_scenario(&playbook, &scenario, seed, ask, &mut sink),
-        (ApprovalMode::Ask | ApprovalMode::Scenario, _) => {
-            let approver = Approval::Scenario.approver(&scenario);
+    let scripted = match request.approvals {
+        ApprovalMode::Ask => None,
+        ApprovalMode::Scenario => Some(Approval::Scenario),
+        ApprovalMode::Approve => Some(Approval::Auto),
+        ApprovalMode::Deny => Some(Approval::Deny),
+    };
+    let report = match (scripted, ask) {
+        (None, Some(ask)) => run_scenario(&playbook, &scenario, seed, ask, &mut sink),
+        // Asking with nobody to ask (no window) follows the scenario.
+        (scripted, _) => {
+            let approver = scripted.unwrap_or(Approval::Scenario).approver(&scenario);
             run_scenario(&playbook, &scenario, seed, approver, &mut sink)
         }
-        (ApprovalMode::Approve, _) => run_scenario(
-            &playbook,
-            &scenario,
-            seed,
-            Approval::Auto.approver(&scenario),
-            &mut sink,
-        ),
-        (ApprovalMode::Deny, _) => run_scenario(
-            &playbook,
-            &scenario,
-            seed,
-            Approval::Deny.approver(&scenario),
-            &mut sink,
-        ),
     };
     if let Some(recorder) = sink.recorder {
         record_error = recorder.finish(report.outcome, report.events, request.approvals);
