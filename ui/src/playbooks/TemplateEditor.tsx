@@ -51,6 +51,8 @@ export function TemplateEditor({ name, handoffRoles, notify, onChanged }: Props)
   const [error, setError] = useState<string | null>(null);
   const [historyRefresh, setHistoryRefresh] = useState(0);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  /** The editor holds unsaved edits kept from an earlier session. */
+  const [fromDraft, setFromDraft] = useState(false);
   const seq = useRef(0);
   const role = doc ? roleAt(doc, ADDRESS) : undefined;
 
@@ -62,7 +64,9 @@ export function TemplateEditor({ name, handoffRoles, notify, onChanged }: Props)
       .then((opened) => {
         const number = opened.version?.number ?? 0;
         const draft = readDraft(name);
-        load(holder(draft && draft.base === number ? draft.role : opened.role));
+        const resumed = draft !== null && draft.base === number;
+        load(holder(resumed ? draft.role : opened.role));
+        setFromDraft(resumed);
         setBase(number);
         if (draft && draft.base === number) notify(`Opened template ${name} with your unsaved edits.`);
         else if (draft) notify(`Your unsaved edits of ${name} started from version ${draft.base}, but version ${number} was saved since; they were set aside.`, "error");
@@ -74,7 +78,7 @@ export function TemplateEditor({ name, handoffRoles, notify, onChanged }: Props)
   useEffect(() => {
     if (doc) setSavedRevision((r) => (r === -1 ? revision : r));
   }, [doc, revision]);
-  const dirty = savedRevision !== -1 && revision !== savedRevision;
+  const dirty = fromDraft || (savedRevision !== -1 && revision !== savedRevision);
   useEffect(() => {
     if (!role || base === null) return;
     if (dirty) localStorage.setItem(draftKey(name), JSON.stringify({ base, role }));
@@ -99,6 +103,7 @@ export function TemplateEditor({ name, handoffRoles, notify, onChanged }: Props)
       const saved = await backend.saveTemplate(name, role, "edited in the template editor", base);
       setBase(saved.version.number);
       setSavedRevision(revision);
+      setFromDraft(false);
       localStorage.removeItem(draftKey(name));
       setHistoryRefresh((r) => r + 1);
       onChanged();

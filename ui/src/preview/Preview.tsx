@@ -67,8 +67,16 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
   }, [library]);
   useEffect(loadRuns, [loadRuns]);
 
-  // A run waiting on this window is never left hanging: leaving the preview denies what waits.
-  useEffect(() => () => void backend.denyWaitingApprovals().catch(() => undefined), []);
+  // A run waiting on this window is never left hanging: leaving the preview
+  // denies what waits, and what the run asks afterwards.
+  const shown = useRef(true);
+  useEffect(() => {
+    shown.current = true;
+    return () => {
+      shown.current = false;
+      void backend.denyWaitingApprovals().catch(() => undefined);
+    };
+  }, []);
 
   const errors = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
   const blocked = !checked || !checked.allow;
@@ -93,7 +101,8 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
       setEvents([...buffer.current]);
     });
     const unlistenApprovals = await backend.onApprovalRequest((prompt) => {
-      if (approveRest.current) void backend.answerApproval(prompt.id, true);
+      if (!shown.current) void backend.answerApproval(prompt.id, false);
+      else if (approveRest.current) void backend.answerApproval(prompt.id, true);
       else setAsking((queue) => [...queue, prompt]);
     });
     try {
