@@ -90,8 +90,8 @@ export function TemplateEditor({ name, handoffRoles, notify, onChanged }: Props)
     backend
       .checkTemplate(role)
       .then((result) => mine === seq.current && setChecked(result))
-      .catch((e) => mine === seq.current && setError(`Checking failed: ${messageOf(e)}. Your edits are kept.`));
-  }, [role]);
+      .catch((e) => mine === seq.current && notify(`Checking failed: ${messageOf(e)}. Your edits are kept.`, "error"));
+  }, [role, notify]);
 
   const findings: Finding[] = useMemo(() => (checked?.findings ?? []).map((f) => ({ ...f, path: POINTER + f.path })), [checked]);
   const errors = findings.filter((f) => f.severity === "error").length;
