@@ -16,7 +16,7 @@ import { Templates } from "./playbooks/Templates";
 import { useDocument } from "./playbooks/useDocument";
 import { Preview } from "./preview/Preview";
 import { useTheme } from "./theme";
-import { createChecker } from "./validation/check";
+import { createChecker, keepIfSame } from "./validation/check";
 
 type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview";
 type Notice = { message: string; kind: "info" | "error" } | null;
@@ -102,8 +102,13 @@ export function App() {
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
-        setChecked(result);
-        if (result.flow) setFlow(result.flow);
+        const { flow: graph, ...answer } = result;
+        setChecked((previous) => keepIfSame(previous, answer));
+        // The graph comes only while its tab is open; an edit elsewhere makes
+        // the last one outdated, unless the document lost its structure (then
+        // the last valid graph is shown as such).
+        if (graph) setFlow((previous) => keepIfSame(previous, graph));
+        else if (answer.structurally_valid) setFlow(null);
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));

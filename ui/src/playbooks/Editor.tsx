@@ -197,7 +197,7 @@ export function Editor(props: Props) {
                   />
                 </Suspense>
               ) : (
-                <p className="muted">The graph appears once the playbook has a valid structure.</p>
+                <p className="muted">{checked && !checked.structurally_valid ? "The graph appears once the playbook has a valid structure." : "Drawing the graph…"}</p>
               ))}
             {tab === "source" && <SourceTab doc={doc} checked={checked} onDoc={(d) => edit(d, "source")} />}
           </div>

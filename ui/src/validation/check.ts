@@ -28,3 +28,11 @@ export function createChecker(): (doc: Playbook, revision: number, include: Incl
     }
   };
 }
+
+/**
+ * `next`, or `previous` when it says the same: most keystrokes change no
+ * finding, and keeping the old answer spares re-rendering every hint.
+ */
+export function keepIfSame<T>(previous: T | null, next: T): T {
+  return previous !== null && JSON.stringify(previous) === JSON.stringify(next) ? previous : next;
+}
