@@ -166,7 +166,7 @@ pub struct FileText {
 impl FlowView {
     pub fn new(playbook: &Playbook) -> FlowView {
         let flow = Flow::new(playbook);
-        let reachable = flow.reachable();
+        let reachable = flow.reached_by_handoff();
         let lanes = playbook
             .stages()
             .map(|(name, stage)| Lane {

@@ -85,7 +85,7 @@ codes! {
     UnknownPlaceholder = "PB211", Info, "suggested_prompt has a {placeholder} that is not an input of the role.";
     UnknownHandoff = "PB301", Error, "handoff_to names a role that does not exist.";
     UnboundedLoop = "PB302", Error, "A handoff cycle has no retry_policy.max_iterations on any of its roles.";
-    UnreachableRole = "PB303", Warning, "No path of stages and handoffs reaches the role.";
+    UnreachableRole = "PB303", Info, "No handoff reaches the role: only a direct assignment starts it.";
     InputNotProduced = "PB304", Warning, "A required input is neither a run input nor an output of an earlier role.";
     HandoffToDisabled = "PB305", Warning, "handoff_to names a role in a disabled stage.";
     NoEscalation = "PB401", Warning, "max_iterations is set but escalate_on is empty.";

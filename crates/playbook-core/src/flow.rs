@@ -88,9 +88,42 @@ impl<'a> Flow<'a> {
         self.enabled.get(stage_index).copied().unwrap_or(false)
     }
 
-    /// The role a task starts at when it enters the stage.
+    /// The role a task starts at when it enters the stage and nothing
+    /// chooses another: the stage's first role.
     pub fn entry_of_stage(&self, stage_index: usize) -> Option<usize> {
         self.roles.iter().position(|r| r.stage_index == stage_index)
+    }
+
+    /// Every role a task can start the stage at. A task may name its role,
+    /// and the role assigner may pick any role of the stage
+    /// (spec/role-assignment-llm-contract.md), so every role of the stage is
+    /// a possible entry, not only the first. The worst-case bound, the lints
+    /// and the engine's admission all take entries from here.
+    pub fn entries_of_stage(&self, stage_index: usize) -> impl Iterator<Item = usize> + '_ {
+        self.roles
+            .iter()
+            .enumerate()
+            .filter(move |(_, r)| r.stage_index == stage_index)
+            .map(|(i, _)| i)
+    }
+
+    /// Roles of the same stage a task entering at `entry` can go on to,
+    /// `entry` included: everything the engine's routing can do from there
+    /// (forward along handoffs or the stage's order, back along handoffs).
+    pub fn reachable_in_stage(&self, entry: usize) -> Vec<usize> {
+        let stage = self.roles[entry].stage_index;
+        let mut seen = vec![false; self.roles.len()];
+        let mut found = Vec::new();
+        let mut queue = vec![entry];
+        while let Some(i) = queue.pop() {
+            if seen[i] || self.roles[i].stage_index != stage {
+                continue;
+            }
+            seen[i] = true;
+            found.push(i);
+            queue.extend(self.successors(i).map(|(j, _)| j));
+        }
+        found
     }
 
     /// Roles that may follow role `i`, with why.
@@ -100,9 +133,11 @@ impl<'a> Flow<'a> {
             .map(|e| (petgraph::visit::EdgeRef::target(&e).index(), *e.weight()))
     }
 
-    /// Whether each role can be reached: from the entry role of every enabled
-    /// stage, following edges into enabled stages only.
-    pub fn reachable(&self) -> Vec<bool> {
+    /// Whether each role is reached by handoffs: from the first role of
+    /// every enabled stage, following edges into enabled stages only. A role
+    /// that is not is still entered when a task is assigned to it directly
+    /// (see [`Flow::entries_of_stage`]); the lints say so as a hint.
+    pub fn reached_by_handoff(&self) -> Vec<bool> {
         let mut seen = vec![false; self.roles.len()];
         let mut queue: VecDeque<usize> = (0..self.enabled.len())
             .filter(|&s| self.enabled[s])

@@ -1,10 +1,15 @@
 //! The static worst case: how many agent calls a stage can cost.
 //!
-//! Computed from the playbook alone, before anything runs: every role a task
-//! can reach in the stage runs once, except the roles of a review loop, which
-//! run up to the loop's retry limit. Parallelism does not change the number
-//! of calls, only how many run at once, so the bound also gives the longest
-//! sequence of calls on one worktree.
+//! Computed from the playbook alone, before anything runs, from the same
+//! routing model the engine follows (`playbook_core::flow`): a task may enter
+//! a stage at any of its roles (explicit role or role assignment), so the
+//! bound is the costliest entry. From an entry, every role the task can reach
+//! in the stage runs at most once, except the roles of a review loop, which
+//! run at most the loop's retry limit each (the engine refuses the round
+//! after it). Parallelism does not change the number of calls, only how many
+//! run at once, so the bound also gives the longest sequence of calls on one
+//! worktree. All arithmetic saturates: a bound of `u32::MAX` means "more than
+//! any run can make" (a run stops at its step budget first).
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -46,55 +51,53 @@ pub fn loop_bounds(flow: &Flow) -> Vec<Option<u32>> {
     bounds
 }
 
+/// Most calls each role can cost one task: its loop's retry limit, or 1.
+/// A loop without a limit (an invalid playbook, PB302) costs "unbounded".
+fn role_costs(flow: &Flow) -> Vec<u32> {
+    let bounds = loop_bounds(flow);
+    let mut costs = vec![1u32; flow.roles.len()];
+    for members in flow.loops() {
+        for i in members {
+            costs[i] = bounds[i].unwrap_or(u32::MAX).max(1);
+        }
+    }
+    costs
+}
+
+/// Most agent calls one task can cost in stage `s`: the costliest entry.
+pub fn per_task_bound(flow: &Flow, s: usize) -> u32 {
+    let costs = role_costs(flow);
+    flow.entries_of_stage(s)
+        .map(|entry| {
+            flow.reachable_in_stage(entry)
+                .into_iter()
+                .fold(0u32, |sum, i| sum.saturating_add(costs[i]))
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Worst-case calls per stage. `tasks` is the number of tasks of the run
 /// input, if any (a planner's fan-out is not known in advance).
 pub fn stage_bounds(playbook: &Playbook, tasks: Option<u32>) -> Vec<StageBound> {
     let flow = Flow::new(playbook);
-    let bounds = loop_bounds(&flow);
-    let in_loop: Vec<bool> = {
-        let mut v = vec![false; flow.roles.len()];
-        for members in flow.loops() {
-            for i in members {
-                v[i] = true;
-            }
-        }
-        v
-    };
     playbook
         .stages()
         .enumerate()
         .map(|(s, (name, stage))| {
-            let mut reached = vec![false; flow.roles.len()];
-            let mut queue: Vec<usize> = flow.entry_of_stage(s).into_iter().collect();
-            while let Some(i) = queue.pop() {
-                if reached[i] || flow.roles[i].stage_index != s {
-                    continue;
-                }
-                reached[i] = true;
-                queue.extend(flow.successors(i).map(|(j, _)| j));
-            }
-            let per_task: u32 = (0..flow.roles.len())
-                .filter(|&i| reached[i])
-                .map(|i| {
-                    if in_loop[i] {
-                        bounds[i].unwrap_or(1).max(1)
-                    } else {
-                        1
-                    }
-                })
-                .sum();
             let enabled = stage.is_enabled();
-            let per_task = if enabled { per_task } else { 0 };
+            let per_task = if enabled { per_task_bound(&flow, s) } else { 0 };
             let max_parallel = stage.max_parallel_worktrees().max(1);
             StageBound {
                 stage: name.to_string(),
                 enabled,
                 per_task,
                 tasks,
-                total: tasks.map(|t| u64::from(per_task) * u64::from(t)),
+                total: tasks.map(|t| u64::from(per_task).saturating_mul(u64::from(t))),
                 max_parallel,
-                sequential: tasks
-                    .map(|t| u64::from(per_task) * u64::from(t.div_ceil(max_parallel))),
+                sequential: tasks.map(|t| {
+                    u64::from(per_task).saturating_mul(u64::from(t.div_ceil(max_parallel)))
+                }),
             }
         })
         .collect()

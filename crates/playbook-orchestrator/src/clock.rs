@@ -31,6 +31,9 @@ impl Clock for FixedClock {
     }
 }
 
+/// 9999-12-31T23:59:59.999Z, the last instant with a four-digit year.
+pub const MAX_ISO8601_MS: u64 = 253_402_300_799_999;
+
 /// Formats Unix milliseconds as ISO-8601 UTC (`2026-01-01T00:00:01.500Z`).
 pub fn iso8601(unix_ms: u64) -> String {
     let mut out = String::with_capacity(24);
@@ -41,6 +44,9 @@ pub fn iso8601(unix_ms: u64) -> String {
 /// Appends the ISO-8601 form of `unix_ms` to `out`.
 pub fn write_iso8601(out: &mut String, unix_ms: u64) {
     use std::fmt::Write;
+    // Virtual time saturates rather than overflows; past year 9999 the
+    // instant is shown as the last representable ISO-8601 millisecond.
+    let unix_ms = unix_ms.min(MAX_ISO8601_MS);
     let secs = unix_ms / 1000;
     let ms = unix_ms % 1000;
     let days = (secs / 86_400) as i64;
@@ -92,7 +98,9 @@ impl Rng {
         if max <= min {
             return min;
         }
-        min + self.next_u64() % (max - min + 1)
+        // `max - min + 1` overflows for the full range; u128 cannot.
+        let span = u128::from(max - min) + 1;
+        min + (u128::from(self.next_u64()) % span) as u64
     }
 
     /// A UUID v4 string drawn from the generator: the run id of a preview.

@@ -365,7 +365,7 @@ where
     }
 
     fn at(&self) -> String {
-        iso8601(self.start_ms + self.now)
+        iso8601(self.start_ms.saturating_add(self.now))
     }
 
     fn refuse(
@@ -914,7 +914,7 @@ where
         code: Option<ErrorCode>,
     ) {
         self.timestamp.clear();
-        crate::clock::write_iso8601(&mut self.timestamp, self.start_ms + self.now);
+        crate::clock::write_iso8601(&mut self.timestamp, self.start_ms.saturating_add(self.now));
         let entry = WorklogEntry {
             timestamp: self.timestamp.clone(),
             run_id: self.run_id.clone(),
@@ -1183,16 +1183,19 @@ where
             tasks: active.len() as u32,
             max_parallel: cap,
         });
-        let stage_roles: Vec<usize> = (0..self.flow.roles.len())
-            .filter(|&i| self.flow.roles[i].stage_index == s)
-            .collect();
+        // The roles a task may start this stage at: the routing model the
+        // worst-case bound is computed from.
+        let stage_roles: Vec<usize> = self.flow.entries_of_stage(s).collect();
         let mut counters = Counters {
             total: active.len() as u32,
             ..Default::default()
         };
         let mut waiting: VecDeque<(usize, Option<u64>)> =
             active.iter().map(|&t| (t, None)).collect();
-        let mut slots: Vec<Option<Running>> = (0..cap).map(|_| None).collect();
+        // Never more worktrees than tasks: memory follows the work, not a
+        // hostile `max_parallel_worktrees`.
+        let worktrees = (cap as usize).min(active.len()).max(1);
+        let mut slots: Vec<Option<Running>> = (0..worktrees).map(|_| None).collect();
         let mut heap: BinaryHeap<Reverse<(u64, u64, usize, Phase)>> = BinaryHeap::new();
         let mut order = 0u64;
         let mut in_stage_done: Vec<usize> = Vec::new();
@@ -1279,7 +1282,12 @@ where
                 // wait deadline, where the waiting task gives up.
                 let deadline = waiting
                     .iter()
-                    .map(|(_, since)| since.unwrap_or(self.now) + self.wait_ms + 1)
+                    .map(|(_, since)| {
+                        since
+                            .unwrap_or(self.now)
+                            .saturating_add(self.wait_ms)
+                            .saturating_add(1)
+                    })
                     .min()
                     .unwrap_or(self.now);
                 self.now = self.now.max(deadline);
@@ -1304,16 +1312,6 @@ where
                     in_stage_done.push(running.task);
                 }
                 Next::Ended => self.count_end(running.task, &mut counters),
-            }
-            if self.steps > self.max_steps && !self.stopped {
-                self.emit(Event::Warning {
-                    code: ErrorCode::StepLimit,
-                    message: format!(
-                        "the run exceeded {} agent invocations and stops",
-                        self.max_steps
-                    ),
-                });
-                self.stopped = true;
             }
             if self.stopped {
                 for running in slots.iter_mut().filter_map(Option::take) {
@@ -1400,7 +1398,12 @@ where
             let Some(Value::Array(items)) = self.tasks[g].values.get("tasks").cloned() else {
                 continue;
             };
-            let base = self.tasks[g].values.clone();
+            // Created tasks inherit the goal task's values except the plan's
+            // task list itself: each gets its own item as `plan_task`. A copy
+            // of the whole list in every task would make memory quadratic in
+            // the fan-out (ARCHITECTURE.md, invariants).
+            let mut base = self.tasks[g].values.clone();
+            base.shift_remove("tasks");
             let mut ids = Vec::new();
             for item in items.iter().take(MAX_CREATED_TASKS) {
                 let n = self.tasks.len() + 1;
@@ -1759,6 +1762,22 @@ where
             });
             return Next::At(self.now, Phase::Complete);
         }
+        // The step budget is checked before the call, so `max_steps: N`
+        // allows exactly N agent invocations, never N + 1.
+        if self.steps >= self.max_steps {
+            if !self.stopped {
+                self.emit(Event::Warning {
+                    code: ErrorCode::StepLimit,
+                    message: format!(
+                        "the run reached its budget of {} agent invocations and stops",
+                        self.max_steps
+                    ),
+                });
+                self.stopped = true;
+            }
+            self.cancel(task);
+            return Next::Ended;
+        }
         self.steps += 1;
         let packet = self.packet(task);
         self.check_sent(&packet);
@@ -1851,7 +1870,11 @@ where
             agent: self.options.agent_name.clone(),
             prompt_hash,
             started_at,
-            ended_at: iso8601(self.start_ms + self.now + duration_ms),
+            ended_at: iso8601(
+                self.start_ms
+                    .saturating_add(self.now)
+                    .saturating_add(duration_ms),
+            ),
             latency_ms: duration_ms,
             outcome: String::new(),
             code: None,
@@ -1866,7 +1889,7 @@ where
             precheck,
             record,
         });
-        Next::At(self.now + duration_ms, Phase::Complete)
+        Next::At(self.now.saturating_add(duration_ms), Phase::Complete)
     }
 
     /// Every envelope the orchestrator sends is checked against its
@@ -1880,6 +1903,51 @@ where
                 message: format!("{} sent with {} {}", E::SCHEMA_FILE, v.path, v.message),
             });
         }
+    }
+
+    /// Why an answer is over the output limit, whatever its form: raw
+    /// text, a structured value, the result envelope beside it, questions
+    /// or an error message.
+    fn oversized(&self, outcome: &AgentOutcome) -> Option<String> {
+        let limit = self.max_output_bytes;
+        let (what, size) = match outcome {
+            AgentOutcome::Output { output, result } => {
+                let output_size = match output {
+                    AgentOutput::Text(text) => {
+                        if text.len() as u64 > limit {
+                            Err(text.len() as u64)
+                        } else {
+                            Ok(text.len() as u64)
+                        }
+                    }
+                    AgentOutput::Json(value) => crate::size::json_len_within(value, limit),
+                };
+                match (output_size, result) {
+                    (Err(n), _) => ("the output", n),
+                    (Ok(_), Some(result)) => match crate::size::json_len_within(result, limit) {
+                        Err(n) => ("the result envelope", n),
+                        Ok(_) => return None,
+                    },
+                    (Ok(_), None) => return None,
+                }
+            }
+            AgentOutcome::NeedsInput { questions } => {
+                let size: u64 = questions.iter().map(|q| q.len() as u64).sum();
+                if size <= limit {
+                    return None;
+                }
+                ("the questions", size)
+            }
+            AgentOutcome::Error { message } => {
+                if message.len() as u64 <= limit {
+                    return None;
+                }
+                ("the error message", message.len() as u64)
+            }
+        };
+        Some(format!(
+            "{what} is at least {size} bytes; the limit is {limit} (limits.max_output_bytes)"
+        ))
     }
 
     fn in_loop(&self, role: usize) -> bool {
@@ -2210,6 +2278,17 @@ where
                 ),
             };
         }
+        // Every form of an answer is held to the same size limit.
+        if let Some(detail) = self.oversized(&outcome) {
+            record.output = Value::Null;
+            self.emit(Event::ContractViolation {
+                task_id,
+                role: role.name.clone(),
+                code: ErrorCode::OutputTooLarge,
+                detail: detail.clone(),
+            });
+            return self.violation_end(role_index, ErrorCode::OutputTooLarge, detail);
+        }
         let (output, result) = match outcome {
             AgentOutcome::Error { message } => {
                 return StepEnd::Terminal {
@@ -2240,28 +2319,17 @@ where
                 format!("the output is {}, not a JSON object", kind_of(&other)),
             )),
             AgentOutput::Text(text) => {
-                if text.len() as u64 > self.max_output_bytes {
-                    Err((
-                        ErrorCode::OutputTooLarge,
-                        format!(
-                            "the output is {} bytes; the limit is {}",
-                            text.len(),
-                            self.max_output_bytes
-                        ),
-                    ))
-                } else {
-                    record.output = Value::String(truncate(&text, 4096));
-                    match serde_json::from_str::<Value>(&text) {
-                        Ok(Value::Object(map)) => Ok(map),
-                        Ok(other) => Err((
-                            ErrorCode::OutputNotJson,
-                            format!("the output is {}, not a JSON object", kind_of(&other)),
-                        )),
-                        Err(e) => Err((
-                            ErrorCode::OutputNotJson,
-                            format!("the output is not JSON: {e}"),
-                        )),
-                    }
+                record.output = Value::String(truncate(&text, 4096));
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(Value::Object(map)) => Ok(map),
+                    Ok(other) => Err((
+                        ErrorCode::OutputNotJson,
+                        format!("the output is {}, not a JSON object", kind_of(&other)),
+                    )),
+                    Err(e) => Err((
+                        ErrorCode::OutputNotJson,
+                        format!("the output is not JSON: {e}"),
+                    )),
                 }
             }
         };

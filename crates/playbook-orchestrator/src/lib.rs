@@ -33,6 +33,7 @@ pub mod prompt;
 pub mod reference;
 pub mod replay;
 pub mod scenario;
+pub mod size;
 pub mod worklog;
 
 pub use code::ErrorCode;

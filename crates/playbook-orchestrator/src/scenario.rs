@@ -27,6 +27,8 @@ use crate::envelope::{
     RoleAssignmentRequest, TaskType,
 };
 
+pub mod limits;
+
 /// Largest scenario file accepted, in bytes.
 pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
 
@@ -356,11 +358,14 @@ impl Scenario {
                 message: format!("scenario schema_version `{version}` is not 1.x.y"),
             });
         }
+        limits::check(&scenario)?;
         Ok(scenario)
     }
 
-    /// Checks the scenario against a playbook: every scripted role must exist.
+    /// Checks the scenario against a playbook: every number is within its
+    /// limit and every scripted role exists.
     pub fn check_against(&self, playbook: &playbook_core::Playbook) -> Result<(), ScenarioError> {
+        limits::check(self)?;
         for role in self.roles.keys() {
             if playbook.role(role).is_none() {
                 let known: Vec<&str> = playbook.roles().map(|r| r.role.name.as_str()).collect();

@@ -580,9 +580,13 @@ fn loops(flow: &Flow, out: &mut Vec<Finding>) {
 }
 
 fn reachability(flow: &Flow, out: &mut Vec<Finding>) {
-    let reachable = flow.reachable();
+    // Every role of an enabled stage can run: a task may name it or the role
+    // assigner may pick it (`Flow::entries_of_stage`). What is worth a hint
+    // is a role that only such a direct assignment reaches: no handoff and
+    // no stage order leads to it, which is usually a forgotten `handoff_to`.
+    let by_handoff = flow.reached_by_handoff();
     for (i, r) in flow.roles.iter().enumerate() {
-        if reachable[i] || !flow.is_stage_enabled(r.stage_index) {
+        if by_handoff[i] || !flow.is_stage_enabled(r.stage_index) {
             continue;
         }
         push(
@@ -590,11 +594,11 @@ fn reachability(flow: &Flow, out: &mut Vec<Finding>) {
             Code::UnreachableRole,
             r.pointer(),
             format!(
-                "role `{}` is never reached: tasks enter stage `{}` at its first role and no handoff leads here",
+                "role `{}` runs only when a task is assigned to it directly: no handoff leads here from the first role of stage `{}`",
                 r.role.name, r.stage
             ),
             format!(
-                "add `{}` to the handoff_to of a role that runs before it, or remove it",
+                "add `{}` to the handoff_to of a role that runs before it, or remove it if no task should start there",
                 r.role.name
             ),
         );

@@ -4,6 +4,7 @@
 mod bad_input;
 mod determinism;
 mod envelopes;
+mod limits;
 mod persistence;
 mod records;
 mod routing;
