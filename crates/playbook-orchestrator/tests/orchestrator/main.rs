@@ -2,6 +2,7 @@
 //! Data driven: a playbook and a scenario go in, events come out.
 
 mod bad_input;
+mod bound;
 mod determinism;
 mod envelopes;
 mod limits;

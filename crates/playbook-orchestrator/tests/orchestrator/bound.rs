@@ -1,0 +1,165 @@
+//! The static worst case is a real worst case: random playbooks, run with
+//! adversarial scenarios (agents that fail, err or break their contract,
+//! role assignment sending tasks to every role of every stage), never make
+//! more agent calls for a task in a stage than the bound says.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use playbook_orchestrator::bound::stage_bounds;
+use playbook_orchestrator::{Approval, load_playbook, preview};
+
+#[derive(Debug, Clone, Copy)]
+enum Turn {
+    Pass,
+    FailGate,
+    AgentError,
+    OmitOutput,
+}
+
+#[derive(Debug, Clone)]
+struct RoleSpec {
+    /// Indices into the flattened role list; `None` keeps the stage order.
+    handoff: Option<Vec<usize>>,
+    max_iterations: Option<u32>,
+    turns: Vec<Turn>,
+    default_turn: Turn,
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    prop_oneof![
+        1 => Just(Turn::Pass),
+        6 => Just(Turn::FailGate),
+        1 => Just(Turn::AgentError),
+        1 => Just(Turn::OmitOutput),
+    ]
+}
+
+fn role() -> impl Strategy<Value = RoleSpec> {
+    (
+        prop::option::weighted(0.7, prop::collection::vec(0usize..12, 0..3)),
+        prop::option::weighted(0.8, 1u32..5),
+        prop::collection::vec(turn(), 0..5),
+        turn(),
+    )
+        .prop_map(|(handoff, max_iterations, turns, default_turn)| RoleSpec {
+            handoff,
+            max_iterations,
+            turns,
+            default_turn,
+        })
+}
+
+fn stages() -> impl Strategy<Value = Vec<Vec<RoleSpec>>> {
+    prop::collection::vec(prop::collection::vec(role(), 1..5), 1..4)
+}
+
+fn turn_yaml(turn: Turn) -> &'static str {
+    match turn {
+        Turn::Pass => "{output: {verdict: pass}}",
+        Turn::FailGate => "{output: {verdict: fail}}",
+        Turn::AgentError => "{error: the model call failed}",
+        Turn::OmitOutput => "{omit: [verdict]}",
+    }
+}
+
+/// The playbook and the scenario of one case.
+fn texts(stages: &[Vec<RoleSpec>], parallel: u32) -> (String, String) {
+    let count: usize = stages.iter().map(Vec::len).sum();
+    let mut playbook = String::from("schema_version: \"1.0.0\"\nid: prop\nname: Prop\nworkflow:\n");
+    let mut scenario = String::from("input:\n  goal: g\n  tasks:\n");
+    let mut assignment = String::from("role_assignment:\n  tasks:\n");
+    let mut scripts = String::from("roles:\n");
+    let mut index = 0;
+    for (s, roles) in stages.iter().enumerate() {
+        playbook.push_str(&format!(
+            "  s{s}:\n    stage_policy: {{ max_parallel_worktrees: {parallel} }}\n    roles:\n"
+        ));
+        for spec in roles {
+            let name = format!("r{index}");
+            playbook.push_str(&format!(
+                "      - name: {name}\n        mode: worker\n        allowed_agents: [scripted]\n        \
+                 inputs_required: [task]\n        outputs_contract: {{ type: r, required: [verdict] }}\n        \
+                 actions_allowed: [read_file]\n        gates: {{ pass_condition: \"verdict == 'pass'\" }}\n"
+            ));
+            if let Some(targets) = &spec.handoff {
+                let names: Vec<String> =
+                    targets.iter().map(|t| format!("r{}", t % count)).collect();
+                playbook.push_str(&format!("        handoff_to: [{}]\n", names.join(", ")));
+            }
+            if let Some(n) = spec.max_iterations {
+                playbook.push_str(&format!(
+                    "        retry_policy: {{ max_iterations: {n}, escalate_on: [retry_limit] }}\n"
+                ));
+            }
+            // One task per role, assigned straight to it: every entry of
+            // every stage is tried.
+            let task = index + 1;
+            scenario.push_str(&format!("    - {{id: T-{task}, title: t{task}}}\n"));
+            assignment.push_str(&format!(
+                "    T-{task}: '{{\"role\": \"{name}\", \"rationale\": \"worst case\"}}'\n"
+            ));
+            let turns: Vec<&str> = spec.turns.iter().map(|t| turn_yaml(*t)).collect();
+            scripts.push_str(&format!(
+                "  {name}:\n    iterations: [{}]\n    default: {}\n",
+                turns.join(", "),
+                turn_yaml(spec.default_turn)
+            ));
+            index += 1;
+        }
+    }
+    scenario.push_str(&assignment);
+    scenario.push_str(&scripts);
+    (playbook, scenario)
+}
+
+fn calls_per_task_and_stage(jsonl: &str) -> HashMap<(String, String), u32> {
+    let mut calls = HashMap::new();
+    for line in jsonl.lines() {
+        let event: Value = serde_json::from_str(line).expect("each event is JSON");
+        if event["type"] == "agent_invoked" {
+            let key = (
+                event["task_id"].as_str().unwrap_or_default().to_string(),
+                event["stage"].as_str().unwrap_or_default().to_string(),
+            );
+            *calls.entry(key).or_insert(0) += 1;
+        }
+    }
+    calls
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_run_exceeds_its_static_bound(stages in stages(), parallel in 1u32..4, seed in any::<u64>()) {
+        let (playbook_text, scenario) = texts(&stages, parallel);
+        // Random flows may be invalid (an unbounded loop, say): those are
+        // refused before they run, so they have no bound to keep.
+        let Ok(playbook) = load_playbook(&playbook_text) else {
+            return Ok(());
+        };
+        let run = preview(&playbook_text, &scenario, seed, Approval::Auto).expect("the scenario parses");
+        if run.jsonl.contains("\"type\":\"run_refused\"") {
+            return Ok(());
+        }
+        let tasks = run.report.tasks.len() as u32;
+        let bounds = stage_bounds(&playbook, Some(tasks));
+        let per_stage: HashMap<&str, u32> =
+            bounds.iter().map(|b| (b.stage.as_str(), b.per_task)).collect();
+        let calls = calls_per_task_and_stage(&run.jsonl);
+        for ((task, stage), n) in &calls {
+            let bound = per_stage[stage.as_str()];
+            prop_assert!(
+                *n <= bound,
+                "task {task} made {n} calls in stage {stage}; the bound is {bound}\n{playbook_text}\n{scenario}"
+            );
+        }
+        let total: u64 = calls.values().map(|&n| u64::from(n)).sum();
+        let bound_total: u64 = bounds.iter().filter_map(|b| b.total).sum();
+        prop_assert!(total <= bound_total, "{total} calls; the run's bound is {bound_total}");
+        prop_assert_eq!(total, run.report.steps);
+    }
+}
