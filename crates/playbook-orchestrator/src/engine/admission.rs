@@ -1,0 +1,348 @@
+//! Admission: whether a waiting task may start now (dependencies, locks,
+//! caps) and at which role (explicit, or chosen by the role assigner).
+
+use super::*;
+
+impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
+where
+    A: Agent,
+    P: Approver,
+    R: RoleAssigner,
+    T: Tools,
+    C: Clock,
+    S: EventSink,
+{
+    pub(super) async fn admit(
+        &mut self,
+        view: StageView<'_>,
+        task: usize,
+        reported: &mut Vec<(usize, String)>,
+    ) -> Admit {
+        let StageView {
+            index: s,
+            name: stage,
+            roles: stage_roles,
+            slots,
+            waiting,
+            counters,
+        } = view;
+        let task_id = self.tasks[task].packet.task_id.clone();
+        // Dependencies.
+        for dep in self.tasks[task].packet.dependencies.clone() {
+            let Some(d) = self.tasks.iter().position(|t| t.packet.task_id == dep.0) else {
+                continue;
+            };
+            match self.tasks[d].status {
+                Status::Blocked | Status::Failed | Status::Canceled => {
+                    let reason = format!("depends on {}, which did not finish", dep.0);
+                    self.end_task(
+                        task,
+                        Status::Blocked,
+                        ErrorCode::DependencyBlocked,
+                        reason,
+                        "orchestrator",
+                    );
+                    return Admit::Ended;
+                }
+                _ => {
+                    let pending = waiting.iter().any(|(w, _)| *w == d)
+                        || slots.iter().flatten().any(|r| r.task == d);
+                    if pending {
+                        self.report_wait(task, stage, "dependency", &dep.0, reported);
+                        return Admit::Wait;
+                    }
+                }
+            }
+        }
+        // Locks: never run beside a task or lock it overlaps.
+        let me = &self.tasks[task].packet;
+        for r in slots.iter().flatten() {
+            let other = &self.tasks[r.task].packet;
+            if overlaps(&me.lock_scope, &other.lock_scope)
+                || overlaps(&me.lock_scope, &other.forbidden_scope)
+                || overlaps(&me.forbidden_scope, &other.lock_scope)
+            {
+                let on = other.task_id.clone();
+                self.report_wait(task, stage, "lock", &on, reported);
+                return Admit::Wait;
+            }
+        }
+        for lock in &self.scenario.input.active_locks {
+            if lock.active
+                && lock.task_id != me.task_id
+                && overlaps(&me.lock_scope, std::slice::from_ref(&lock.resource))
+            {
+                let on = format!("{} ({})", lock.resource, lock.task_id);
+                self.report_wait(task, stage, "lock", &on, reported);
+                return Admit::Wait;
+            }
+        }
+        // Role: explicit, or chosen by the assigner within caps.
+        let explicit = self.tasks[task].explicit_role.clone().and_then(|name| {
+            stage_roles
+                .iter()
+                .copied()
+                .find(|&i| self.flow.roles[i].role.name == name)
+        });
+        let (role, source, rationale, warning) = match explicit {
+            Some(role) => (
+                role,
+                "explicit",
+                "the task names this role; roles are never inferred from task text".to_string(),
+                None,
+            ),
+            None => {
+                let caps = self.caps(s, stage_roles, slots);
+                // Offer the roles the task can feed (it carries their
+                // required inputs; any other role would only produce a
+                // contract violation) that are under their cap. When the
+                // task can feed no role at all, offer every role under its
+                // cap, so the violation surfaces instead of a silent wait.
+                let values = &self.tasks[task].values;
+                let under_cap = |r: &playbook_core::Role| {
+                    caps.in_flight.get(&r.name).copied().unwrap_or(0) < caps.cap_of(&r.name)
+                };
+                let roles: Vec<&playbook_core::Role> = stage_roles
+                    .iter()
+                    .map(|&i| self.flow.roles[i].role)
+                    .collect();
+                let fed: Vec<&playbook_core::Role> = roles
+                    .iter()
+                    .copied()
+                    .filter(|r| {
+                        r.inputs_required()
+                            .iter()
+                            .all(|i| values.get(i).is_some_and(|v| !v.is_null()))
+                    })
+                    .collect();
+                let candidates = if fed.is_empty() { roles } else { fed };
+                let available: Vec<String> = candidates
+                    .iter()
+                    .filter(|r| under_cap(r))
+                    .map(|r| r.name.clone())
+                    .collect();
+                if available.is_empty() {
+                    self.report_wait(
+                        task,
+                        stage,
+                        "role caps",
+                        "no role the task can enter is under its cap",
+                        reported,
+                    );
+                    return Admit::Wait;
+                }
+                let request = RoleAssignmentRequest {
+                    task: AssignmentTask {
+                        id: task_id.clone(),
+                        title: Some(self.tasks[task].packet.title.clone()),
+                        path: format!("tasks/{task_id}.md"),
+                        content: task_content(&self.tasks[task].packet),
+                    },
+                    stage: assignment_stage(
+                        stage,
+                        stage_roles.iter().map(|&i| self.flow.roles[i].role.mode),
+                    ),
+                    available_roles: available,
+                    caps,
+                };
+                self.check_sent(&request);
+                let answer = self.ports.assigner.assign(stage, &request).await;
+                match parse_assignment(&answer, &request.available_roles) {
+                    Ok(response) => {
+                        let role = stage_roles
+                            .iter()
+                            .copied()
+                            .find(|&i| self.flow.roles[i].role.name == response.role)
+                            .unwrap_or(stage_roles[0]);
+                        (role, "assigner", response.rationale, None)
+                    }
+                    Err(problem) => {
+                        let first = request.available_roles[0].clone();
+                        let role = stage_roles
+                            .iter()
+                            .copied()
+                            .find(|&i| self.flow.roles[i].role.name == first)
+                            .unwrap_or(stage_roles[0]);
+                        (
+                            role,
+                            "fallback",
+                            format!("fallback to the first available role `{first}`"),
+                            Some(format!("{}: {problem}", ErrorCode::RoleAssignmentInvalid)),
+                        )
+                    }
+                }
+            }
+        };
+        // Enter gate.
+        if !self.stage_gate(s, task, false, counters).await {
+            return Admit::Ended;
+        }
+        self.emit(Event::RoleSelected {
+            task_id,
+            stage: stage.to_string(),
+            role: self.flow.roles[role].role.name.clone(),
+            source: source.to_string(),
+            rationale,
+            warning,
+        });
+        Admit::Start(role)
+    }
+
+    pub(super) fn report_wait(
+        &mut self,
+        task: usize,
+        stage: &str,
+        reason: &str,
+        on: &str,
+        reported: &mut Vec<(usize, String)>,
+    ) {
+        let key = format!("{reason}:{on}");
+        if reported.iter().any(|(t, k)| *t == task && *k == key) {
+            return;
+        }
+        reported.push((task, key));
+        self.emit(Event::TaskWaiting {
+            task_id: self.tasks[task].packet.task_id.clone(),
+            stage: stage.to_string(),
+            reason: reason.to_string(),
+            on: on.to_string(),
+        });
+    }
+
+    pub(super) fn caps(&self, s: usize, stage_roles: &[usize], slots: &[Option<Running>]) -> Caps {
+        let global = self
+            .playbook
+            .workflow
+            .get_index(s)
+            .map(|(_, st)| st.max_parallel_worktrees())
+            .unwrap_or(1);
+        let config = self.scenario.caps.clone().unwrap_or_default();
+        let mut in_flight = indexmap::IndexMap::new();
+        for &i in stage_roles {
+            let name = self.flow.roles[i].role.name.clone();
+            let n = slots.iter().flatten().filter(|r| r.role == i).count() as u32;
+            in_flight.insert(name, n);
+        }
+        Caps {
+            global,
+            default_role: config.default_role.unwrap_or(global),
+            roles: config.roles,
+            in_flight,
+        }
+    }
+}
+
+/// Maps a playbook stage to a stage kind of the role assignment contract.
+pub(super) fn assignment_stage(
+    name: &str,
+    modes: impl Iterator<Item = Option<RoleMode>>,
+) -> AssignmentStage {
+    let modes: Vec<Option<RoleMode>> = modes.collect();
+    match name {
+        "test" => AssignmentStage::Test,
+        "review" => AssignmentStage::Review,
+        "resolve" => AssignmentStage::Resolve,
+        _ if modes.iter().all(|m| *m == Some(RoleMode::Tester)) && !modes.is_empty() => {
+            AssignmentStage::Test
+        }
+        _ if modes.iter().all(|m| *m == Some(RoleMode::Reviewer)) && !modes.is_empty() => {
+            AssignmentStage::Review
+        }
+        _ => AssignmentStage::Work,
+    }
+}
+
+/// Parses an assigner's answer; `Err` says why the fallback applies.
+pub fn parse_assignment(
+    text: &str,
+    available: &[String],
+) -> Result<RoleAssignmentResponse, String> {
+    let value: Value =
+        serde_json::from_str(text.trim()).map_err(|e| format!("invalid JSON ({e})"))?;
+    let Value::Object(map) = value else {
+        return Err("the response is not a JSON object".into());
+    };
+    let role = map
+        .get("role")
+        .and_then(Value::as_str)
+        .ok_or("missing field `role`")?;
+    let rationale = map
+        .get("rationale")
+        .and_then(Value::as_str)
+        .filter(|r| !r.trim().is_empty())
+        .ok_or("missing field `rationale`")?;
+    if !available.iter().any(|a| a == role) {
+        return Err(format!("role `{role}` is not in available_roles"));
+    }
+    Ok(RoleAssignmentResponse {
+        role: role.to_string(),
+        rationale: truncate(rationale, 500),
+    })
+}
+
+/// Whether two lists of path-like resources overlap: equal, or one is a
+/// directory prefix of the other.
+pub fn overlaps(a: &[String], b: &[String]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| resource_overlap(x, y)))
+}
+
+pub(super) fn resource_overlap(a: &str, b: &str) -> bool {
+    let a = a.trim_start_matches("./");
+    let b = b.trim_start_matches("./");
+    if a == b {
+        return true;
+    }
+    let prefix = |dir: &str, path: &str| {
+        let dir = dir.trim_end_matches('/');
+        !dir.is_empty()
+            && path.len() > dir.len()
+            && path.starts_with(dir)
+            && path.as_bytes()[dir.len()] == b'/'
+    };
+    prefix(a, b) || prefix(b, a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn resources_overlap_when_equal_or_one_is_a_directory_of_the_other() {
+        assert!(overlaps(&list(&["src/api.rs"]), &list(&["./src/api.rs"])));
+        assert!(overlaps(&list(&["src/"]), &list(&["src/api.rs"])));
+        assert!(overlaps(&list(&["src"]), &list(&["src/deep/api.rs"])));
+        assert!(!overlaps(&list(&["src"]), &list(&["src2/api.rs"])));
+        assert!(
+            !overlaps(&list(&["/"]), &list(&["src"])),
+            "an empty directory is no prefix"
+        );
+        assert!(!overlaps(&[], &list(&["src"])));
+    }
+
+    #[test]
+    fn an_assigner_answer_must_name_an_available_role_with_a_rationale() {
+        let available = list(&["worker", "reviewer"]);
+        let ok = parse_assignment(r#"{"role": "reviewer", "rationale": "review"}"#, &available);
+        assert_eq!(ok.map(|r| r.role), Ok("reviewer".to_string()));
+        for (text, why) in [
+            (r#"{"role": "worker", "rationale": "#, "invalid JSON"),
+            (r#"["worker"]"#, "not a JSON object"),
+            (r#"{"rationale": "x"}"#, "missing field `role`"),
+            (
+                r#"{"role": "worker", "rationale": "  "}"#,
+                "missing field `rationale`",
+            ),
+            (
+                r#"{"role": "architect", "rationale": "x"}"#,
+                "not in available_roles",
+            ),
+        ] {
+            let err = parse_assignment(text, &available).unwrap_err();
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+}

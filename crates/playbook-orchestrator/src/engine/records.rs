@@ -1,0 +1,373 @@
+//! Records: ledger deltas and their reconciliation, worklog entries, how a
+//! task ends (done, failed, escalated, canceled), the orchestrator outputs
+//! and the handoff bundle.
+
+use super::*;
+
+impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
+where
+    A: Agent,
+    P: Approver,
+    R: RoleAssigner,
+    T: Tools,
+    C: Clock,
+    S: EventSink,
+{
+    pub(super) fn delta(
+        &mut self,
+        task: usize,
+        status: LedgerStatus,
+        owner: &str,
+        reason: &str,
+        create: bool,
+    ) {
+        self.delta_seq += 1;
+        self.deltas.push(LedgerDelta {
+            task_id: self.tasks[task].packet.task_id.clone(),
+            status,
+            owner: owner.to_string(),
+            reason: reason.to_string(),
+            delta_id: format!("D-{}", self.delta_seq),
+            last_heartbeat_at: None,
+            timed_out: None,
+            retry_after_ms: None,
+            create,
+            extra: Default::default(),
+        });
+    }
+
+    /// Applies pending deltas and reconciles the ledger with the run state
+    /// before anything else is assigned.
+    pub(super) fn flush_deltas(&mut self) {
+        if self.deltas.is_empty() {
+            return;
+        }
+        let base_version = self.ledger.version();
+        let deltas = std::mem::take(&mut self.deltas);
+        match self.ledger.apply(DeltaStream {
+            base_version,
+            deltas: &deltas,
+        }) {
+            Ok(applied) => {
+                for id in applied.rejected {
+                    self.emit(Event::Warning {
+                        code: ErrorCode::LedgerRowMissing,
+                        message: format!("ledger delta {id} updates a row that does not exist"),
+                    });
+                }
+            }
+            Err(e) => self.emit(Event::Warning {
+                code: e.code,
+                message: e.message,
+            }),
+        }
+        // Reconciliation: the ledger must say what the engine believes.
+        let mut last: indexmap::IndexMap<&str, LedgerStatus> = indexmap::IndexMap::new();
+        for delta in &deltas {
+            last.insert(&delta.task_id, delta.status);
+        }
+        for (task_id, status) in last {
+            let expected = Some(status);
+            let actual = self.ledger.row(task_id).map(|r| r.status);
+            if expected != actual {
+                let message =
+                    format!("ledger says {actual:?} for {task_id}, the run says {expected:?}");
+                self.emit(Event::Warning {
+                    code: ErrorCode::LedgerDrift,
+                    message,
+                });
+            }
+        }
+        if let Some(last) = self.outputs.last_mut() {
+            last.ledger_delta.extend(deltas);
+        } else {
+            self.outputs.push(self.empty_output());
+            if let Some(first) = self.outputs.last_mut() {
+                first.ledger_delta.extend(deltas);
+            }
+        }
+    }
+
+    pub(super) fn empty_output(&self) -> OrchestratorOutput {
+        OrchestratorOutput {
+            schema_version: CONTRACT_VERSION.into(),
+            run_id: self.run_id.clone(),
+            generated_at: Some(self.at()),
+            ledger_delta: Vec::new(),
+            assignments: Vec::new(),
+            active_locks: Vec::new(),
+            blockers: Vec::new(),
+            next_actions: Vec::new(),
+            extra: Default::default(),
+        }
+    }
+
+    pub(super) fn worklog(&mut self, task: usize, actor: &str, line: WorklogLine) {
+        let WorklogLine {
+            action,
+            files,
+            decision,
+            result,
+            next_step,
+            code,
+        } = line;
+        self.timestamp.clear();
+        crate::clock::write_iso8601(&mut self.timestamp, self.start_ms.saturating_add(self.now));
+        let entry = WorklogEntry {
+            timestamp: self.timestamp.clone(),
+            run_id: self.run_id.clone(),
+            task_id: self.tasks[task].packet.task_id.clone(),
+            actor: actor.to_string(),
+            action,
+            files_touched: files,
+            decision,
+            result,
+            next_step,
+            code: code.map(|c| c.as_str().to_string()),
+            evidence: None,
+        };
+        self.worklogs.append(entry);
+    }
+
+    pub(super) fn end_task(
+        &mut self,
+        task: usize,
+        status: Status,
+        code: ErrorCode,
+        reason: String,
+        actor: &str,
+    ) {
+        let task_id = self.tasks[task].packet.task_id.clone();
+        let t = &mut self.tasks[task];
+        t.status = status;
+        t.code = Some(code);
+        t.reason = Some(reason.clone());
+        let (ledger, next) = match status {
+            Status::Blocked => (
+                LedgerStatus::Blocked,
+                "a person resolves the blocker, then the task is re-run",
+            ),
+            Status::Canceled => (LedgerStatus::Canceled, "none: the run stopped"),
+            _ => (
+                LedgerStatus::Failed,
+                "fix the cause named by the code and run the task again",
+            ),
+        };
+        self.worklog(
+            task,
+            actor,
+            WorklogLine {
+                action: format!("task {}", ledger_word(ledger)),
+                files: Vec::new(),
+                decision: reason.clone(),
+                result: code.as_str().to_string(),
+                next_step: next.to_string(),
+                code: Some(code),
+            },
+        );
+        self.delta(task, ledger, actor, &reason, false);
+        if let Some(out) = self.outputs.last_mut() {
+            out.blockers.push(Blocker {
+                task_id: task_id.clone(),
+                code: code.as_str().to_string(),
+                reason: reason.clone(),
+                details: None,
+            });
+        }
+        match status {
+            Status::Blocked => self.emit(Event::TaskBlocked {
+                task_id,
+                code,
+                reason,
+            }),
+            Status::Canceled => self.emit(Event::TaskCanceled { task_id, code }),
+            _ => self.emit(Event::TaskFailed {
+                task_id,
+                code,
+                reason,
+            }),
+        }
+    }
+
+    pub(super) fn cancel(&mut self, task: usize) {
+        self.end_task(
+            task,
+            Status::Canceled,
+            ErrorCode::RunStopped,
+            "the run stopped before this task finished".into(),
+            "orchestrator",
+        );
+    }
+
+    /// Ends a task for `trigger`: escalated (blocked) when the role or its
+    /// loop lists the trigger in `escalate_on`, otherwise failed (or blocked
+    /// for conditions only a person can resolve).
+    pub(super) fn escalate_or_end(
+        &mut self,
+        task: usize,
+        role: usize,
+        trigger: &'static str,
+        code: ErrorCode,
+        reason: String,
+    ) {
+        let role_name = self.flow.roles[role].role.name.clone();
+        let listed = self.escalate[role] & trigger_bit(trigger) != 0;
+        if listed {
+            self.emit(Event::Escalated {
+                task_id: self.tasks[task].packet.task_id.clone(),
+                role: role_name.clone(),
+                trigger: trigger.to_string(),
+                code,
+                reason: reason.clone(),
+            });
+            self.end_task(
+                task,
+                Status::Blocked,
+                code,
+                format!("escalated: {reason}"),
+                &role_name,
+            );
+        } else {
+            let status = match code {
+                ErrorCode::NeedsInput | ErrorCode::AgentBlocked => Status::Blocked,
+                _ => Status::Failed,
+            };
+            self.end_task(task, status, code, reason, &role_name);
+        }
+    }
+
+    pub(super) fn finish_output(&mut self) {
+        let run_id = self.run_id.clone();
+        let Some(out) = self.outputs.last_mut() else {
+            return;
+        };
+        out.next_actions = if self.stopped {
+            vec!["stop: the run was stopped".into()]
+        } else {
+            vec!["continue with the next stage".into()]
+        };
+        out.run_id = run_id;
+        let violations = out.check(true);
+        if !violations.is_empty() {
+            let message = violations
+                .iter()
+                .map(|v| format!("{}: {}", v.path, v.message))
+                .collect::<Vec<_>>()
+                .join("; ");
+            self.emit(Event::Warning {
+                code: ErrorCode::ResultInvalid,
+                message: format!("orchestrator output envelope is invalid: {message}"),
+            });
+        }
+    }
+
+    pub(super) fn summaries(&self) -> Vec<TaskSummary> {
+        self.tasks
+            .iter()
+            .map(|t| TaskSummary {
+                task_id: t.packet.task_id.clone(),
+                title: t.packet.title.clone(),
+                state: match t.status {
+                    Status::Done | Status::Active => TaskState::Done,
+                    Status::Blocked => TaskState::Blocked,
+                    Status::Failed => TaskState::Failed,
+                    Status::Canceled => TaskState::Canceled,
+                },
+                code: t.code,
+                reason: t.reason.clone(),
+                iterations: self
+                    .flow
+                    .roles
+                    .iter()
+                    .zip(&t.iterations)
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(r, n)| (r.role.name.clone(), *n))
+                    .collect(),
+                last_verdict: t.last_verdict.clone(),
+            })
+            .collect()
+    }
+
+    pub(super) fn handoff_bundle(&self) -> HandoffBundle {
+        let ledger = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let row = self.ledger.row(&t.packet.task_id);
+                LedgerRow {
+                    task_id: t.packet.task_id.clone(),
+                    title: t.packet.title.clone(),
+                    status: row.map(|r| r.status).unwrap_or(LedgerStatus::Todo),
+                    owner: row.map(|r| r.owner.clone()).unwrap_or_default(),
+                    lock_scope: t.packet.lock_scope.clone(),
+                    timeout_seconds: t.packet.timeout_seconds,
+                    heartbeat_interval_seconds: t.packet.heartbeat_interval_seconds,
+                    priority: t.packet.priority,
+                    last_heartbeat_at: None,
+                }
+            })
+            .collect();
+        HandoffBundle {
+            schema_version: CONTRACT_VERSION.into(),
+            run_id: self.run_id.clone(),
+            objective: objective(&self.scenario.input.goal),
+            constraints: self
+                .tasks
+                .iter()
+                .flat_map(|t| {
+                    t.packet
+                        .forbidden_scope
+                        .iter()
+                        .map(|f| format!("Do not edit {f}"))
+                })
+                .collect(),
+            ledger,
+            active_locks: self
+                .scenario
+                .input
+                .active_locks
+                .iter()
+                .cloned()
+                .chain(
+                    self.tasks
+                        .iter()
+                        .filter(|t| t.status == Status::Active)
+                        .flat_map(|t| {
+                            t.packet.lock_scope.iter().map(|r| ActiveLock {
+                                task_id: t.packet.task_id.clone(),
+                                resource: r.clone(),
+                                active: false,
+                                extra: Default::default(),
+                            })
+                        }),
+                )
+                .collect(),
+            dependencies: self
+                .tasks
+                .iter()
+                .map(|t| {
+                    (
+                        t.packet.task_id.clone(),
+                        t.packet.dependencies.iter().map(|d| d.0.clone()).collect(),
+                    )
+                })
+                .collect(),
+            open_blockers: self
+                .tasks
+                .iter()
+                .filter(|t| t.status == Status::Blocked)
+                .map(|t| Blocker {
+                    task_id: t.packet.task_id.clone(),
+                    code: t.code.map(|c| c.as_str().to_string()).unwrap_or_default(),
+                    reason: t.reason.clone().unwrap_or_default(),
+                    details: None,
+                })
+                .collect(),
+            acceptance_targets: self
+                .tasks
+                .iter()
+                .flat_map(|t| t.packet.acceptance_criteria.iter().cloned())
+                .collect(),
+        }
+    }
+}

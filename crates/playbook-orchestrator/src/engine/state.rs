@@ -1,0 +1,127 @@
+//! The small state the phases share: tasks, what runs on a worktree, what a
+//! step ended with, what admission and a step tell the stage loop.
+
+use super::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Status {
+    Active,
+    Done,
+    Blocked,
+    Failed,
+    Canceled,
+}
+
+pub(super) struct Task {
+    pub(super) packet: PacketTask,
+    pub(super) values: Map<String, Value>,
+    pub(super) explicit_role: Option<String>,
+    pub(super) status: Status,
+    pub(super) code: Option<ErrorCode>,
+    pub(super) reason: Option<String>,
+    /// Invocations per flow role.
+    pub(super) iterations: Vec<u32>,
+    pub(super) last_verdict: Option<String>,
+    /// The goal task whose planner output creates the tasks of later stages.
+    pub(super) is_goal: bool,
+}
+
+pub(super) struct Pending {
+    pub(super) answer: Answer,
+    pub(super) record: AgentRunRecord,
+}
+
+/// What an invocation produced, as the post-execution checks see it.
+pub(super) struct Answer {
+    pub(super) outcome: AgentOutcome,
+    pub(super) duration_ms: u64,
+    pub(super) blocked_tool: bool,
+    pub(super) denied_approval: bool,
+    /// A violation found before or while the agent ran (missing inputs,
+    /// too many tool calls): the output is not looked at.
+    pub(super) precheck: Option<(ErrorCode, String)>,
+}
+
+/// One worklog entry as a step or an end state writes it; the engine adds
+/// time, run, task and actor.
+pub(super) struct WorklogLine {
+    pub(super) action: String,
+    pub(super) files: Vec<String>,
+    pub(super) decision: String,
+    pub(super) result: String,
+    pub(super) next_step: String,
+    pub(super) code: Option<ErrorCode>,
+}
+
+/// A stage as admission sees it: its roles, what runs on its worktrees,
+/// what waits, and its counters.
+#[derive(Clone, Copy)]
+pub(super) struct StageView<'a> {
+    pub(super) index: usize,
+    pub(super) name: &'a str,
+    pub(super) roles: &'a [usize],
+    pub(super) slots: &'a [Option<Running>],
+    pub(super) waiting: &'a VecDeque<(usize, Option<u64>)>,
+    pub(super) counters: Counters,
+}
+
+/// Which step: the task, the role it is at and the role's round for it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StepAt {
+    pub(super) task: usize,
+    pub(super) role: usize,
+    pub(super) iteration: u32,
+}
+
+pub(super) struct Running {
+    pub(super) task: usize,
+    pub(super) role: usize,
+    /// Order in which each role of the stage first ran for the task (0 = never).
+    pub(super) first_run: Vec<u32>,
+    pub(super) runs: u32,
+    pub(super) pending: Option<Pending>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Phase {
+    Start,
+    Complete,
+}
+
+/// The stage-local counters stage gates read.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Counters {
+    pub(super) total: u32,
+    pub(super) done: u32,
+    pub(super) failed: u32,
+    pub(super) blocked: u32,
+}
+
+/// How a role's step ended, for routing.
+pub(super) enum StepEnd {
+    Passed,
+    /// Gate failed or contract violated: route back if possible.
+    Failed {
+        code: ErrorCode,
+        trigger: &'static str,
+        reason: String,
+    },
+    /// Ends the task now (escalation or a hard failure).
+    Terminal {
+        code: ErrorCode,
+        trigger: &'static str,
+        reason: String,
+    },
+}
+
+pub(super) enum Admit {
+    Start(usize),
+    Wait,
+    Ended,
+}
+
+pub(super) enum Next {
+    At(u64, Phase),
+    LeftStage,
+    Ended,
+}

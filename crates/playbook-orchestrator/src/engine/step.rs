@@ -1,0 +1,474 @@
+//! One step: start (budgets, retry limit, required inputs, the agent call
+//! with its tool calls), complete (checks, then routing forward or back).
+
+use super::*;
+
+impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
+where
+    A: Agent,
+    P: Approver,
+    R: RoleAssigner,
+    T: Tools,
+    C: Clock,
+    S: EventSink,
+{
+    pub(super) async fn start_step(&mut self, stage: &str, run: &mut Running) -> Next {
+        let task = run.task;
+        let role_index = run.role;
+        let role_ref = self.flow.roles[role_index];
+        let role = role_ref.role;
+        self.tasks[task].iterations[role_index] += 1;
+        let iteration = self.tasks[task].iterations[role_index];
+        run.runs += 1;
+        if run.first_run[role_index] == 0 {
+            run.first_run[role_index] = run.runs;
+        }
+        let task_id = self.tasks[task].packet.task_id.clone();
+        let bound = self.loop_bound[role_index];
+        if self.flow.roles.len() > 1 && self.in_loop(role_index) {
+            self.emit(Event::Iteration {
+                task_id: task_id.clone(),
+                role: role.name.clone(),
+                k: iteration,
+                n: bound,
+            });
+        }
+        if let Some(n) = bound
+            && iteration > n
+        {
+            let reason = format!(
+                "`{}` would start round {iteration} of at most {n}",
+                role.name
+            );
+            self.escalate_or_end(
+                task,
+                role_index,
+                "retry_limit",
+                ErrorCode::RetryLimit,
+                reason,
+            );
+            return Next::Ended;
+        }
+        // Pre-execution: required inputs.
+        let missing: Vec<&str> = role
+            .inputs_required()
+            .iter()
+            .map(String::as_str)
+            .filter(|i| self.tasks[task].values.get(*i).is_none_or(Value::is_null))
+            .collect();
+        if !missing.is_empty() {
+            let detail = format!("missing required input(s): {}", missing.join(", "));
+            self.emit(Event::ContractViolation {
+                task_id: task_id.clone(),
+                role: role.name.clone(),
+                code: ErrorCode::InputMissing,
+                detail: detail.clone(),
+            });
+            run.pending = Some(Pending {
+                answer: Answer {
+                    outcome: AgentOutcome::Error {
+                        message: String::new(),
+                    },
+                    duration_ms: 0,
+                    blocked_tool: false,
+                    denied_approval: false,
+                    precheck: Some((ErrorCode::InputMissing, detail)),
+                },
+                record: AgentRunRecord {
+                    task_id,
+                    stage: stage.to_string(),
+                    role: role.name.clone(),
+                    iteration,
+                    agent: self.options.agent_name.clone(),
+                    prompt_hash: String::new(),
+                    started_at: self.at(),
+                    ended_at: self.at(),
+                    latency_ms: 0,
+                    outcome: "not_invoked".into(),
+                    code: Some(ErrorCode::InputMissing),
+                    output: Value::Null,
+                    tool_calls: Vec::new(),
+                },
+            });
+            return Next::At(self.now, Phase::Complete);
+        }
+        // The step budget is checked before the call, so `max_steps: N`
+        // allows exactly N agent invocations, never N + 1.
+        if self.steps >= self.max_steps {
+            if !self.stopped {
+                self.emit(Event::Warning {
+                    code: ErrorCode::StepLimit,
+                    message: format!(
+                        "the run reached its budget of {} agent invocations and stops",
+                        self.max_steps
+                    ),
+                });
+                self.stopped = true;
+            }
+            self.cancel(task);
+            return Next::Ended;
+        }
+        self.steps += 1;
+        let packet = self.packet(task);
+        self.check_sent(&packet);
+        let (block, hasher) = &self.prompt_blocks[role_index];
+        let task_part = crate::prompt::task_part(&role_ref, &self.tasks[task].values);
+        let mut prompt = String::with_capacity(block.len() + task_part.len());
+        prompt.push_str(block);
+        prompt.push_str(&task_part);
+        let prompt_hash = {
+            use sha2::Digest;
+            let mut hasher = hasher.clone();
+            hasher.update(task_part.as_bytes());
+            crate::audit::hex(&hasher.finalize())
+        };
+        self.emit(Event::AgentInvoked {
+            task_id: task_id.clone(),
+            stage: stage.to_string(),
+            role: role.name.clone(),
+            iteration,
+            prompt_hash: prompt_hash.clone(),
+        });
+        let invocation = Invocation {
+            run_id: &self.run_id.clone(),
+            task_id: &task_id,
+            stage,
+            role: &role.name,
+            iteration,
+            prompt: &prompt,
+            packet: &packet,
+        };
+        let mut last: Option<ToolResult> = None;
+        let mut calls = 0u32;
+        let mut tool_calls = Vec::new();
+        let mut blocked_tool = false;
+        let mut denied_approval = false;
+        let mut precheck = None;
+        let (outcome, duration_ms) = loop {
+            let step = self.ports.agent.step(&invocation, last.as_ref()).await;
+            match step {
+                AgentStep::Finish {
+                    outcome,
+                    duration_ms,
+                } => break (outcome, duration_ms),
+                AgentStep::Call(call) => {
+                    calls += 1;
+                    if calls > self.max_tool_calls {
+                        let detail = format!(
+                            "more than {} tool calls in one invocation",
+                            self.max_tool_calls
+                        );
+                        self.emit(Event::ContractViolation {
+                            task_id: task_id.clone(),
+                            role: role.name.clone(),
+                            code: ErrorCode::ToolCallLimit,
+                            detail: detail.clone(),
+                        });
+                        precheck = Some((ErrorCode::ToolCallLimit, detail));
+                        break (
+                            AgentOutcome::Error {
+                                message: "tool call limit reached".into(),
+                            },
+                            0,
+                        );
+                    }
+                    let result = self
+                        .tool_call(
+                            task,
+                            stage,
+                            role_index,
+                            &call,
+                            &mut blocked_tool,
+                            &mut denied_approval,
+                        )
+                        .await;
+                    tool_calls.push(ToolCallRecord {
+                        tool: call.tool,
+                        args: call.args,
+                        result: result.clone(),
+                    });
+                    last = Some(result);
+                }
+            }
+        };
+        let started_at = self.at();
+        let record = AgentRunRecord {
+            task_id,
+            stage: stage.to_string(),
+            role: role.name.clone(),
+            iteration,
+            agent: self.options.agent_name.clone(),
+            prompt_hash,
+            started_at,
+            ended_at: iso8601(
+                self.start_ms
+                    .saturating_add(self.now)
+                    .saturating_add(duration_ms),
+            ),
+            latency_ms: duration_ms,
+            outcome: String::new(),
+            code: None,
+            output: Value::Null,
+            tool_calls,
+        };
+        run.pending = Some(Pending {
+            answer: Answer {
+                outcome,
+                duration_ms,
+                blocked_tool,
+                denied_approval,
+                precheck,
+            },
+            record,
+        });
+        Next::At(self.now.saturating_add(duration_ms), Phase::Complete)
+    }
+
+    /// Every envelope the orchestrator sends is checked against its
+    /// contract first; a violation is a defect of the run input that task
+    /// creation did not catch, reported as a warning.
+    pub(super) fn check_sent<E: Envelope>(&mut self, envelope: &E) {
+        let violations = envelope.check(true);
+        if let Some(v) = violations.first() {
+            self.emit(Event::Warning {
+                code: v.code,
+                message: format!("{} sent with {} {}", E::SCHEMA_FILE, v.path, v.message),
+            });
+        }
+    }
+
+    pub(super) fn in_loop(&self, role: usize) -> bool {
+        self.loop_bound[role].is_some() || self.hands_off_to_itself(role)
+    }
+
+    pub(super) fn hands_off_to_itself(&self, role: usize) -> bool {
+        self.flow.successors(role).any(|(j, _)| j == role)
+    }
+
+    pub(super) fn packet(&self, task: usize) -> AssignmentPacket {
+        let t = &self.tasks[task];
+        let mut context_package = vec![ContextItem {
+            kind: ContextKind::File,
+            value: t.packet.worklog_path.clone(),
+            extra: Default::default(),
+        }];
+        for input in BUILTIN_RUN_INPUTS
+            .iter()
+            .copied()
+            .filter(|i| *i == "repo" || *i == "base_ref")
+        {
+            if let Some(Value::String(v)) = t.values.get(input) {
+                context_package.push(ContextItem {
+                    kind: ContextKind::Note,
+                    value: format!("{input}: {v}"),
+                    extra: Default::default(),
+                });
+            }
+        }
+        for f in &t.packet.forbidden_scope {
+            context_package.push(ContextItem {
+                kind: ContextKind::Constraint,
+                value: format!("Do not edit {f}"),
+                extra: Default::default(),
+            });
+        }
+        AssignmentPacket {
+            schema_version: CONTRACT_VERSION.into(),
+            run_id: self.run_id.clone(),
+            generated_at: None,
+            packet_type: PacketType::Assignment,
+            global_objective: objective(&self.scenario.input.goal),
+            task: t.packet.clone(),
+            active_locks: self.scenario.input.active_locks.clone(),
+            context_package,
+            required_output_schema: OutputSchemaName::SubagentResultV1,
+            extra: Default::default(),
+        }
+    }
+
+    pub(super) async fn complete_step(&mut self, s: usize, stage: &str, run: &mut Running) -> Next {
+        let task = run.task;
+        let role_index = run.role;
+        let role = self.flow.roles[role_index].role;
+        let Some(pending) = run.pending.take() else {
+            return Next::Ended;
+        };
+        let task_id = self.tasks[task].packet.task_id.clone();
+        let iteration = self.tasks[task].iterations[role_index];
+        let mut record = pending.record;
+        self.touched.clear();
+        let at = StepAt {
+            task,
+            role: role_index,
+            iteration,
+        };
+        let end = self.evaluate(at, stage, pending.answer, &mut record).await;
+        record.outcome = match &end {
+            StepEnd::Passed => "ok".into(),
+            StepEnd::Failed { .. } => "failed".into(),
+            StepEnd::Terminal { trigger, .. } => (*trigger).into(),
+        };
+        record.code = match &end {
+            StepEnd::Passed => None,
+            StepEnd::Failed { code, .. } | StepEnd::Terminal { code, .. } => Some(*code),
+        };
+        let files = std::mem::take(&mut self.touched);
+        self.audit.runs.push(record);
+        let _ = s;
+        match end {
+            StepEnd::Terminal {
+                code,
+                trigger,
+                reason,
+            } => {
+                self.escalate_or_end(task, role_index, trigger, code, reason);
+                Next::Ended
+            }
+            StepEnd::Passed => {
+                let (next, why) = self.forward(role_index, run);
+                let next_step = match next {
+                    Some(j) => format!("hand off to {}", self.flow.roles[j].role.name),
+                    None => format!("leave stage {stage}"),
+                };
+                self.worklog(
+                    task,
+                    &role.name,
+                    WorklogLine {
+                        action: format!("{} round {iteration}", role.name),
+                        files,
+                        decision: "the gate passed".to_string(),
+                        result: summarize(&self.tasks[task].values, role.outputs_required()),
+                        next_step,
+                        code: None,
+                    },
+                );
+                match next {
+                    Some(j) => {
+                        let to = self.flow.roles[j].role.name.clone();
+                        self.emit(Event::Handoff {
+                            task_id,
+                            from: role.name.clone(),
+                            to,
+                            reason: why,
+                        });
+                        run.role = j;
+                        Next::At(self.now, Phase::Start)
+                    }
+                    None => {
+                        self.emit(Event::StageLeft {
+                            task_id,
+                            stage: stage.to_string(),
+                            role: role.name.clone(),
+                        });
+                        Next::LeftStage
+                    }
+                }
+            }
+            StepEnd::Failed {
+                code,
+                trigger,
+                reason,
+            } => {
+                let back = role
+                    .handoff_to()
+                    .iter()
+                    .filter_map(|t| self.flow.index_of(t))
+                    .find(|&j| {
+                        self.flow.roles[j].stage_index == self.flow.roles[role_index].stage_index
+                            && run.first_run[j] != 0
+                            && run.first_run[j] < run.first_run[role_index]
+                    });
+                match back {
+                    Some(j) => {
+                        if let Some(n) = self.loop_bound[role_index]
+                            && iteration >= n
+                        {
+                            let reason = format!(
+                                "`{}` failed round {iteration} of {n}: {reason}",
+                                role.name
+                            );
+                            self.escalate_or_end(
+                                task,
+                                role_index,
+                                "retry_limit",
+                                ErrorCode::RetryLimit,
+                                reason,
+                            );
+                            return Next::Ended;
+                        }
+                        let to = self.flow.roles[j].role.name.clone();
+                        self.worklog(
+                            task,
+                            &role.name,
+                            WorklogLine {
+                                action: format!("{} round {iteration}", role.name),
+                                files,
+                                decision: format!("sent back: {reason}"),
+                                result: summarize(
+                                    &self.tasks[task].values,
+                                    role.outputs_required(),
+                                ),
+                                next_step: format!("{to} addresses the issues"),
+                                code: None,
+                            },
+                        );
+                        self.emit(Event::Handoff {
+                            task_id,
+                            from: role.name.clone(),
+                            to,
+                            reason: HandoffReason::SentBack,
+                        });
+                        run.role = j;
+                        Next::At(self.now, Phase::Start)
+                    }
+                    None => {
+                        self.escalate_or_end(
+                            task,
+                            role_index,
+                            if trigger == "contract_violation" {
+                                "contract_violation"
+                            } else {
+                                "gate_failed"
+                            },
+                            code,
+                            reason,
+                        );
+                        Next::Ended
+                    }
+                }
+            }
+        }
+    }
+
+    /// The forward route after a passed gate.
+    pub(super) fn forward(
+        &self,
+        role_index: usize,
+        run: &Running,
+    ) -> (Option<usize>, HandoffReason) {
+        let r = &self.flow.roles[role_index];
+        match &r.role.handoff_to {
+            None => {
+                let next = role_index + 1;
+                if next < self.flow.roles.len()
+                    && self.flow.roles[next].stage_index == r.stage_index
+                {
+                    (Some(next), HandoffReason::Sequence)
+                } else {
+                    (None, HandoffReason::Sequence)
+                }
+            }
+            Some(targets) => {
+                let next = targets
+                    .iter()
+                    .filter_map(|t| self.flow.index_of(t))
+                    .find(|&j| {
+                        self.flow.roles[j].stage_index == r.stage_index
+                            && (run.first_run[j] == 0
+                                || run.first_run[j] > run.first_run[role_index])
+                    });
+                (next, HandoffReason::Passed)
+            }
+        }
+    }
+}

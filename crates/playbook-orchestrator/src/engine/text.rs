@@ -1,0 +1,103 @@
+//! Short texts the records carry: summaries, truncation, task content.
+
+use super::*;
+
+pub(super) fn ledger_word(status: LedgerStatus) -> &'static str {
+    match status {
+        LedgerStatus::Todo => "todo",
+        LedgerStatus::InProgress => "in progress",
+        LedgerStatus::Blocked => "blocked",
+        LedgerStatus::Done => "done",
+        LedgerStatus::Failed => "failed",
+        LedgerStatus::Canceled => "canceled",
+    }
+}
+
+pub(super) fn objective(goal: &str) -> String {
+    if goal.trim().is_empty() {
+        "Preview the playbook".into()
+    } else {
+        truncate(goal, 5000)
+    }
+}
+
+pub(super) fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => text[..cut].to_string(),
+        None => text.to_string(),
+    }
+}
+
+pub(super) fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub(super) fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+pub(super) fn summarize(values: &Map<String, Value>, fields: &[String]) -> String {
+    let mut out = String::new();
+    for f in fields.iter().take(6) {
+        if let Some(v) = values.get(f) {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            let text = match v {
+                Value::String(s) => truncate(s, 80),
+                other => truncate(&other.to_string(), 80),
+            };
+            out.push_str(f);
+            out.push('=');
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
+pub(super) fn task_content(packet: &PacketTask) -> String {
+    let mut out = format!("# {}\n", packet.title);
+    for c in &packet.acceptance_criteria {
+        out.push_str("- ");
+        out.push_str(c);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn truncation_counts_characters_and_never_splits_one() {
+        assert_eq!(truncate("short", 10), "short");
+        let cut = truncate(&"é".repeat(20), 5);
+        assert!(cut.starts_with("ééééé"));
+        assert!(cut.chars().count() <= 6, "{cut}");
+    }
+
+    #[test]
+    fn summaries_name_the_required_fields_only() {
+        let values = json!({"verdict": "pass", "secret_sauce": "x", "issues": []});
+        let summary = summarize(values.as_object().unwrap(), &["verdict".into()]);
+        assert!(summary.contains("verdict"), "{summary}");
+        assert!(!summary.contains("secret_sauce"), "{summary}");
+    }
+}
