@@ -55,6 +55,9 @@ pub(crate) fn classify(name: &str) -> Name {
         cut += 1;
     }
     let name = &name[cut..];
+    if !crate::rules::may_hold_secret(name) {
+        return Name::Plain;
+    }
     if SECRET_NAME.is_match(name) && !weak_secret_name(name) {
         Name::Secret
     } else if KEY_LIKE_NAME.is_match(name) {

@@ -364,3 +364,22 @@ fn unicode_text_is_cut_on_character_boundaries() {
     let clean = redact_str(text);
     assert_eq!(clean, "ünïcödé password=[REDACTED] ✓ token=[REDACTED]");
 }
+
+#[test]
+fn every_rule_needs_a_prefilter_literal() {
+    // A rule that can match without any prefilter literal would be skipped
+    // for texts that hold nothing else: every secret form must pass it.
+    for (text, _) in SECRETS {
+        assert!(rules::may_hold_secret(text), "the prefilter drops {text:?}");
+    }
+    for word in keys::KEY_LIKE_WORDS
+        .trim_start_matches("(?:")
+        .trim_end_matches(')')
+        .split('|')
+    {
+        assert!(
+            rules::may_hold_secret(word),
+            "key-like word {word} not prefiltered"
+        );
+    }
+}
