@@ -20,6 +20,8 @@ use playbook_orchestrator::event::{EventRecord, FnSink, JsonlSink, Outcome, desc
 use playbook_orchestrator::scenario::{MAX_SCENARIO_BYTES, Scenario};
 use playbook_orchestrator::{AnyApprover, RunOptions, RunReport, run_blocking};
 
+use playbook_redact::redact_str;
+
 use crate::input;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -125,7 +127,8 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
     );
     let Some(playbook) = report.playbook else {
         for f in &report.findings {
-            eprintln!("{}: {} {} {}", args.file, f.code, f.path, f.message);
+            let line = format!("{}: {} {} {}", args.file, f.code, f.path, f.message);
+            eprintln!("{}", redact_str(&line));
         }
         eprintln!(
             "{}: not a structurally valid playbook; nothing was run",
@@ -163,12 +166,15 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
         PreviewFormat::Text => {
             let mut out = stdout.lock();
             let mut sink = FnSink(|record: &EventRecord| {
+                // Events come redacted from the engine; the text is
+                // redacted again because it is a record of its own.
                 if let Some(line) = describe(&record.event) {
-                    let _ = writeln!(out, "{} {line}", clock(record.t_ms));
+                    let _ = writeln!(out, "{} {}", clock(record.t_ms), redact_str(&line));
                 }
             });
             let report = run_blocking(&playbook, &scenario, &options, approver, &mut sink);
-            print_summary(&report);
+            // Like the live lines: a closed pipe ends the output, not the run.
+            let _ = out.write_all(redact_str(&summary(&report)).as_bytes());
             report
         }
     };
@@ -191,31 +197,37 @@ fn clock(t_ms: u64) -> String {
     )
 }
 
-fn print_summary(report: &RunReport) {
-    println!();
-    println!("summary");
-    match report.outcome {
-        Some(outcome) => println!("  outcome: {}", format!("{outcome:?}").to_lowercase()),
-        None => println!("  outcome: unknown"),
-    }
-    println!(
+/// The summary after the live report, as text.
+fn summary(report: &RunReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(out);
+    let _ = writeln!(out, "summary");
+    let outcome = match report.outcome {
+        Some(outcome) => format!("{outcome:?}").to_lowercase(),
+        None => "unknown".to_string(),
+    };
+    let _ = writeln!(out, "  outcome: {outcome}");
+    let _ = writeln!(
+        out,
         "  agent calls: {}   virtual time: {:.1} s",
         report.steps,
         report.virtual_ms as f64 / 1000.0
     );
     if !report.bounds.is_empty() {
-        println!("  worst case per stage (static bound):");
+        let _ = writeln!(out, "  worst case per stage (static bound):");
         for b in &report.bounds {
             let total = b.total.map(|t| format!(", {t} in all")).unwrap_or_default();
             let enabled = if b.enabled { "" } else { " (disabled)" };
-            println!(
+            let _ = writeln!(
+                out,
                 "    {:<12} {} call(s) per task{total}, {} at once{enabled}",
                 b.stage, b.per_task, b.max_parallel
             );
         }
     }
     if !report.tasks.is_empty() {
-        println!("  tasks:");
+        let _ = writeln!(out, "  tasks:");
         for t in &report.tasks {
             let rounds: Vec<String> = t
                 .iterations
@@ -228,7 +240,8 @@ fn print_summary(report: &RunReport) {
                 .as_ref()
                 .map(|v| format!(", last verdict {v}"))
                 .unwrap_or_default();
-            println!(
+            let _ = writeln!(
+                out,
                 "    {:<6} {:<9}{code}  {}{verdict}  {}",
                 t.task_id,
                 format!("{:?}", t.state).to_lowercase(),
@@ -237,6 +250,7 @@ fn print_summary(report: &RunReport) {
             );
         }
     }
+    out
 }
 
 pub fn prompt(args: PromptArgs) -> Result<ExitCode> {

@@ -276,7 +276,9 @@ where
         touched: Vec::new(),
         timestamp: String::new(),
     };
-    engine.run().await
+    let mut report = engine.run().await;
+    crate::redact::report(&mut report);
+    report
 }
 
 impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
@@ -288,7 +290,9 @@ where
     C: Clock,
     S: EventSink,
 {
-    fn emit(&mut self, event: Event) {
+    fn emit(&mut self, mut event: Event) {
+        // The one way out for events: no sink ever sees an unredacted one.
+        crate::redact::event(&mut event);
         let record = EventRecord {
             seq: self.seq,
             t_ms: self.now,

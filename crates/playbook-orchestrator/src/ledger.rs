@@ -12,6 +12,7 @@
 use std::collections::HashSet;
 
 use indexmap::IndexMap;
+use playbook_redact::Redact;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -128,19 +129,19 @@ impl Ledger {
                         row.timed_out = delta.timed_out;
                     }
                     row.version = version;
+                    redact_row(row);
                 }
                 None if delta.create => {
-                    self.rows.insert(
-                        delta.task_id.clone(),
-                        Row {
-                            status: delta.status,
-                            owner: delta.owner.clone(),
-                            reason: delta.reason.clone(),
-                            version,
-                            last_heartbeat_at: delta.last_heartbeat_at.clone(),
-                            timed_out: delta.timed_out,
-                        },
-                    );
+                    let mut row = Row {
+                        status: delta.status,
+                        owner: delta.owner.clone(),
+                        reason: delta.reason.clone(),
+                        version,
+                        last_heartbeat_at: delta.last_heartbeat_at.clone(),
+                        timed_out: delta.timed_out,
+                    };
+                    redact_row(&mut row);
+                    self.rows.insert(delta.task_id.clone(), row);
                 }
                 // D4: no base row and not a create.
                 None => {
@@ -153,6 +154,23 @@ impl Ledger {
         }
         Ok(result)
     }
+}
+
+/// The texts of a row go through the redactor as the row changes, so the
+/// ledger never holds a secret a delta carried (its `reason` is often an
+/// agent's error text).
+fn redact_row(row: &mut Row) {
+    let Row {
+        status: _,
+        owner,
+        reason,
+        version: _,
+        last_heartbeat_at,
+        timed_out: _,
+    } = row;
+    owner.redact();
+    reason.redact();
+    last_heartbeat_at.redact();
 }
 
 #[cfg(test)]
@@ -194,6 +212,29 @@ mod tests {
             LedgerStatus::Done,
             "the last delta of the stream decides the status"
         );
+    }
+
+    #[test]
+    fn a_secret_in_a_delta_reason_never_reaches_a_row() {
+        let mut ledger = Ledger::new();
+        let mut create = delta("D-1", "T-1", LedgerStatus::Todo, true);
+        create.reason = "agent error: password=hunter22".into();
+        let mut update = delta("D-2", "T-1", LedgerStatus::Failed, false);
+        update.reason = "push failed\taws_secret_access_key=wJalrXUtnFEMI/K7MDENG".into();
+        for (base_version, d) in [(0, create), (1, update)] {
+            ledger
+                .apply(DeltaStream {
+                    base_version,
+                    deltas: std::slice::from_ref(&d),
+                })
+                .unwrap();
+            let row = ledger.row("T-1").unwrap();
+            assert!(
+                !row.reason.contains("hunter22") && !row.reason.contains("wJalrXUtnFEMI"),
+                "{}",
+                row.reason
+            );
+        }
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod envelope;
 pub mod event;
 pub mod ledger;
 pub mod prompt;
+pub mod redact;
 pub mod reference;
 pub mod replay;
 pub mod scenario;

@@ -1,7 +1,9 @@
-//! Append-only worklogs (spec/contracts.md, Artifact: Worklog Entry) and
-//! the secret scrubbing every text that leaves an agent goes through.
+//! Append-only worklogs (spec/contracts.md, Artifact: Worklog Entry). An
+//! entry is redacted (`playbook-redact`) as it is appended, every field of
+//! it, so a worklog holds no secret even while the run goes on.
 
 use indexmap::IndexMap;
+use playbook_redact::Redact;
 
 use crate::envelope::WorklogEntry;
 
@@ -13,18 +15,9 @@ pub struct Worklogs {
 }
 
 impl Worklogs {
-    /// Appends an entry after scrubbing its free-text fields.
+    /// Appends an entry after redacting every text in it.
     pub fn append(&mut self, mut entry: WorklogEntry) {
-        for text in [&mut entry.decision, &mut entry.result, &mut entry.next_step] {
-            if let Some(clean) = scrub(text) {
-                *text = clean;
-            }
-        }
-        if let Some(evidence) = &entry.evidence
-            && let Some(clean) = scrub(evidence)
-        {
-            entry.evidence = Some(clean);
-        }
+        redact_entry(&mut entry);
         self.logs
             .entry(entry.task_id.clone())
             .or_default()
@@ -50,147 +43,66 @@ impl Worklogs {
     }
 }
 
-/// Prefixes of well-known credential formats.
-const TOKEN_PREFIXES: &[&str] = &[
-    "sk-",
-    "ghp_",
-    "gho_",
-    "ghs_",
-    "github_pat_",
-    "xoxb-",
-    "xoxp-",
-    "AKIA",
-    "glpat-",
-    "AIza",
-];
-/// Keys whose value is a secret in `key=value` or `key: value` text.
-const SECRET_KEYS: &[&str] = &[
-    "password",
-    "passwd",
-    "secret",
-    "token",
-    "api_key",
-    "apikey",
-    "authorization",
-];
-
-/// Replaces secrets in `text` with `[REDACTED]`; `None` when nothing changed.
-///
-/// Word by word, without allocating until a secret is found: a word is a
-/// secret when it starts with a known credential prefix, or it follows
-/// `key=`/`key:` for a secret-sounding key (in the same word or the next),
-/// or it follows `Bearer`/`Basic`. PEM private key blocks go whole.
-pub fn scrub(text: &str) -> Option<String> {
-    if let Some(start) = text.find("-----BEGIN ")
-        && text[start..].contains("PRIVATE KEY-----")
-    {
-        let end = text[start..]
-            .find("-----END ")
-            .and_then(|e| {
-                text[start + e..]
-                    .find("KEY-----")
-                    .map(|k| start + e + k + 8)
-            })
-            .unwrap_or(text.len());
-        let mut out = String::from(&text[..start]);
-        out.push_str("[REDACTED]");
-        out.push_str(&scrub(&text[end..]).unwrap_or_else(|| text[end..].to_string()));
-        return Some(out);
+/// Redacts an entry field by field. Every field is text, so redaction never
+/// changes a type; the destructuring without `..` makes a new field fail to
+/// compile until it is listed here.
+fn redact_entry(entry: &mut WorklogEntry) {
+    let WorklogEntry {
+        timestamp,
+        run_id,
+        task_id,
+        actor,
+        action,
+        files_touched,
+        decision,
+        result,
+        next_step,
+        code,
+        evidence,
+    } = entry;
+    for text in [
+        timestamp, run_id, task_id, actor, action, decision, result, next_step,
+    ] {
+        text.redact();
     }
-    let mut out: Option<String> = None;
-    let mut redact_next = false;
-    let mut offset = 0;
-    for word in text.split(' ') {
-        let keep_prefix = if redact_next
-            && (word.eq_ignore_ascii_case("bearer") || word.eq_ignore_ascii_case("basic"))
-        {
-            Some(word.len())
-        } else if redact_next && !word.is_empty() {
-            redact_next = false;
-            Some(0)
-        } else if is_token(word) {
-            Some(0)
-        } else if let Some(cut) = secret_key_end(word) {
-            if cut == word.len() {
-                redact_next = true;
-                None
-            } else {
-                Some(cut)
-            }
-        } else {
-            if word.eq_ignore_ascii_case("bearer") {
-                redact_next = true;
-            }
-            None
-        };
-        if let Some(keep) = keep_prefix
-            && keep < word.len()
-        {
-            let buffer = out.get_or_insert_with(|| text[..offset].to_string());
-            buffer.push_str(&word[..keep]);
-            buffer.push_str("[REDACTED]");
-        } else if let Some(buffer) = &mut out {
-            buffer.push_str(word);
-        }
-        offset += word.len() + 1;
-        if offset <= text.len()
-            && let Some(buffer) = &mut out
-        {
-            buffer.push(' ');
-        }
-    }
-    out
-}
-
-fn is_token(word: &str) -> bool {
-    let bare = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_' && c != '-');
-    TOKEN_PREFIXES
-        .iter()
-        .any(|p| bare.len() >= p.len() + 12 && bare.starts_with(p))
-}
-
-/// For `password=x` or `token:` the index just after the separator.
-fn secret_key_end(word: &str) -> Option<usize> {
-    let sep = word.find(['=', ':'])?;
-    let key = word[..sep].trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
-    let key = key.as_bytes();
-    SECRET_KEYS
-        .iter()
-        .any(|k| {
-            key.len() >= k.len() && key[key.len() - k.len()..].eq_ignore_ascii_case(k.as_bytes())
-        })
-        .then_some(sep + 1)
+    files_touched.redact();
+    code.redact();
+    evidence.redact();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn entry(result: &str) -> WorklogEntry {
+        WorklogEntry {
+            timestamp: "2025-01-01T00:00:00Z".into(),
+            run_id: "R".into(),
+            task_id: "T-1".into(),
+            actor: "worker".into(),
+            action: "ran tests".into(),
+            files_touched: vec!["src/.env password=hunter22".into()],
+            decision: "use token=abc123".into(),
+            result: result.into(),
+            next_step: "none".into(),
+            code: None,
+            evidence: Some("curl -H 'Authorization: Bearer abcdefgh123'".into()),
+        }
+    }
+
     #[test]
-    fn secrets_are_redacted_and_plain_text_is_kept() {
-        assert_eq!(
-            scrub("deployed with token=abc123"),
-            Some("deployed with token=[REDACTED]".into())
-        );
-        assert_eq!(
-            scrub("password: hunter2 was set"),
-            Some("password: [REDACTED] was set".into())
-        );
-        assert_eq!(
-            scrub("key sk-abcdefghijklmnopqrstuv leaked"),
-            Some("key [REDACTED] leaked".into())
-        );
-        assert_eq!(
-            scrub("Authorization: Bearer eyJhbGciOi"),
-            Some("Authorization: Bearer [REDACTED]".into())
-        );
-        assert_eq!(
-            scrub("all tests pass"),
-            None,
-            "text without secrets is left alone"
-        );
-        let key =
-            "before -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after";
-        assert_eq!(scrub(key), Some("before [REDACTED] after".into()));
+    fn every_field_of_an_appended_entry_is_redacted() {
+        let mut logs = Worklogs::default();
+        logs.append(entry("failed:\napi_key=sk-abcdefghijklmnopqrstuv"));
+        let jsonl = logs.jsonl("T-1");
+        for secret in [
+            "hunter22",
+            "abc123",
+            "sk-abcdefghijklmnopqrstuv",
+            "abcdefgh123",
+        ] {
+            assert!(!jsonl.contains(secret), "{secret} in {jsonl}");
+        }
+        assert!(jsonl.contains("ran tests"), "plain text stays");
     }
 }

@@ -1,7 +1,12 @@
 //! The `runs` and `run_events` tables: preview runs of the orchestrator and
 //! the events each produced, in order. Events are append-only; a run is
-//! `running` until finished.
+//! `running` until finished. Everything a run stores (events, scenario
+//! name, status, summary) is redacted first: the store is a sink like any
+//! other and must not depend on its callers having redacted.
 
+use std::borrow::Cow;
+
+use playbook_redact::{redact_json_text, redact_str};
 use rusqlite::{OptionalExtension, params};
 
 use crate::db::{self, Migration};
@@ -97,10 +102,11 @@ impl Store {
             }
         }
         let now = db::now(&tx)?;
+        let scenario = redact_str(scenario);
         tx.execute(
             "INSERT INTO runs (playbook, version, scenario, seed, status, started_at)
              VALUES (?1, ?2, ?3, ?4, 'running', ?5)",
-            params![row.pk, version.map(|v| v.0), scenario, seed as i64, now],
+            params![row.pk, version.map(|v| v.0), &*scenario, seed as i64, now],
         )?;
         let id = RunId(tx.last_insert_rowid());
         tx.commit()?;
@@ -110,10 +116,17 @@ impl Store {
     /// Appends events `(seq, json)` to a run, in one transaction. Replaying
     /// an event already stored with the same text is ignored, so a caller may
     /// retry after an error; the same `seq` with other text is refused.
+    ///
+    /// Every event is redacted (`playbook-redact`) before it is compared or
+    /// stored: the library never holds a secret, whoever sends the event.
     pub fn append_events(&mut self, run: RunId, events: &[(u64, &str)]) -> Result<()> {
         for (_, json) in events {
             check_json("a run event", json)?;
         }
+        let events: Vec<(u64, Cow<'_, str>)> = events
+            .iter()
+            .map(|(seq, json)| (*seq, redact_json_text(json)))
+            .collect();
         let tx = self.write()?;
         let exists: bool = tx.query_row(
             "SELECT EXISTS (SELECT 1 FROM runs WHERE pk = ?1)",
@@ -129,7 +142,8 @@ impl Store {
             )?;
             let mut existing =
                 tx.prepare_cached("SELECT event FROM run_events WHERE run = ?1 AND seq = ?2")?;
-            for (seq, json) in events {
+            for (seq, json) in &events {
+                let json: &str = json;
                 let seq = i64::try_from(*seq).map_err(|_| Error::InvalidInput {
                     message: format!("event sequence number {seq} is too large"),
                 })?;
@@ -153,11 +167,14 @@ impl Store {
         if let Some(summary) = summary {
             check_json("the run summary", summary)?;
         }
+        let status = redact_str(status);
+        let summary = summary.map(redact_json_text);
+        let summary = summary.as_deref();
         let tx = self.write()?;
         let now = db::now(&tx)?;
         let changed = tx.execute(
             "UPDATE runs SET status = ?2, summary = ?3, finished_at = ?4 WHERE pk = ?1",
-            params![run.0, status, summary, now],
+            params![run.0, &*status, summary, now],
         )?;
         if changed == 0 {
             return Err(not_found(run));

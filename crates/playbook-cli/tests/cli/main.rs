@@ -3,3 +3,4 @@
 
 mod authoring;
 mod library;
+mod preview;

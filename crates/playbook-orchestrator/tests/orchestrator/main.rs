@@ -10,6 +10,7 @@ mod persistence;
 mod records;
 mod routing;
 mod scenarios;
+mod secrets;
 
 use std::path::{Path, PathBuf};
 

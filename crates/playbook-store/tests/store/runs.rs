@@ -90,3 +90,48 @@ fn runs_of_a_purged_playbook_go_with_it() {
         ErrorCode::NotFound
     );
 }
+
+#[test]
+fn a_run_is_stored_without_the_secrets_it_was_given() {
+    let (_dir, mut store) = library();
+    let saved = store
+        .create_from_text(&demo("s", "S", 3), Format::Yaml, "")
+        .unwrap();
+    let run = store
+        .create_run(
+            &id("s"),
+            Some(saved.version.id),
+            "scenario token=st-name-1x9q",
+            1,
+        )
+        .unwrap();
+    let event = r#"{"type":"task_failed","reason":"boom\napi_key=st-event-2x9q","args":{"password":"st-event-3x9q"}}"#;
+    store.append_events(run, &[(0, event)]).unwrap();
+    // A retry of the same raw event still matches what was stored.
+    store.append_events(run, &[(0, event)]).unwrap();
+    store
+        .finish_run(
+            run,
+            "failed",
+            Some(r#"{"note":"ghp_Sq8Wm3Kx7Vb2Nc5Lp9Rt4Hy6Jd1Fs0Ga2Ek7"}"#),
+        )
+        .unwrap();
+    let recorded = store.run(run).unwrap();
+    let events = store.run_events(run).unwrap();
+    let all = format!(
+        "{} {:?} {}",
+        recorded.scenario, recorded.summary, events[0].event
+    );
+    for secret in [
+        "st-name-1x9q",
+        "st-event-2x9q",
+        "st-event-3x9q",
+        "Sq8Wm3Kx7Vb2Nc5Lp9Rt4Hy6Jd1Fs0Ga2Ek7",
+    ] {
+        assert!(!all.contains(secret), "{secret} stored: {all}");
+    }
+    assert!(
+        events[0].event.contains("task_failed"),
+        "the event itself is kept"
+    );
+}

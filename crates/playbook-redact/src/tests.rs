@@ -1,0 +1,385 @@
+//! The table of secret forms that must be hidden and of near misses that
+//! must stay readable.
+
+use serde_json::json;
+
+use super::*;
+
+/// Secrets, each in the form a record might carry it. The secret text
+/// itself (second column) must be gone from the output.
+const SECRETS: &[(&str, &str)] = &[
+    ("api_key=abc123def456", "abc123def456"),
+    ("failed: api_key=abc123def456", "abc123def456"),
+    ("failed:\napi_key=abc123def456", "abc123def456"),
+    ("failed:\tapi_key=abc123def456 retrying", "abc123def456"),
+    ("api_key:\tabc123def456", "abc123def456"),
+    ("API_KEY = \"abc 123 def\"", "abc 123 def"),
+    ("ApiKey: 'abc123def456'", "abc123def456"),
+    (r#"{"api_key": "abc123def456"}"#, "abc123def456"),
+    (r#"{\"api_key\": \"abc123def456\"}"#, "abc123def456"),
+    (
+        r#"response {"error":"bad","apiKey":"abc123def456"}"#,
+        "abc123def456",
+    ),
+    ("password=hunter2", "hunter2"),
+    ("PASSWORD: letmein", "letmein"),
+    ("db_password => s3cr3t!", "s3cr3t!"),
+    ("passwd=correcthorse", "correcthorse"),
+    ("pwd: tr0ub4dor", "tr0ub4dor"),
+    ("client_secret=QWxhZGRpbjpvcGVu", "QWxhZGRpbjpvcGVu"),
+    ("x-api-key: 0123456789abcdef", "0123456789abcdef"),
+    ("access_token=ya29.a0AfH6SMB", "ya29.a0AfH6SMB"),
+    ("https://example.com/cb?access_token=zzTOPzz&x=1", "zzTOPzz"),
+    ("export GITHUB_TOKEN=abcdefabcdef", "abcdefabcdef"),
+    ("--password hunter22 --user bob", "hunter22"),
+    ("--api-key=k3yk3yk3y", "k3yk3yk3y"),
+    ("note: token=abc123xyz", "abc123xyz"),
+    (
+        "ghp_abcdefghijklmnopqrstuvwxyzABCDEF0123",
+        "ghp_abcdefghijklmnopqrstuvwxyzABCDEF0123",
+    ),
+    (
+        "push failed (token ghp_abcdefghijklmnopqrstuvwxyzABCDEF0123)",
+        "abcdefghijklmnopqrstuvwxyzABCDEF0123",
+    ),
+    ("gho_16charactersXYZ0", "16charactersXYZ0"),
+    (
+        "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz",
+        "11ABCDEFG0abcdefghijklmnopqrstuvwxyz",
+    ),
+    ("glpat-abcdefghij0123456789", "abcdefghij0123456789"),
+    ("xoxb-1234567890-abcdefghij", "1234567890-abcdefghij"),
+    ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    ("key id\nAKIAIOSFODNN7EXAMPLE\n", "IOSFODNN7EXAMPLE"),
+    ("ASIAY34FZKBOKMUTVV7A used", "Y34FZKBOKMUTVV7A"),
+    (
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+        "SyA-1234567890abcdefghijklmnopqrstu",
+    ),
+    (
+        "key sk-abcdefghijklmnopqrstuv leaked",
+        "abcdefghijklmnopqrstuv",
+    ),
+    (
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+        "abcdefghijklmnopqrstuvwxyz",
+    ),
+    (
+        "sk-proj-ABCDEFGHIJKLMNOPQRSTUV12",
+        "ABCDEFGHIJKLMNOPQRSTUV12",
+    ),
+    (
+        "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        "4eC39HqLyjWDarjtT1zdp7dc",
+    ),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
+    ("Authorization: Bearer abc123.def456", "abc123.def456"),
+    ("authorization: bearer x9", "x9"),
+    (
+        "curl -H 'Authorization: Basic dXNlcjpwYXNz'",
+        "dXNlcjpwYXNz",
+    ),
+    (
+        "sent BEARER ZXhhbXBsZXRva2Vu to the api",
+        "ZXhhbXBsZXRva2Vu",
+    ),
+    ("Token: Bearer\tabcdef123456", "abcdef123456"),
+    (
+        "clone https://alice:Sup3rS3cret@git.example.com/repo.git",
+        "Sup3rS3cret",
+    ),
+    ("postgres://app:pa55word@db:5432/app", "pa55word"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\nabcDEF==\n-----END RSA PRIVATE KEY-----",
+        "MIIEpAIBAAKCAQEA7",
+    ),
+    (
+        "before -----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXk\\n-----END OPENSSH PRIVATE KEY----- after",
+        "b3BlbnNzaC1rZXk",
+    ),
+    (
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B (truncated)",
+        "MIIEvQIBADANBgkqhkiG9w0B",
+    ),
+    (
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0\n-----END PGP PRIVATE KEY BLOCK-----",
+        "lQOYBF0",
+    ),
+    (
+        "signing_key: 9f8e7d6c5b4a39281706f5e4",
+        "9f8e7d6c5b4a39281706f5e4",
+    ),
+    (
+        "session_id=3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f",
+        "3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f",
+    ),
+    ("MyPassword: Summer2024!", "Summer2024!"),
+];
+
+/// Text that must come through unchanged.
+const CLEAN: &[&str] = &[
+    "",
+    "all tests pass",
+    "token_count: 5",
+    "max_tokens=4096",
+    "the password rule is documented in SECURITY.md",
+    "secret_name: prod-database",
+    "auth: required",
+    "author: Jane Doe",
+    "password: ${DB_PASSWORD}",
+    "token: <your-token>",
+    "api_key: $API_KEY",
+    "password=",
+    "token: true",
+    "password: ********",
+    "prompt_hash: 3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a",
+    "commit 3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e",
+    "task-abcdefghijklmnopqrstuvwxyz done",
+    "risk-assessment-of-the-new-module",
+    "Bearer tokens must be rotated",
+    "see https://example.com/docs:8080/path",
+    "the cache key: user-42",
+    "keyboard: qwerty",
+    "T-1 worker: gate `tests_passed == true` passed",
+    "api_key=[REDACTED]",
+];
+
+#[test]
+fn every_rule_compiles() {
+    // Forces the lazily compiled set and each rule.
+    assert!(matching_rules_in(
+        "ghp_abcdefghijklmnopqrstuvwxyzABCDEF0123"
+    ));
+}
+
+fn matching_rules_in(text: &str) -> bool {
+    !rules::matching_rules(text).is_empty()
+}
+
+#[test]
+fn every_secret_form_is_redacted() {
+    let mut missed = Vec::new();
+    for (text, secret) in SECRETS {
+        let clean = redact_str(text);
+        if clean.contains(secret) || !clean.contains(REDACTED) {
+            missed.push(format!(
+                "{text:?} -> {clean:?} (rules: {:?})",
+                rules::matching_rules(text)
+            ));
+        }
+    }
+    assert!(missed.is_empty(), "secrets left:\n{}", missed.join("\n"));
+}
+
+#[test]
+fn near_misses_are_left_alone() {
+    let mut touched = Vec::new();
+    for text in CLEAN {
+        if let Cow::Owned(changed) = redact_str(text) {
+            touched.push(format!("{text:?} -> {changed:?}"));
+        }
+    }
+    assert!(
+        touched.is_empty(),
+        "redacted by mistake:\n{}",
+        touched.join("\n")
+    );
+}
+
+#[test]
+fn only_the_secret_goes_and_the_context_stays() {
+    assert_eq!(
+        redact_str("deployed with token=abc123"),
+        "deployed with token=[REDACTED]"
+    );
+    assert_eq!(
+        redact_str("password: hunter2 was set"),
+        "password: [REDACTED] was set"
+    );
+    assert_eq!(
+        redact_str("Authorization: Bearer eyJhbGciOi1234"),
+        "Authorization: Bearer [REDACTED]"
+    );
+    assert_eq!(
+        redact_str(r#"{"api_key": "abc def", "n": 1}"#),
+        r#"{"api_key": "[REDACTED]", "n": 1}"#
+    );
+    assert_eq!(
+        redact_str(
+            "before -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after"
+        ),
+        "before [REDACTED] after"
+    );
+    assert_eq!(
+        redact_str("https://alice:pw123456@host/x"),
+        "https://alice:[REDACTED]@host/x"
+    );
+}
+
+#[test]
+fn a_long_bare_value_is_redacted_to_its_end() {
+    let secret = "a1".repeat(400);
+    let text = format!("token={secret} next");
+    let clean = redact_str(&text);
+    assert_eq!(clean, "token=[REDACTED] next");
+}
+
+#[test]
+fn redaction_is_idempotent() {
+    for (text, _) in SECRETS {
+        let once = redact_str(text).into_owned();
+        let twice = redact_str(&once).into_owned();
+        assert_eq!(once, twice, "redacting {text:?} twice changes it again");
+    }
+}
+
+#[test]
+fn json_values_are_redacted_by_leaf_and_by_key() {
+    let mut value = json!({
+        "password": "plainword",
+        "pin_password": 123456,
+        "nested": [{"note": "used ghp_abcdefghijklmnopqrstuvwxyzABCDEF0123"}],
+        "headers": {"Authorization": "Bearer abcdefgh12345678"},
+        "clientSecret": "short",
+        "session_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+        "token_count": 5,
+        "secret_name": "prod-db",
+        "prompt_hash": "3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a",
+        "AKIAIOSFODNN7EXAMPLE": "a key as a key",
+    });
+    assert!(redact_value(&mut value));
+    let text = value.to_string();
+    for secret in [
+        "plainword",
+        "123456",
+        "abcdefghijklmnopqrstuvwxyzABCDEF0123",
+        "abcdefgh12345678",
+        "short",
+        "9f8e7d6c5b4a",
+        "AKIAIOSFODNN7EXAMPLE",
+    ] {
+        assert!(!text.contains(secret), "{secret} is left in {text}");
+    }
+    assert_eq!(value["token_count"], 5);
+    assert_eq!(value["secret_name"], "prod-db");
+    assert!(value["prompt_hash"].as_str().unwrap().starts_with("3b4c"));
+}
+
+#[test]
+fn deep_json_does_not_exhaust_the_stack() {
+    let mut value = json!("password=hunter2");
+    for _ in 0..100_000 {
+        value = Value::Array(vec![value]);
+    }
+    assert!(redact_value(&mut value));
+    // Dropping a deeply nested value recurses in serde_json; unwind it here.
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        if let Value::Array(items) = v {
+            stack.extend(items);
+        }
+    }
+}
+
+#[test]
+fn two_keys_that_redact_alike_are_both_kept() {
+    let mut value = json!({
+        "ghp_abcdefghijklmnopqrstuvwxyzABCDEF0123": 1,
+        "ghp_ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvu9876": 2,
+    });
+    redact_value(&mut value);
+    assert_eq!(value.as_object().unwrap().len(), 2);
+}
+
+#[test]
+fn json_text_is_redacted_as_json_and_other_text_as_text() {
+    assert_eq!(
+        redact_json_text(r#"{"type":"x","error":"api_key=abc123def"}"#),
+        r#"{"type":"x","error":"api_key=[REDACTED]"}"#
+    );
+    assert_eq!(
+        redact_json_text("not json: token=abc123"),
+        "not json: token=[REDACTED]"
+    );
+    assert!(matches!(
+        redact_json_text(r#"{"ok":true}"#),
+        Cow::Borrowed(_)
+    ));
+}
+
+#[test]
+fn typed_records_round_trip_through_redaction() {
+    #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    struct Entry {
+        actor: String,
+        result: String,
+        n: u32,
+    }
+    let entry = Entry {
+        actor: "worker".into(),
+        result: "pushed with password=hunter2".into(),
+        n: 3,
+    };
+    let clean = redact_serde(&entry).unwrap().unwrap();
+    assert_eq!(clean.result, "pushed with password=[REDACTED]");
+    assert_eq!(clean.n, 3);
+    let plain = Entry {
+        actor: "worker".into(),
+        result: "ok".into(),
+        n: 1,
+    };
+    assert!(redact_serde(&plain).unwrap().is_none());
+}
+
+#[test]
+fn hostile_input_is_linear() {
+    // Patterns that would make a backtracking matcher or a naive rescan
+    // quadratic; these must finish at the speed of a scan (the test suite
+    // would time out otherwise).
+    for unit in [
+        "key:",
+        "token=",
+        "a_key: ",
+        "\"k\":\"",
+        "-----BEGIN PRIVATE KEY-----",
+        "Bearer ",
+    ] {
+        let text = unit.repeat(200_000 / unit.len());
+        let _ = redact_str(&text);
+    }
+    let long_key = format!("{}token=abc123", "a".repeat(500_000));
+    assert!(redact_str(&long_key).ends_with("token=[REDACTED]"));
+}
+
+#[test]
+fn unicode_text_is_cut_on_character_boundaries() {
+    let text = "ünïcödé password=pässwörd ✓ token=日本語のトークン";
+    let clean = redact_str(text);
+    assert_eq!(clean, "ünïcödé password=[REDACTED] ✓ token=[REDACTED]");
+}
+
+#[test]
+fn every_rule_needs_a_prefilter_literal() {
+    // A rule that can match without any prefilter literal would be skipped
+    // for texts that hold nothing else: every secret form must pass it.
+    for (text, _) in SECRETS {
+        assert!(rules::may_hold_secret(text), "the prefilter drops {text:?}");
+    }
+    for word in keys::KEY_LIKE_WORDS
+        .trim_start_matches("(?:")
+        .trim_end_matches(')')
+        .split('|')
+    {
+        assert!(
+            rules::may_hold_secret(word),
+            "key-like word {word} not prefiltered"
+        );
+    }
+}
