@@ -3,11 +3,11 @@
 
 mod bad_input;
 mod determinism;
-mod envelopes;
 mod persistence;
 mod records;
 mod routing;
 mod scenarios;
+mod schemas;
 
 use std::path::{Path, PathBuf};
 

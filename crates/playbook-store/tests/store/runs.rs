@@ -90,3 +90,39 @@ fn runs_of_a_purged_playbook_go_with_it() {
         ErrorCode::NotFound
     );
 }
+
+#[test]
+fn an_event_code_must_be_a_documented_orchestrator_code() {
+    let (_dir, mut store) = library();
+    store
+        .create_from_text(&demo("codes", "C", 3), Format::Yaml, "")
+        .unwrap();
+    let run = store.create_run(&id("codes"), None, "s", 1).unwrap();
+    store
+        .append_events(
+            run,
+            &[
+                (1, r#"{"type":"task_blocked","code":"AGENT_BLOCKED"}"#),
+                (2, r#"{"type":"note"}"#),
+                (3, "[1,2]"),
+            ],
+        )
+        .unwrap();
+    for (seq, bad) in [
+        (4, r#"{"type":"task_blocked","code":"BANANA"}"#),
+        (5, r#"{"code":"agent_blocked"}"#),
+        (6, r#"{"code":7}"#),
+    ] {
+        let error = store.append_events(run, &[(seq, bad)]).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidInput, "{bad}: {error}");
+        assert!(
+            error.to_string().contains("docs/error-codes.md"),
+            "the message says where the codes are: {error}"
+        );
+    }
+    assert_eq!(
+        store.run_events(run).unwrap().len(),
+        3,
+        "nothing refused was stored"
+    );
+}
