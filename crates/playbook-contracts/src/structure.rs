@@ -8,9 +8,12 @@ use std::sync::LazyLock;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
-use crate::check::{escape_pointer, violation};
-use crate::code::ErrorCode;
-use crate::{Envelope, SubagentResult, Violation};
+use crate::check::{
+    Checker, NON_BLANK_PATTERN, RUN_ID_PATTERN, TASK_ID_PATTERN, TIMESTAMP_PATTERN, escape_pointer,
+    violation,
+};
+use crate::code::{ErrorCode, ValidatorCode};
+use crate::{Envelope, SubagentResult, ValidatorOutput, Violation};
 
 /// Most violations reported for one envelope; a payload with a million bad
 /// items gets a bounded answer.
@@ -89,7 +92,7 @@ pub(crate) fn violations(
                             format!("missing required field `{name}`"),
                         )]
                     }
-                    _ => {
+                    kind => {
                         // The completion invariants are the `allOf` of the
                         // subagent result schema.
                         let code = if file == SubagentResult::SCHEMA_FILE
@@ -99,10 +102,20 @@ pub(crate) fn violations(
                         } else {
                             ErrorCode::ResultInvalid
                         };
-                        vec![violation(code, path, clip(error.to_string()))]
+                        let message = field_message(file, &path, kind, error.instance())
+                            .unwrap_or_else(|| clip(error.to_string()));
+                        vec![violation(code, path, message)]
                     }
                 };
                 for v in found {
+                    // A value breaking two keywords of one rule (`pattern`
+                    // and `format` of a timestamp) is one problem.
+                    if out
+                        .iter()
+                        .any(|o: &Violation| o.path == v.path && o.message == v.message)
+                    {
+                        continue;
+                    }
                     if out.len() < MAX_VIOLATIONS {
                         out.push(v);
                     } else {
@@ -127,6 +140,50 @@ pub(crate) fn violations(
         ));
     }
     out
+}
+
+/// The message the typed check gives for a field of a known kind (a
+/// timestamp, an id, a code, non-blank text), so both paths say the same
+/// thing and no message dumps a regex.
+fn field_message(
+    file: &str,
+    path: &str,
+    kind: &ValidationErrorKind,
+    instance: &Value,
+) -> Option<String> {
+    let text = instance.as_str()?;
+    let mut checker = Checker::new(false);
+    match kind {
+        ValidationErrorKind::Pattern { pattern } if pattern == TIMESTAMP_PATTERN => {
+            checker.timestamp(path, text)
+        }
+        ValidationErrorKind::Format { format } if format == "date-time" => {
+            checker.timestamp(path, text)
+        }
+        ValidationErrorKind::Pattern { pattern } if pattern == RUN_ID_PATTERN => {
+            checker.run_id(path, text)
+        }
+        ValidationErrorKind::Pattern { pattern } if pattern == TASK_ID_PATTERN => {
+            checker.task_id(path, text)
+        }
+        ValidationErrorKind::Pattern { pattern } if pattern == NON_BLANK_PATTERN => {
+            checker.non_empty(path, text)
+        }
+        ValidationErrorKind::AnyOf { .. }
+        | ValidationErrorKind::OneOfNotValid { .. }
+        | ValidationErrorKind::Enum { .. }
+            if path.ends_with("/code") =>
+        {
+            let unknown = if file == ValidatorOutput::SCHEMA_FILE {
+                text.parse::<ValidatorCode>().err()
+            } else {
+                text.parse::<ErrorCode>().err()
+            };
+            checker.fail(path, unknown?.to_string());
+        }
+        _ => return None,
+    }
+    checker.out.pop().map(|v| v.message)
 }
 
 /// Unknown non-`x_` fields anywhere in `value` (strict mode).

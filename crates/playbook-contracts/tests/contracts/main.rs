@@ -5,6 +5,7 @@
 mod agreement;
 mod codes;
 mod envelopes;
+mod hostile;
 mod kinds;
 mod timestamps;
 

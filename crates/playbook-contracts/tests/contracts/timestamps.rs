@@ -204,3 +204,23 @@ fn typed_values_the_engine_builds_are_checked_by_the_same_rule() {
     result.generated_at = Some("soon".into());
     assert!(!result.check(true).is_empty());
 }
+
+#[test]
+fn a_payload_that_does_not_parse_gets_the_same_messages_as_one_that_does() {
+    let mut value = worklog_entry();
+    value.as_object_mut().unwrap().remove("actor");
+    value["timestamp"] = json!("last tuesday");
+    value["code"] = json!("BANANA");
+    value["run_id"] = json!("nope");
+    let err = contracts::parse::<WorklogEntry>(&value, true).unwrap_err();
+    let at = |path: &str| {
+        let found: Vec<_> = err.iter().filter(|v| v.path == path).collect();
+        assert_eq!(found.len(), 1, "one violation at {path}: {err:?}");
+        found[0].message.clone()
+    };
+    assert_eq!(at("/actor"), "missing required field `actor`");
+    assert!(at("/timestamp").contains("ISO-8601 UTC"), "{err:?}");
+    assert!(at("/code").contains("docs/error-codes.md"), "{err:?}");
+    assert!(at("/run_id").contains("UUID v4"), "{err:?}");
+    assert_eq!(err.len(), 4, "{err:?}");
+}
