@@ -2,6 +2,7 @@
 //! Data driven: a playbook and a scenario go in, events come out.
 
 mod bad_input;
+mod contracts;
 mod determinism;
 mod persistence;
 mod records;
