@@ -202,7 +202,11 @@ pub struct AssociateResult {
     pub task_id: String,
     pub status: AssociateStatus,
     pub summary: String,
-    /// Unified diff, or null.
+    /// Unified diff, or null. Required: the contract lists it, and `null`
+    /// says "no diff" explicitly.
+    #[serde(deserialize_with = "Option::deserialize")]
+    // Present even when null: the schema's `allOf` requires it.
+    #[schemars(with = "Option<Diff>")]
     pub diff: Option<Diff>,
     pub files_changed: Vec<String>,
     pub commands_run: Vec<CommandRun>,
@@ -230,10 +234,11 @@ impl Envelope for AssociateResult {
         c.out
     }
 
-    /// A failed verification means a failed result; a question-less
-    /// `needs_input` is refused.
+    /// `diff` is present (null or a diff); a failed verification means a
+    /// failed result; a question-less `needs_input` is refused.
     fn schema_invariants() -> Vec<Value> {
         vec![
+            json!({ "required": ["diff"] }),
             json!({
                 "if": {
                     "properties": {
