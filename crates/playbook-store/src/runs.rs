@@ -81,7 +81,11 @@ struct Coded {
 /// code (`playbook_contracts::ErrorCode`): the UI and CI switch on stored
 /// codes, so a record never holds one they cannot know.
 fn check_event_code(seq: u64, text: &str) -> Result<()> {
-    // Not an object (or not JSON: refused before) means no code to check.
+    // Only an object has fields (serde would read `[7]` as a struct too);
+    // JSON that is not an object has no code to check.
+    if !text.trim_start().starts_with('{') {
+        return Ok(());
+    }
     let Ok(Coded { code: Some(code) }) = serde_json::from_str::<Coded>(text) else {
         return Ok(());
     };

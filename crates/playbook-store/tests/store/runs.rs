@@ -105,13 +105,18 @@ fn an_event_code_must_be_a_documented_orchestrator_code() {
                 (1, r#"{"type":"task_blocked","code":"AGENT_BLOCKED"}"#),
                 (2, r#"{"type":"note"}"#),
                 (3, "[1,2]"),
+                (4, "[7]"),
+                (
+                    5,
+                    r#"{"nested":{"code":"not checked: only the event's own code is"}}"#,
+                ),
             ],
         )
         .unwrap();
     for (seq, bad) in [
-        (4, r#"{"type":"task_blocked","code":"BANANA"}"#),
-        (5, r#"{"code":"agent_blocked"}"#),
-        (6, r#"{"code":7}"#),
+        (6, r#"{"type":"task_blocked","code":"BANANA"}"#),
+        (7, r#"{"code":"agent_blocked"}"#),
+        (8, r#"{"code":7}"#),
     ] {
         let error = store.append_events(run, &[(seq, bad)]).unwrap_err();
         assert_eq!(error.code(), ErrorCode::InvalidInput, "{bad}: {error}");
@@ -122,7 +127,7 @@ fn an_event_code_must_be_a_documented_orchestrator_code() {
     }
     assert_eq!(
         store.run_events(run).unwrap().len(),
-        3,
+        5,
         "nothing refused was stored"
     );
 }
