@@ -1,18 +1,17 @@
 //! `validate`, `fmt`, `schema` and `template`: authoring without the app.
 
 use std::process::ExitCode;
+use std::sync::LazyLock;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use playbook_contracts::EnvelopeKind;
+use playbook_contracts::ValidatorCode;
+use playbook_contracts::code::CODES_DOC;
 use playbook_core::locate::SourceMap;
 use playbook_core::schema::Published;
 use playbook_core::{
     Finding, Format, Location, Options, RoleMode, Severity, document, validate_source,
-};
-use playbook_orchestrator::envelope::{
-    self, AssignmentPacket, AssociateResult, DirectorTask, Envelope, HandoffBundle,
-    OrchestratorOutput, RoleAssignmentRequest, RoleAssignmentResponse, SubagentResult,
-    ValidatorOutput, Violation, WorklogEntry,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -82,61 +81,46 @@ impl FileOutcome {
     }
 }
 
-type EnvelopeCheck = fn(&Value, bool) -> Vec<Violation>;
-
-fn check_envelope<E: Envelope>(value: &Value, strict: bool) -> Vec<Violation> {
-    envelope::parse::<E>(value, strict)
-        .err()
+/// Top-level field names of the playbook schema.
+static PLAYBOOK_FIELDS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    playbook_core::schema::published()
+        .into_iter()
+        .find(|p| p.file == "playbook.schema.json")
+        .and_then(|p| {
+            p.schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .cloned()
+        })
+        .map(|props| props.keys().cloned().collect())
         .unwrap_or_default()
-}
+});
 
 /// Recognises the machine payloads of the specs (assignment packets, results,
-/// role assignment requests...) by their distinctive fields, so `validate`
-/// checks any document a team keeps beside its playbooks. Anything else is
-/// validated as a playbook.
-fn detect_envelope(value: &Value) -> Option<(&'static str, EnvelopeCheck)> {
-    let has = |key: &str| value.get(key).is_some();
-    if value.get("packet_type").and_then(Value::as_str) == Some("assignment") {
-        return Some(("assignment packet", check_envelope::<AssignmentPacket>));
+/// worklog entries...) by how many of their fields a document has, so
+/// `validate` checks any document a team keeps beside its playbooks, and a
+/// payload with a field missing is reported against its own contract. A
+/// document with `workflow`, or with at least as many playbook fields as
+/// envelope fields, is validated as a playbook.
+fn detect_envelope(value: &Value) -> Option<EnvelopeKind> {
+    let (kind, shared) = EnvelopeKind::recognise(value)?;
+    if kind == EnvelopeKind::AssignmentPacket && shared == usize::MAX {
+        return Some(kind);
     }
-    if has("workflow") {
+    if value.get("workflow").is_some() {
         return None;
     }
-    let found: (&'static str, EnvelopeCheck) = if has("ledger_delta") || has("assignments") {
-        ("orchestrator output", check_envelope::<OrchestratorOutput>)
-    } else if has("acceptance_check") {
-        ("subagent result", check_envelope::<SubagentResult>)
-    } else if has("available_roles") {
-        (
-            "role assignment request",
-            check_envelope::<RoleAssignmentRequest>,
-        )
-    } else if has("role") && has("rationale") {
-        (
-            "role assignment response",
-            check_envelope::<RoleAssignmentResponse>,
-        )
-    } else if has("instruction") && has("kind") {
-        ("director task", check_envelope::<DirectorTask>)
-    } else if has("files_changed") && has("summary") {
-        ("associate result", check_envelope::<AssociateResult>)
-    } else if has("objective") && has("ledger") {
-        ("handoff bundle", check_envelope::<HandoffBundle>)
-    } else if has("actor") && has("decision") {
-        ("worklog entry", check_envelope::<WorklogEntry>)
-    } else if has("allow") && has("reason") {
-        ("validator output", check_envelope::<ValidatorOutput>)
-    } else {
-        return None;
-    };
-    Some(found)
+    let playbook = value.as_object().map_or(0, |o| {
+        o.keys().filter(|k| PLAYBOOK_FIELDS.contains(k)).count()
+    });
+    (shared > playbook).then_some(kind)
 }
 
 fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Vec<Reported>) {
     let envelope = document::parse_value(&source.text, source.format)
         .ok()
         .and_then(|value| {
-            detect_envelope(&value).map(|(kind, check)| (kind, check(&value, options.strict)))
+            detect_envelope(&value).map(|kind| (kind.name(), kind.check(&value, options.strict)))
         });
     let Some((kind, violations)) = envelope else {
         let report = validate_source(&source.text, source.format, options);
@@ -154,7 +138,12 @@ fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Ve
             location: map.locate(&v.path),
             path: v.path,
             hint: format!(
-                "see the {kind} contract in docs/error-codes.md (`playbook schema --list`)"
+                "see the {kind} contract in {} and `playbook schema {}`",
+                CODES_DOC,
+                EnvelopeKind::ALL
+                    .iter()
+                    .find(|k| k.name() == kind)
+                    .map_or("--list", |k| k.schema_file())
             ),
             message: v.message,
         })
@@ -209,14 +198,17 @@ fn contract(outcomes: &[FileOutcome]) -> Value {
     let all = || outcomes.iter().flat_map(|o| o.findings.iter());
     let errors = all().filter(|f| f.severity == Severity::Error).count();
     let (code, reason) = if let Some(o) = outcomes.iter().find(|o| o.read_error.is_some()) {
-        ("READ_ERROR", o.read_error.clone().unwrap_or_default())
+        (
+            ValidatorCode::ReadError,
+            o.read_error.clone().unwrap_or_default(),
+        )
     } else if let Some(f) = all().find(|f| f.severity == Severity::Error) {
         let code = match f.code.as_str() {
-            "PB001" => "PARSE_ERROR",
-            "PB003" | "UNSUPPORTED_VERSION" => "UNSUPPORTED_SCHEMA_VERSION",
-            "PB005" => "DOCUMENT_SIZE",
-            "PB002" => "SCHEMA_VIOLATION",
-            _ => "VALIDATION_FAILED",
+            "PB001" => ValidatorCode::ParseError,
+            "PB003" | "UNSUPPORTED_VERSION" => ValidatorCode::UnsupportedSchemaVersion,
+            "PB005" => ValidatorCode::DocumentSize,
+            "PB002" => ValidatorCode::SchemaViolation,
+            _ => ValidatorCode::ValidationFailed,
         };
         (
             code,
@@ -224,7 +216,10 @@ fn contract(outcomes: &[FileOutcome]) -> Value {
         )
     } else {
         let warnings = all().filter(|f| f.severity == Severity::Warning).count();
-        ("OK", format!("no errors ({warnings} warning(s))"))
+        (
+            ValidatorCode::Ok,
+            format!("no errors ({warnings} warning(s))"),
+        )
     };
     let findings: Vec<Value> = outcomes
         .iter()
@@ -258,7 +253,7 @@ fn contract(outcomes: &[FileOutcome]) -> Value {
         .collect();
     json!({
         "allow": allow,
-        "code": code,
+        "code": code.as_str(),
         "reason": reason,
         "details": { "findings": findings, "files": files },
     })
@@ -367,7 +362,7 @@ pub struct SchemaArgs {
 /// Every JSON Schema the product publishes in `schemas/`.
 pub fn all_schemas() -> Vec<Published> {
     let mut all = playbook_core::schema::published();
-    all.extend(envelope::published());
+    all.extend(playbook_orchestrator::envelope::published());
     all
 }
 

@@ -75,6 +75,42 @@ fn check_json(what: &str, text: &str) -> Result<()> {
         })
 }
 
+/// The one field of a run event the store reads: its outcome code.
+#[derive(serde::Deserialize)]
+struct Coded {
+    #[serde(default)]
+    code: Option<serde_json::Value>,
+}
+
+/// A run event's `code`, when it has one, must be a documented orchestrator
+/// code (`playbook_contracts::ErrorCode`): the UI and CI switch on stored
+/// codes, so a record never holds one they cannot know.
+fn check_event_code(seq: u64, text: &str) -> Result<()> {
+    // Only an object has fields (serde would read `[7]` as a struct too);
+    // JSON that is not an object has no code to check.
+    if !text.trim_start().starts_with('{') {
+        return Ok(());
+    }
+    let Ok(Coded { code: Some(code) }) = serde_json::from_str::<Coded>(text) else {
+        return Ok(());
+    };
+    let known = code
+        .as_str()
+        .map(|c| c.parse::<playbook_contracts::ErrorCode>().map(|_| ()));
+    match known {
+        Some(Ok(())) => Ok(()),
+        Some(Err(unknown)) => Err(Error::InvalidInput {
+            message: format!("run event {seq}: {unknown}"),
+        }),
+        None => Err(Error::InvalidInput {
+            message: format!(
+                "run event {seq}: `code` must be a code from {} as text, not {code}",
+                playbook_contracts::code::CODES_DOC
+            ),
+        }),
+    }
+}
+
 impl Store {
     /// Starts recording a preview run of `playbook`, of a saved version or
     /// (with `None`) of unsaved text.
@@ -120,8 +156,9 @@ impl Store {
     /// Every event is redacted (`playbook-redact`) before it is compared or
     /// stored: the library never holds a secret, whoever sends the event.
     pub fn append_events(&mut self, run: RunId, events: &[(u64, &str)]) -> Result<()> {
-        for (_, json) in events {
+        for (seq, json) in events {
             check_json("a run event", json)?;
+            check_event_code(*seq, json)?;
         }
         let events: Vec<(u64, Cow<'_, str>)> = events
             .iter()

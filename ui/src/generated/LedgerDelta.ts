@@ -8,4 +8,8 @@ export type LedgerDelta = { task_id: string, status: LedgerStatus, owner: string
 /**
  * Unique within the run; the idempotency key (D2).
  */
-delta_id: string, last_heartbeat_at?: string, timed_out?: boolean, retry_after_ms?: bigint, };
+delta_id: string, 
+/**
+ * ISO-8601 UTC.
+ */
+last_heartbeat_at?: string, timed_out?: boolean, retry_after_ms?: bigint, };

@@ -5,4 +5,8 @@ import type { Priority } from "./Priority";
 /**
  * One row of the ledger as carried in a handoff bundle.
  */
-export type LedgerRow = { task_id: string, title: string, status: LedgerStatus, owner: string, lock_scope: Array<string>, timeout_seconds: bigint, heartbeat_interval_seconds: bigint, priority: Priority, last_heartbeat_at?: string, };
+export type LedgerRow = { task_id: string, title: string, status: LedgerStatus, owner: string, lock_scope: Array<string>, timeout_seconds: bigint, heartbeat_interval_seconds: bigint, priority: Priority, 
+/**
+ * ISO-8601 UTC.
+ */
+last_heartbeat_at?: string, };

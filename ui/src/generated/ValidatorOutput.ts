@@ -3,4 +3,8 @@
 /**
  * Validator Output Contract: what every check returns.
  */
-export type ValidatorOutput = { allow: boolean, code: string, reason: string, details?: Record<string, unknown>, };
+export type ValidatorOutput = { allow: boolean, 
+/**
+ * From docs/error-codes.md (Validator); `OK` exactly when `allow` is true.
+ */
+code: string, reason: string, details?: Record<string, unknown>, };

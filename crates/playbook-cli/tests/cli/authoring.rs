@@ -305,3 +305,95 @@ fn every_published_schema_is_checked_in() {
         );
     }
 }
+
+/// Validates `text` (written to a temporary `.json` file) as JSON contract.
+fn validate_json(text: &str, strict: bool) -> (Value, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("payload.json");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let mut args = vec!["validate", "--format", "json"];
+    if strict {
+        args.push("--strict");
+    }
+    args.push(&path);
+    let output = playbook(&args);
+    (json_of(&output), output.status.success())
+}
+
+const WORKLOG: &str = r#"{"timestamp": "2026-05-01T12:00:00Z", "run_id": "3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4", "task_id": "T-1", "actor": "coder", "action": "edit", "files_touched": [], "decision": "d", "result": "r", "next_step": "n"}"#;
+
+#[test]
+fn a_broken_worklog_entry_is_reported_as_a_worklog_entry_at_its_field() {
+    let (contract, ok) = validate_json(WORKLOG, true);
+    assert!(ok, "{contract:#}");
+    assert_eq!(contract["details"]["files"][0]["kind"], "worklog entry");
+    for (broken, pointer) in [
+        (WORKLOG.replace(r#""actor": "coder", "#, ""), "/actor"),
+        (WORKLOG.replace(r#""decision": "d", "#, ""), "/decision"),
+        (
+            WORKLOG.replace("2026-05-01T12:00:00Z", "last tuesday"),
+            "/timestamp",
+        ),
+        (
+            WORKLOG.replace(
+                r#""next_step": "n""#,
+                r#""next_step": "n", "code": "BANANA""#,
+            ),
+            "/code",
+        ),
+    ] {
+        let (contract, ok) = validate_json(&broken, false);
+        assert!(!ok, "{broken}");
+        assert_eq!(contract["code"], "VALIDATION_FAILED", "{contract:#}");
+        let file = &contract["details"]["files"][0];
+        assert_eq!(file["kind"], "worklog entry", "{contract:#}");
+        let findings = contract["details"]["findings"].as_array().unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f["path"] == pointer && f["code"] == "RESULT_INVALID"),
+            "{pointer}: {contract:#}"
+        );
+        assert!(
+            findings
+                .iter()
+                .all(|f| !f["code"].as_str().unwrap().starts_with("PB")),
+            "not reported as a broken playbook: {contract:#}"
+        );
+    }
+}
+
+#[test]
+fn a_blocker_with_an_undocumented_code_is_refused() {
+    let output = r#"{"schema_version": "1.0.0", "run_id": "3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4", "ledger_delta": [], "assignments": [], "active_locks": [], "blockers": [{"task_id": "T-1", "code": "BANANA", "reason": "r"}], "next_actions": []}"#;
+    let (contract, ok) = validate_json(output, true);
+    assert!(!ok);
+    assert_eq!(
+        contract["details"]["files"][0]["kind"],
+        "orchestrator output"
+    );
+    let finding = &contract["details"]["findings"][0];
+    assert_eq!(finding["path"], "/blockers/0/code", "{contract:#}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("docs/error-codes.md"),
+        "{contract:#}"
+    );
+    let (contract, ok) = validate_json(&output.replace("BANANA", "AGENT_BLOCKED"), true);
+    assert!(ok, "{contract:#}");
+}
+
+#[test]
+fn the_validator_output_of_validate_is_itself_a_valid_envelope() {
+    let contract = check_contract(
+        &["validate", "--format", "json", "playbooks/tdd.yaml"],
+        true,
+        "OK",
+    );
+    let (checked, ok) = validate_json(&contract.to_string(), true);
+    assert!(ok, "{checked:#}");
+    assert_eq!(checked["details"]["files"][0]["kind"], "validator output");
+}

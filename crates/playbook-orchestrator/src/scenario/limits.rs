@@ -45,7 +45,12 @@ pub(super) fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
     // they enter the run.
     let tasks = scenario.input.tasks.len() as u64;
     let max_tasks = crate::engine::MAX_CREATED_TASKS as u64;
-    numbers.at_most("input.tasks (count)", Some(tasks), max_tasks, "100 000 tasks");
+    numbers.at_most(
+        "input.tasks (count)",
+        Some(tasks),
+        max_tasks,
+        "100 000 tasks",
+    );
     for (i, task) in scenario.input.tasks.iter().enumerate() {
         let at = format!("input.tasks[{i}]");
         numbers.at_most(

@@ -3,13 +3,14 @@
 
 mod bad_input;
 mod bound;
+mod contracts;
 mod determinism;
-mod envelopes;
 mod limits;
 mod persistence;
 mod records;
 mod routing;
 mod scenarios;
+mod schemas;
 mod secrets;
 
 use std::path::{Path, PathBuf};

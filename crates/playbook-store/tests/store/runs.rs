@@ -135,3 +135,44 @@ fn a_run_is_stored_without_the_secrets_it_was_given() {
         "the event itself is kept"
     );
 }
+
+#[test]
+fn an_event_code_must_be_a_documented_orchestrator_code() {
+    let (_dir, mut store) = library();
+    store
+        .create_from_text(&demo("codes", "C", 3), Format::Yaml, "")
+        .unwrap();
+    let run = store.create_run(&id("codes"), None, "s", 1).unwrap();
+    store
+        .append_events(
+            run,
+            &[
+                (1, r#"{"type":"task_blocked","code":"AGENT_BLOCKED"}"#),
+                (2, r#"{"type":"note"}"#),
+                (3, "[1,2]"),
+                (4, "[7]"),
+                (
+                    5,
+                    r#"{"nested":{"code":"not checked: only the event's own code is"}}"#,
+                ),
+            ],
+        )
+        .unwrap();
+    for (seq, bad) in [
+        (6, r#"{"type":"task_blocked","code":"BANANA"}"#),
+        (7, r#"{"code":"agent_blocked"}"#),
+        (8, r#"{"code":7}"#),
+    ] {
+        let error = store.append_events(run, &[(seq, bad)]).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidInput, "{bad}: {error}");
+        assert!(
+            error.to_string().contains("docs/error-codes.md"),
+            "the message says where the codes are: {error}"
+        );
+    }
+    assert_eq!(
+        store.run_events(run).unwrap().len(),
+        5,
+        "nothing refused was stored"
+    );
+}
