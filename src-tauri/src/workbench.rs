@@ -159,7 +159,7 @@ pub fn check_source(text: &str, format: Format) -> Checked {
 /// The document as text, for export and "save as".
 pub fn render_value(document: &Value, format: Format) -> Result<String> {
     let rendered = match format {
-        Format::Yaml => serde_yaml_ng::to_string(document).map_err(|e| e.to_string()),
+        Format::Yaml => yaml_serde::to_string(document).map_err(|e| e.to_string()),
         Format::Json => serde_json::to_string_pretty(document)
             .map(|t| t + "\n")
             .map_err(|e| e.to_string()),
@@ -197,7 +197,7 @@ pub fn examples() -> Vec<Example> {
     .into_iter()
     .filter(|(_, text)| !text.trim().is_empty())
     .map(|(id, text)| {
-        let value: Option<Value> = serde_yaml_ng::from_str(text).ok();
+        let value: Option<Value> = yaml_serde::from_str(text).ok();
         let field = |key: &str| {
             value
                 .as_ref()
