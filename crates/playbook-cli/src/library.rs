@@ -763,6 +763,12 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                         })
                 })
                 .collect();
+            if found.is_empty() {
+                anyhow::bail!(
+                    "{} holds no playbook files (.yaml, .yml or .json); nothing was imported",
+                    path.display()
+                );
+            }
             found.sort();
             files.extend(found);
         } else {

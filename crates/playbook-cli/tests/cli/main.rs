@@ -2,4 +2,5 @@
 //! subcommands.
 
 mod authoring;
+mod hostile;
 mod library;
