@@ -349,7 +349,8 @@ impl Scenario {
         // The playbook's parser: duplicate keys, tags, alias bombs and deep
         // nesting are refused here exactly as in a playbook.
         let text = text.trim_start_matches('\u{feff}');
-        let format = playbook_core::Format::sniff(text);
+        // Read as YAML whatever it looks like, as before: JSON is YAML.
+        let format = playbook_core::Format::Yaml;
         let value = playbook_core::document::parse_value(text, format).map_err(|f| {
             let at = f
                 .location
