@@ -228,23 +228,22 @@ pub fn read_playbook_file(path: &str) -> Result<FileText> {
     if path.is_empty() {
         return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
     }
-    let metadata = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
-    if metadata.is_dir() {
-        return Err(AppError::new(
-            ErrorCode::InvalidInput,
-            format!("{path} is a folder, not a playbook file"),
-        ));
-    }
-    if metadata.len() > MAX_DOCUMENT_BYTES as u64 {
-        return Err(AppError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "{path} is {} bytes; a playbook may be at most {MAX_DOCUMENT_BYTES} bytes",
-                metadata.len()
+    // The shared reader: FIFOs and devices (whose size reads as 0) are
+    // refused without blocking, and nothing past the limit is read.
+    use playbook_store::userfile::{ReadError, read_bounded};
+    let bytes =
+        read_bounded(std::path::Path::new(path), MAX_DOCUMENT_BYTES).map_err(|e| match e {
+            ReadError::Io(e) => io_error(path, e),
+            ReadError::TooLarge { limit } => AppError::new(
+                ErrorCode::TooLarge,
+                format!("{path} is larger than {limit} bytes, the most a playbook may be"),
             ),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+            ReadError::Directory => AppError::new(
+                ErrorCode::InvalidInput,
+                format!("{path} is a folder, not a playbook file"),
+            ),
+            other => AppError::new(ErrorCode::InvalidInput, format!("{path}: {other}")),
+        })?;
     let text = String::from_utf8(bytes).map_err(|_| {
         AppError::new(
             ErrorCode::InvalidInput,
