@@ -75,14 +75,13 @@ fn json_text(document: &Value) -> Result<String> {
 }
 
 fn parse_stored(text: &str) -> Result<Value> {
-    serde_json::from_str(text)
-        .or_else(|_| serde_yaml_ng::from_str(text))
-        .map_err(|e| {
-            AppError::new(
-                ErrorCode::Store,
-                format!("a stored text does not parse: {e}"),
-            )
-        })
+    let format = playbook_core::Format::sniff(text);
+    playbook_core::document::parse_value(text, format).map_err(|f| {
+        AppError::new(
+            ErrorCode::Store,
+            format!("a stored text does not parse: {}", f.message),
+        )
+    })
 }
 
 impl Library {
@@ -340,7 +339,7 @@ impl Library {
         self.with(|s| {
             let yaml = |number| -> Result<String> {
                 let role = s.template_role(name, Some(number))?;
-                serde_yaml_ng::to_string(&role)
+                yaml_serde::to_string(&role)
                     .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
             };
             Ok(Comparison {

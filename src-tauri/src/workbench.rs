@@ -159,7 +159,7 @@ pub fn check_source(text: &str, format: Format) -> Checked {
 /// The document as text, for export and "save as".
 pub fn render_value(document: &Value, format: Format) -> Result<String> {
     let rendered = match format {
-        Format::Yaml => serde_yaml_ng::to_string(document).map_err(|e| e.to_string()),
+        Format::Yaml => yaml_serde::to_string(document).map_err(|e| e.to_string()),
         Format::Json => serde_json::to_string_pretty(document)
             .map(|t| t + "\n")
             .map_err(|e| e.to_string()),
@@ -197,7 +197,7 @@ pub fn examples() -> Vec<Example> {
     .into_iter()
     .filter(|(_, text)| !text.trim().is_empty())
     .map(|(id, text)| {
-        let value: Option<Value> = serde_yaml_ng::from_str(text).ok();
+        let value: Option<Value> = yaml_serde::from_str(text).ok();
         let field = |key: &str| {
             value
                 .as_ref()
@@ -228,23 +228,22 @@ pub fn read_playbook_file(path: &str) -> Result<FileText> {
     if path.is_empty() {
         return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
     }
-    let metadata = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
-    if metadata.is_dir() {
-        return Err(AppError::new(
-            ErrorCode::InvalidInput,
-            format!("{path} is a folder, not a playbook file"),
-        ));
-    }
-    if metadata.len() > MAX_DOCUMENT_BYTES as u64 {
-        return Err(AppError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "{path} is {} bytes; a playbook may be at most {MAX_DOCUMENT_BYTES} bytes",
-                metadata.len()
+    // The shared reader: FIFOs and devices (whose size reads as 0) are
+    // refused without blocking, and nothing past the limit is read.
+    use playbook_store::userfile::{ReadError, read_bounded};
+    let bytes =
+        read_bounded(std::path::Path::new(path), MAX_DOCUMENT_BYTES).map_err(|e| match e {
+            ReadError::Io(e) => io_error(path, e),
+            ReadError::TooLarge { limit } => AppError::new(
+                ErrorCode::TooLarge,
+                format!("{path} is larger than {limit} bytes, the most a playbook may be"),
             ),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+            ReadError::Directory => AppError::new(
+                ErrorCode::InvalidInput,
+                format!("{path} is a folder, not a playbook file"),
+            ),
+            other => AppError::new(ErrorCode::InvalidInput, format!("{path}: {other}")),
+        })?;
     let text = String::from_utf8(bytes).map_err(|_| {
         AppError::new(
             ErrorCode::InvalidInput,

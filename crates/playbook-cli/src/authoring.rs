@@ -433,7 +433,7 @@ pub fn template(args: TemplateArgs) -> Result<ExitCode> {
     };
     let role = playbook_core::templates::role_template(mode);
     let text = match args.format {
-        TemplateFormat::Yaml => serde_yaml_ng::to_string(&role)?,
+        TemplateFormat::Yaml => yaml_serde::to_string(&role)?,
         TemplateFormat::Json => serde_json::to_string_pretty(&role)? + "\n",
     };
     print!("{text}");

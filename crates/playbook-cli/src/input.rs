@@ -13,8 +13,9 @@ pub struct Source {
     pub format: Format,
 }
 
-/// Reads `path` (or standard input for `-`), refusing files over the size
-/// limit before loading them and files that are not UTF-8 text.
+/// Reads `path` (or standard input for `-`), refusing what is not a regular
+/// file, files over the size limit (without reading past it) and files that
+/// are not UTF-8 text.
 pub fn read(path: &str) -> Result<Source> {
     let bytes = if path == "-" {
         let mut bytes = Vec::new();
@@ -24,18 +25,7 @@ pub fn read(path: &str) -> Result<Source> {
             .context("cannot read standard input")?;
         bytes
     } else {
-        let size = std::fs::metadata(path)
-            .with_context(|| format!("cannot read {path}"))?
-            .len();
-        if Path::new(path).is_dir() {
-            bail!("{path} is a directory; name playbook files instead");
-        }
-        if size > MAX_DOCUMENT_BYTES as u64 {
-            bail!(
-                "{path} is {size} bytes; playbooks are limited to {MAX_DOCUMENT_BYTES} bytes. Split it or remove generated content"
-            );
-        }
-        std::fs::read(path).with_context(|| format!("cannot read {path}"))?
+        read_file(path, MAX_DOCUMENT_BYTES, "playbooks")?
     };
     if bytes.len() > MAX_DOCUMENT_BYTES {
         bail!("{path}: input is larger than {MAX_DOCUMENT_BYTES} bytes");
@@ -54,6 +44,19 @@ pub fn read(path: &str) -> Result<Source> {
     Ok(Source { text, format })
 }
 
+/// Reads at most `limit` bytes of a regular file (the store's shared
+/// reader: FIFOs, devices and directories are refused without blocking).
+pub fn read_file(path: &str, limit: usize, what: &str) -> Result<Vec<u8>> {
+    use playbook_store::userfile::{ReadError, read_bounded};
+    read_bounded(Path::new(path), limit).map_err(|e| match e {
+        ReadError::TooLarge { limit } => anyhow::anyhow!(
+            "{path} is larger than {limit} bytes; {what} are limited to {limit} bytes. Split it or remove generated content"
+        ),
+        ReadError::Io(source) => anyhow::Error::new(source).context(format!("cannot read {path}")),
+        other => anyhow::anyhow!("cannot read {path}: {other}"),
+    })
+}
+
 /// Replaces a file's content atomically: write a sibling, then rename it
 /// over the original, so a crash leaves either the old or the new text.
 pub fn write_atomically(path: &str, text: &str) -> Result<()> {
@@ -68,11 +71,39 @@ pub fn write_atomically(path: &str, text: &str) -> Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
-    let mut file =
-        std::fs::File::create(&temp).with_context(|| format!("cannot write {}", temp.display()))?;
-    std::io::Write::write_all(&mut file, text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .with_context(|| format!("cannot write {}", temp.display()))?;
-    std::fs::rename(&temp, target).with_context(|| format!("cannot replace {path}"))?;
+    let written = std::fs::File::create(&temp).and_then(|mut file| {
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        file.sync_all()
+    });
+    if let Err(error) = written {
+        // A partial temporary file (the disk filled up) is not left behind.
+        let _ = std::fs::remove_file(&temp);
+        return Err(write_error(error, path));
+    }
+    if let Err(error) = std::fs::rename(&temp, target) {
+        let _ = std::fs::remove_file(&temp);
+        return Err(write_error(error, path));
+    }
     Ok(())
+}
+
+fn write_error(error: std::io::Error, path: &str) -> anyhow::Error {
+    if playbook_store::is_disk_full(&error) {
+        anyhow::anyhow!("disk full: cannot write {path}; the file was left as it was")
+    } else {
+        anyhow::Error::new(error).context(format!("cannot write {path}"))
+    }
+}
+
+/// True when any cause of `error` is a full disk (or quota).
+pub fn is_disk_full(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(playbook_store::is_disk_full)
+            || cause
+                .downcast_ref::<playbook_store::Error>()
+                .is_some_and(|e| e.code() == playbook_store::ErrorCode::DiskFull)
+            || cause.to_string().starts_with("disk full")
+    })
 }

@@ -628,7 +628,7 @@ fn template(store: &mut Store, format: Output, command: TemplateCommand) -> Resu
                     FileFormat::Json => print!("{}", template.content),
                     FileFormat::Yaml => {
                         let role = store.template_role(&name, version)?;
-                        let yaml = serde_yaml_ng::to_string(&role)
+                        let yaml = yaml_serde::to_string(&role)
                             .context("cannot write YAML")
                             .map_err(Failure::Other)?;
                         print!("{yaml}");
@@ -763,6 +763,12 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                         })
                 })
                 .collect();
+            if found.is_empty() {
+                anyhow::bail!(
+                    "{} holds no playbook files (.yaml, .yml or .json); nothing was imported",
+                    path.display()
+                );
+            }
             found.sort();
             files.extend(found);
         } else {

@@ -45,6 +45,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Validate(args) => authoring::validate(args),
@@ -60,7 +61,22 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
+            if input::is_disk_full(&error) {
+                eprintln!("hint: the disk is full; free some space and run the command again");
+            }
             ExitCode::from(2)
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so `print!` into a closed pipe (`playbook validate
+/// x | head -1`) would panic. Restoring the default makes the process end
+/// quietly when the reader goes away, as other Unix tools do.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; it only
+    // resets one signal's disposition to the system default.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

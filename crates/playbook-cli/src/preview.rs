@@ -11,7 +11,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value, json};
 
@@ -75,14 +75,9 @@ fn read_scenario(path: Option<&str>) -> Result<(Scenario, Option<String>)> {
     let Some(path) = path else {
         return Ok((Scenario::default(), None));
     };
-    let size = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {path}"))?
-        .len();
-    if size > MAX_SCENARIO_BYTES as u64 {
-        bail!("{path} is {size} bytes; scenarios are limited to {MAX_SCENARIO_BYTES} bytes");
-    }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {path} as UTF-8 text"))?;
+    let bytes = input::read_file(path, MAX_SCENARIO_BYTES, "scenarios")?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("cannot read {path}: it is not UTF-8 text"))?;
     let scenario = Scenario::parse(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
     let name = scenario.name.clone().or_else(|| {
         Path::new(path)

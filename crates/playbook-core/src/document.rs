@@ -7,7 +7,14 @@
 use serde_json::Value;
 
 use crate::finding::{Code, Finding, Location};
+
+mod json;
+pub mod nesting;
+mod yaml;
+
 use crate::model::{Playbook, SCHEMA_VERSION};
+pub use nesting::MAX_NESTING;
+pub use yaml::{MAX_ALIAS_BYTES, MAX_ALIAS_NODES};
 
 /// Largest document accepted, in bytes. A 500-role playbook is about 300 KB;
 /// anything far beyond this is a mistake or hostile, and parsing it would
@@ -54,11 +61,58 @@ impl Format {
     }
 }
 
+/// What stopped a document from parsing, before it becomes findings.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Problem {
+    Syntax {
+        message: String,
+        location: Option<Location>,
+    },
+    DuplicateKey {
+        key: String,
+        path: String,
+        first: Location,
+        second: Location,
+    },
+    Tag {
+        tag: String,
+        path: String,
+        location: Location,
+    },
+    MultipleDocuments {
+        location: Location,
+    },
+    ComplexKey {
+        location: Location,
+    },
+    NotFinite {
+        text: String,
+        location: Location,
+    },
+    AliasBomb {
+        location: Location,
+    },
+    TooDeep {
+        location: Location,
+    },
+}
+
 /// Parses text into a generic value. Fails with a PB001 (syntax) or PB005
-/// (empty or too large) finding that carries the line and column.
+/// (empty or too large) finding that carries the line and column; see
+/// [`parse_document`] for every finding of a refusal.
 pub fn parse_value(text: &str, format: Format) -> Result<Value, Finding> {
+    parse_document(text, format).map_err(|findings| {
+        // `parse_document` never fails without a finding; the fallback
+        // only keeps this function total.
+        findings.into_iter().next().unwrap_or_else(empty)
+    })
+}
+
+/// Parses text into a generic value, or says why not. A key given twice
+/// yields two findings, one at each place, each naming the other.
+pub fn parse_document(text: &str, format: Format) -> Result<Value, Vec<Finding>> {
     if text.len() > MAX_DOCUMENT_BYTES {
-        return Err(Finding::new(
+        return Err(vec![Finding::new(
             Code::DocumentSize,
             "",
             format!(
@@ -67,59 +121,161 @@ pub fn parse_value(text: &str, format: Format) -> Result<Value, Finding> {
                 MAX_DOCUMENT_BYTES
             ),
             "split the playbook or remove generated content; a playbook of 500 roles is about 300 KB",
-        ));
+        )]);
     }
     let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() || (format == Format::Yaml && yaml_is_only_comments(text)) {
-        return Err(Finding::new(
-            Code::DocumentSize,
-            "",
-            "the document is empty",
-            "start from a template: `playbook template worker`, or copy playbooks/tdd.yaml",
-        ));
+        return Err(vec![empty()]);
     }
-    if text.contains('\0') {
-        return Err(Finding::new(
+    if let Some(at) = text.find('\0') {
+        let mut finding = Finding::new(
             Code::Syntax,
             "",
-            "the file contains NUL bytes; it is binary, not YAML or JSON",
+            "the file contains a NUL byte; it is binary, not YAML or JSON",
             "open a playbook file written as YAML or JSON text",
-        ));
+        );
+        finding.location = Some(nesting::location_of(text, at));
+        return Err(vec![finding]);
+    }
+    // Before any parser: their cost on deep flow nesting is quadratic.
+    if let Some(location) = nesting::too_deep(text) {
+        return Err(problem_findings(Problem::TooDeep { location }, format));
     }
     let parsed = match format {
-        Format::Json => serde_json::from_str::<Value>(text).map_err(|e| {
-            let location = (e.line() > 0).then(|| Location {
-                line: e.line(),
-                column: e.column(),
-            });
-            (e.to_string(), location)
-        }),
-        Format::Yaml => serde_yaml_ng::from_str::<Value>(text).map_err(|e| {
-            let location = e.location().map(|l| Location {
-                line: l.line(),
-                column: l.column(),
-            });
-            (e.to_string(), location)
-        }),
+        Format::Json => json::parse(text),
+        Format::Yaml => yaml::parse(text),
     };
     match parsed {
-        Ok(Value::Null) => Err(Finding::new(
-            Code::DocumentSize,
-            "",
-            "the document is empty",
-            "start from a template: `playbook template worker`, or copy playbooks/tdd.yaml",
-        )),
+        Ok(Value::Null) => Err(vec![empty()]),
         Ok(value) => Ok(value),
-        Err((message, location)) => {
-            let mut finding = Finding::new(
+        Err(problem) => Err(problem_findings(problem, format)),
+    }
+}
+
+fn empty() -> Finding {
+    Finding::new(
+        Code::DocumentSize,
+        "",
+        "the document is empty",
+        "start from a template: `playbook template worker`, or copy playbooks/tdd.yaml",
+    )
+}
+
+fn located(mut finding: Finding, location: Option<Location>) -> Finding {
+    finding.location = location.filter(|l| l.line > 0);
+    finding
+}
+
+fn problem_findings(problem: Problem, format: Format) -> Vec<Finding> {
+    let unsupported = |location: Location, message: String, hint: &str| {
+        vec![located(
+            Finding::new(Code::UnsupportedYaml, "", message, hint),
+            Some(location),
+        )]
+    };
+    let unsupported_at = |path: String, location: Location, message: String, hint: &str| {
+        vec![located(
+            Finding::new(Code::UnsupportedYaml, path, message, hint),
+            Some(location),
+        )]
+    };
+    match problem {
+        Problem::Syntax { message, location } => vec![located(
+            Finding::new(
                 Code::Syntax,
                 "",
                 format!("not valid {}: {message}", format_name(format)),
                 syntax_hint(&message),
-            );
-            finding.location = location;
-            Err(finding)
+            ),
+            location,
+        )],
+        Problem::DuplicateKey {
+            key,
+            path,
+            first,
+            second,
+        } => {
+            let at = |l: Location| format!("line {}, column {}", l.line, l.column);
+            let hint = "keep one of the two: readers disagree on which one counts, so a reviewer may read the other";
+            vec![
+                located(
+                    Finding::new(
+                        Code::DuplicateKey,
+                        path.clone(),
+                        format!(
+                            "the key `{key}` is given twice in the same mapping; the other one is at {}",
+                            at(first)
+                        ),
+                        hint,
+                    ),
+                    Some(second),
+                ),
+                located(
+                    Finding::new(
+                        Code::DuplicateKey,
+                        path,
+                        format!(
+                            "the key `{key}` is given twice in the same mapping; the other one is at {}",
+                            at(second)
+                        ),
+                        hint,
+                    ),
+                    Some(first),
+                ),
+            ]
         }
+        Problem::Tag {
+            tag,
+            path,
+            location,
+        } => unsupported_at(
+            path,
+            location,
+            format!(
+                "the YAML tag `{tag}` is not supported; a playbook holds plain strings, numbers, booleans, lists and mappings"
+            ),
+            "remove the tag; quote the value if it must stay a string",
+        ),
+        Problem::MultipleDocuments { location } => unsupported(
+            location,
+            "a second YAML document starts here; a file holds one playbook".into(),
+            "remove the `---` line and what follows, or move it to its own file",
+        ),
+        Problem::ComplexKey { location } => unsupported(
+            location,
+            "a mapping key is a list, a mapping or an alias; keys must be plain text".into(),
+            "write the key as text",
+        ),
+        Problem::NotFinite { text, location } => unsupported(
+            location,
+            format!("`{text}` is not a finite number, which JSON cannot hold"),
+            "write a finite number, or quote the value if it is text",
+        ),
+        Problem::AliasBomb { location } => vec![located(
+            Finding::new(
+                Code::DocumentSize,
+                "",
+                format!(
+                    "YAML aliases expand the document past {} nodes or {} bytes",
+                    yaml::MAX_ALIAS_NODES,
+                    yaml::MAX_ALIAS_BYTES
+                ),
+                "write the repeated parts out, or use fewer and smaller anchors",
+            ),
+            Some(location),
+        )],
+        Problem::TooDeep { location } => vec![located(
+            Finding::new(
+                Code::DocumentSize,
+                "",
+                format!(
+                    "the document nests deeper than {} levels",
+                    nesting::MAX_NESTING
+                ),
+                "a playbook needs fewer than 10 levels; look for unclosed brackets",
+            ),
+            Some(location),
+        )],
     }
 }
 
@@ -195,7 +351,7 @@ pub fn to_string(playbook: &Playbook, format: Format) -> Result<String, WriteErr
         Format::Json => serde_json::to_string_pretty(playbook)
             .map(|text| text + "\n")
             .map_err(|e| error(e.to_string())),
-        Format::Yaml => serde_yaml_ng::to_string(playbook).map_err(|e| error(e.to_string())),
+        Format::Yaml => yaml_serde::to_string(playbook).map_err(|e| error(e.to_string())),
     }
 }
 

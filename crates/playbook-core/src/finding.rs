@@ -68,6 +68,8 @@ codes! {
     UnknownField = "PB004", Warning, "A field is not part of the format and has no x_ prefix.";
     DocumentSize = "PB005", Error, "The document is empty or larger than the size limit.";
     MissingVersion = "PB006", Info, "The document has no schema_version and is read as a legacy 1.0.0 file.";
+    DuplicateKey = "PB007", Error, "A mapping has the same key twice, so readers disagree on which one counts.";
+    UnsupportedYaml = "PB008", Error, "The file uses a YAML feature a playbook cannot hold: a tag, a second document, a non-text key or a non-finite number.";
     StageWithoutRoles = "PB101", Warning, "An enabled stage has no roles.";
     ParallelismZero = "PB102", Error, "max_parallel_worktrees is 0, so the stage can never run a task.";
     ParallelismHigh = "PB103", Warning, "max_parallel_worktrees is above the limit for one machine.";

@@ -22,6 +22,7 @@ pub mod document;
 pub mod finding;
 pub mod flow;
 pub mod gate;
+pub mod ids;
 pub mod locate;
 pub mod model;
 pub mod schema;

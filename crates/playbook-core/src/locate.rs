@@ -6,28 +6,53 @@
 
 use std::collections::HashMap;
 
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::Marker;
 
-use crate::finding::{Location, escape_pointer, pointer_tokens};
+use crate::document::nesting::{self, MAX_NESTING};
+use crate::finding::{Location, pointer_tokens};
 
-/// Positions of every key and value of a document, by JSON pointer.
+/// Positions of every key and value of a document, as a tree that mirrors
+/// the document: each key is stored once, so memory is linear in the text
+/// (a map from full pointers would be quadratic for long keys nested deep).
 #[derive(Debug, Default)]
 pub struct SourceMap {
-    positions: HashMap<String, Location>,
+    nodes: Vec<Node>,
+}
+
+#[derive(Debug, Default)]
+struct Node {
+    location: Option<Location>,
+    children: Children,
+}
+
+#[derive(Debug, Default)]
+enum Children {
+    #[default]
+    Leaf,
+    Map(HashMap<String, usize>),
+    Seq(Vec<usize>),
 }
 
 impl SourceMap {
     /// Builds the map. Text that does not parse yields the positions found
-    /// before the error, which is still useful for partial documents.
+    /// before the error, which is still useful for partial documents; text
+    /// nested too deep to parse cheaply yields no positions at all.
     pub fn new(text: &str) -> SourceMap {
+        if nesting::too_deep(text).is_some() {
+            return SourceMap::default();
+        }
         let mut builder = Builder::default();
         let mut parser = Parser::new_from_str(text);
         // A scan error only truncates the map; the parse error itself is
         // reported by the real parser with its own location.
-        let _ = parser.load(&mut builder, false);
+        while let Ok((event, mark)) = parser.next_token() {
+            if matches!(event, Event::StreamEnd) || !builder.on_event(event, mark) {
+                break;
+            }
+        }
         SourceMap {
-            positions: builder.positions,
+            nodes: builder.nodes,
         }
     }
 
@@ -35,14 +60,24 @@ impl SourceMap {
     /// ancestor when the value is absent (a missing field is reported where
     /// its parent object starts).
     pub fn locate(&self, pointer: &str) -> Option<Location> {
-        let tokens = pointer_tokens(pointer);
-        (0..=tokens.len()).rev().find_map(|n| {
-            let prefix: String = tokens[..n]
-                .iter()
-                .map(|t| format!("/{}", escape_pointer(t)))
-                .collect();
-            self.positions.get(&prefix).copied()
-        })
+        let mut node = self.nodes.first()?;
+        let mut found = node.location;
+        for token in pointer_tokens(pointer) {
+            let child = match &node.children {
+                Children::Map(keys) => keys.get(&token).copied(),
+                Children::Seq(items) => token
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| items.get(i).copied()),
+                Children::Leaf => None,
+            };
+            let Some(next) = child.and_then(|i| self.nodes.get(i)) else {
+                break;
+            };
+            node = next;
+            found = node.location.or(found);
+        }
+        found
     }
 }
 
@@ -51,20 +86,21 @@ enum Frame {
     /// first key: for a block mapping the announcement comes late (at the
     /// first `:`), so the first key's position is the better one.
     Map {
-        pointer: String,
-        key: Option<String>,
+        node: usize,
+        key: Option<usize>,
         start: Option<Location>,
     },
     Seq {
-        pointer: String,
-        index: usize,
+        node: usize,
     },
 }
 
 #[derive(Default)]
 struct Builder {
     stack: Vec<Frame>,
-    positions: HashMap<String, Location>,
+    nodes: Vec<Node>,
+    /// Only the first document is mapped.
+    done: bool,
 }
 
 impl Builder {
@@ -72,93 +108,170 @@ impl Builder {
         matches!(self.stack.last(), Some(Frame::Map { key: None, .. }))
     }
 
-    fn child_pointer(&self) -> String {
+    fn push(&mut self, location: Option<Location>) -> usize {
+        self.nodes.push(Node {
+            location,
+            children: Children::Leaf,
+        });
+        self.nodes.len() - 1
+    }
+
+    /// The node a value starting now belongs to: the entry of the pending
+    /// key, a new item, or the root. A mapping entry keeps the position of
+    /// its key.
+    fn child(&mut self, location: Option<Location>) -> usize {
         match self.stack.last() {
-            None => String::new(),
-            Some(Frame::Map { pointer, key, .. }) => {
-                format!("{pointer}/{}", escape_pointer(key.as_deref().unwrap_or("")))
+            None => {
+                if self.nodes.is_empty() {
+                    self.push(location)
+                } else {
+                    0
+                }
             }
-            Some(Frame::Seq { pointer, index }) => format!("{pointer}/{index}"),
+            Some(&Frame::Map { node, key, .. }) => match key {
+                Some(entry) => {
+                    if let Some(n) = self.nodes.get_mut(entry) {
+                        n.location = n.location.or(location);
+                    }
+                    entry
+                }
+                None => self.entry(node, String::new(), location),
+            },
+            Some(&Frame::Seq { node }) => {
+                let item = self.push(location);
+                if let Some(Node {
+                    children: Children::Seq(items),
+                    ..
+                }) = self.nodes.get_mut(node)
+                {
+                    items.push(item);
+                }
+                item
+            }
         }
     }
 
-    /// Records a position; a mapping entry keeps the position of its key.
-    fn record(&mut self, pointer: String, location: Location) {
-        self.positions.entry(pointer).or_insert(location);
+    /// The child of mapping `map` under `key`; the first of two equal keys wins.
+    fn entry(&mut self, map: usize, key: String, location: Option<Location>) -> usize {
+        if let Some(Node {
+            children: Children::Map(keys),
+            ..
+        }) = self.nodes.get(map)
+            && let Some(&existing) = keys.get(&key)
+        {
+            return existing;
+        }
+        let entry = self.push(location);
+        if let Some(Node {
+            children: Children::Map(keys),
+            ..
+        }) = self.nodes.get_mut(map)
+        {
+            keys.insert(key, entry);
+        }
+        entry
     }
 
     /// Moves the parent past the node that just ended.
     fn finish_node(&mut self) {
+        let parent = match self.stack.last() {
+            Some(&Frame::Map {
+                node, key: None, ..
+            }) => Some(node),
+            _ => None,
+        };
         match self.stack.last_mut() {
             // A complex (non-scalar) key ended; its value comes next.
             Some(Frame::Map {
                 key: key @ None, ..
-            }) => *key = Some(String::new()),
+            }) => {
+                *key = parent.and_then(|p| match &self.nodes.get(p)?.children {
+                    Children::Map(keys) => keys.get("").copied(),
+                    _ => None,
+                });
+            }
             Some(Frame::Map { key, .. }) => *key = None,
-            Some(Frame::Seq { index, .. }) => *index += 1,
-            None => {}
+            _ => {}
         }
     }
 
     fn scalar(&mut self, text: String, location: Location) {
-        if self.in_key_position() {
-            if let Some(Frame::Map {
-                pointer,
-                key,
-                start,
-            }) = self.stack.last_mut()
+        if let Some(&Frame::Map {
+            node, key: None, ..
+        }) = self.stack.last()
+        {
+            if let Some(Frame::Map { start, .. }) = self.stack.last_mut()
+                && start.take().is_some()
+                && let Some(n) = self.nodes.get_mut(node)
             {
-                if start.take().is_some() {
-                    self.positions.entry(pointer.clone()).or_insert(location);
-                }
-                let entry = format!("{pointer}/{}", escape_pointer(&text));
-                *key = Some(text);
-                self.positions.entry(entry).or_insert(location);
+                n.location = n.location.or(Some(location));
+            }
+            let entry = self.entry(node, text, Some(location));
+            if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+                *key = Some(entry);
             }
         } else {
-            let pointer = self.child_pointer();
-            self.record(pointer, location);
+            self.child(Some(location));
             self.finish_node();
         }
     }
-}
 
-impl MarkedEventReceiver for Builder {
-    fn on_event(&mut self, event: Event, mark: Marker) {
+    /// Takes one event; false once there is nothing more to map.
+    fn on_event(&mut self, event: Event, mark: Marker) -> bool {
         let location = Location {
             line: mark.line(),
             column: mark.col() + 1,
         };
         match event {
+            Event::DocumentEnd => self.done = true,
             Event::Scalar(text, ..) => self.scalar(text, location),
             Event::Alias(_) => self.scalar(String::new(), location),
-            Event::MappingStart(..) => {
-                let pointer = self.child_pointer();
-                self.stack.push(Frame::Map {
-                    pointer,
-                    key: None,
-                    start: Some(location),
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                if self.stack.len() >= MAX_NESTING {
+                    return false;
+                }
+                let is_map = matches!(event, Event::MappingStart(..));
+                if is_map && self.in_key_position() {
+                    // A complex key: mapped under the empty key.
+                    let Some(&Frame::Map { node, .. }) = self.stack.last() else {
+                        return false;
+                    };
+                    self.entry(node, String::new(), Some(location));
+                }
+                let node = self.child(if is_map { None } else { Some(location) });
+                if let Some(n) = self.nodes.get_mut(node) {
+                    n.children = if is_map {
+                        Children::Map(HashMap::new())
+                    } else {
+                        Children::Seq(Vec::new())
+                    };
+                }
+                self.stack.push(if is_map {
+                    Frame::Map {
+                        node,
+                        key: None,
+                        start: Some(location),
+                    }
+                } else {
+                    Frame::Seq { node }
                 });
-            }
-            Event::SequenceStart(..) => {
-                let pointer = self.child_pointer();
-                self.record(pointer.clone(), location);
-                self.stack.push(Frame::Seq { pointer, index: 0 });
             }
             Event::MappingEnd | Event::SequenceEnd => {
                 // An empty mapping never saw a key; fall back to its start.
                 if let Some(Frame::Map {
-                    pointer,
+                    node,
                     start: Some(start),
                     ..
                 }) = self.stack.pop()
+                    && let Some(n) = self.nodes.get_mut(node)
                 {
-                    self.record(pointer, start);
+                    n.location = n.location.or(Some(start));
                 }
                 self.finish_node();
             }
             _ => {}
         }
+        !self.done
     }
 }
 
@@ -196,5 +309,40 @@ mod tests {
     fn json_documents_are_located_too() {
         let text = "{\n  \"id\": \"a\",\n  \"workflow\": {\"plan\": {\"roles\": []}}\n}\n";
         check(text, "/workflow/plan/roles", 3, 25);
+    }
+}
+
+#[cfg(test)]
+mod linear_tests {
+    use super::*;
+
+    #[test]
+    fn too_deep_text_maps_nothing_and_returns() {
+        let text = "[".repeat(1_000_000);
+        assert_eq!(SourceMap::new(&text).locate("/0"), None);
+        let text = "- ".repeat(100_000);
+        assert!(SourceMap::new(&text).locate("").is_some());
+    }
+
+    #[test]
+    fn the_first_of_two_equal_keys_is_located() {
+        let text = "a: 1\nb: 2\na: 3\n";
+        assert_eq!(
+            SourceMap::new(text).locate("/a"),
+            Some(Location { line: 1, column: 1 })
+        );
+    }
+
+    #[test]
+    fn a_long_key_is_stored_once() {
+        // Stored per pointer, 100 000 entries under a 1 MB key would take 100 GB.
+        let key = "k".repeat(1_000_000);
+        let body: Vec<String> = (0..100_000).map(|i| format!("\"e{i}\": 1\n")).collect();
+        let text = format!("{{\"{key}\": {{\n{}}}}}", body.join(","));
+        let map = SourceMap::new(&text);
+        assert_eq!(
+            map.locate(&format!("/{key}/e99999")).map(|l| l.line),
+            Some(100_001)
+        );
     }
 }

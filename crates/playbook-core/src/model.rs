@@ -38,8 +38,9 @@ pub struct Playbook {
     #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+\.[0-9]+$"))]
     #[ts(optional)]
     pub schema_version: Option<String>,
-    /// Stable identifier of the playbook, e.g. `tdd`.
-    #[schemars(length(min = 1, max = 200))]
+    /// Stable identifier of the playbook, e.g. `tdd`. No `/`, `\\`, control or
+    /// invisible formatting characters, no whitespace at either end, not only dots.
+    #[schemars(length(min = 1, max = 200), regex(pattern = crate::ids::ID_PATTERN))]
     pub id: String,
     /// Human-readable name.
     #[schemars(length(min = 1, max = 200))]
@@ -110,6 +111,7 @@ pub struct StagePolicy {
     pub exit_gate: Option<String>,
     /// How many tasks of this stage may run at once, each in its own worktree. Default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = crate::validate::limits::MAX_PARALLEL_WORKTREES))]
     #[ts(optional)]
     pub max_parallel_worktrees: Option<u32>,
     /// Unknown keys, kept verbatim.
@@ -247,6 +249,7 @@ pub struct Gates {
 pub struct RetryPolicy {
     /// Most rounds of the loop this role takes part in before escalation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = crate::validate::limits::MAX_ITERATIONS))]
     #[ts(optional)]
     pub max_iterations: Option<u32>,
     /// Conditions that hand the task to a human, e.g. `retry_limit`.

@@ -135,6 +135,9 @@ pub fn check_with(validator: &jsonschema::Validator, value: &Value) -> Vec<Findi
                     "change the value to one of the types named in the message".to_string()
                 }
                 ValidationErrorKind::Enum { options } => format!("use one of {options}"),
+                ValidationErrorKind::Pattern { pattern } if pattern == crate::ids::ID_PATTERN => {
+                    crate::validate::ID_HINT.to_string()
+                }
                 ValidationErrorKind::Pattern { pattern } => {
                     format!("write a value matching {pattern}")
                 }
@@ -145,7 +148,17 @@ pub fn check_with(validator: &jsonschema::Validator, value: &Value) -> Vec<Findi
                 ValidationErrorKind::Maximum { limit } => format!("use a value of at most {limit}"),
                 _ => "compare the value with `playbook schema`".to_string(),
             };
-            Finding::new(Code::Schema, path, error.to_string(), hint)
+            // The id pattern is long; the rule's own words say what is wrong.
+            let message = match (error.kind(), error.instance().as_str()) {
+                (ValidationErrorKind::Pattern { pattern }, Some(id))
+                    if pattern == crate::ids::ID_PATTERN =>
+                {
+                    let problem = crate::ids::id_problem(id).unwrap_or("it breaks the id rule");
+                    format!("the id `{}` cannot be used: {problem}", id.escape_debug())
+                }
+                _ => error.to_string(),
+            };
+            Finding::new(Code::Schema, path, message, hint)
         })
         .collect()
 }

@@ -9,8 +9,10 @@ use crate::locate::SourceMap;
 use crate::model::Playbook;
 use crate::schema;
 
+pub mod limits;
 mod lints;
 
+pub(crate) use lints::ID_HINT;
 pub use lints::{BUILTIN_RUN_INPUTS, ESCALATION_TRIGGERS, prompt_placeholders};
 
 /// Tunable validation behaviour.
@@ -80,12 +82,12 @@ impl Report {
 
 /// Validates playbook text and locates every finding in it.
 pub fn validate_source(text: &str, format: Format, options: &Options) -> Report {
-    let value = match document::parse_value(text, format) {
+    let value = match document::parse_document(text, format) {
         Ok(value) => value,
-        Err(finding) => {
+        Err(findings) => {
             return Report {
                 playbook: None,
-                findings: vec![finding],
+                findings,
             };
         }
     };

@@ -348,7 +348,24 @@ impl Scenario {
         if text.trim().is_empty() {
             return Ok(Scenario::default());
         }
-        let scenario: Scenario = serde_yaml_ng::from_str(text.trim_start_matches('\u{feff}'))
+        // The playbook's parser: duplicate keys, tags, alias bombs and deep
+        // nesting are refused here exactly as in a playbook.
+        let text = text.trim_start_matches('\u{feff}');
+        // Read as YAML whatever it looks like, as before: JSON is YAML.
+        let format = playbook_core::Format::Yaml;
+        let value = playbook_core::document::parse_value(text, format).map_err(|f| {
+            let at = f
+                .location
+                .map(|l| format!(" (line {}, column {})", l.line, l.column))
+                .unwrap_or_default();
+            let path = if f.path.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", f.path)
+            };
+            scenario_error(format!("not a valid scenario: {}{path}{at}", f.message))
+        })?;
+        let scenario: Scenario = serde_json::from_value(value)
             .map_err(|e| scenario_error(format!("not a valid scenario: {e}")))?;
         if let Some(version) = &scenario.schema_version
             && !version.starts_with("1.")

@@ -52,6 +52,19 @@ impl Content {
     fn build(playbook: Playbook, validity: Validity) -> Result<Content> {
         let id = PlaybookId::new(playbook.id.clone())?;
         let canonical = canonical_json(&playbook)?;
+        // What is stored must read back: the canonical text (which can be
+        // longer than the source, e.g. escapes) stays within the limit
+        // every reader applies.
+        if canonical.len() > document::MAX_DOCUMENT_BYTES {
+            return Err(Error::InvalidPlaybook {
+                message: format!(
+                    "the playbook is {} bytes as stored; the limit is {} bytes",
+                    canonical.len(),
+                    document::MAX_DOCUMENT_BYTES
+                ),
+                findings: Vec::new(),
+            });
+        }
         Ok(Content {
             hash: sha256_hex(&canonical),
             playbook,

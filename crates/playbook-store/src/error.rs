@@ -28,6 +28,7 @@ pub enum ErrorCode {
     ReadOnly,
     Corrupt,
     Busy,
+    DiskFull,
     Io,
     Database,
 }
@@ -49,6 +50,7 @@ impl ErrorCode {
             Self::ReadOnly => "READ_ONLY",
             Self::Corrupt => "CORRUPT",
             Self::Busy => "BUSY",
+            Self::DiskFull => "DISK_FULL",
             Self::Io => "IO",
             Self::Database => "DATABASE",
         }
@@ -114,6 +116,9 @@ pub enum Error {
     Corrupt { message: String },
     #[error("the library is locked by another process: {message}")]
     Busy { message: String },
+    /// The disk (or the library's quota) is full; nothing was half-written.
+    #[error("the disk is full: {message}")]
+    DiskFull { message: String },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -154,6 +159,8 @@ impl Error {
             Self::ReadOnly { .. } => ErrorCode::ReadOnly,
             Self::Corrupt { .. } => ErrorCode::Corrupt,
             Self::Busy { .. } => ErrorCode::Busy,
+            Self::DiskFull { .. } => ErrorCode::DiskFull,
+            Self::Io { source, .. } if is_disk_full(source) => ErrorCode::DiskFull,
             Self::Io { .. } => ErrorCode::Io,
             Self::Database(_) => ErrorCode::Database,
         }
@@ -178,6 +185,8 @@ impl Error {
             Self::ReadOnly { .. } => "make the file and its directory writable, or copy the library somewhere writable".into(),
             Self::Corrupt { .. } => "restore the file from a backup; export what still reads with `playbook db export --all DIR`".into(),
             Self::Busy { .. } => "close the other program using the library, or try again".into(),
+            Self::DiskFull { .. } => "free some disk space and try again; the library is unchanged by the failed write".into(),
+            Self::Io { source, .. } if is_disk_full(source) => "the disk is full: free some space and try again".into(),
             Self::Io { .. } => "check that the path exists and is accessible".into(),
             Self::Database(_) => "this is likely a bug in Playbook Studio; please report it with the message".into(),
         }
@@ -202,9 +211,18 @@ impl From<rusqlite::Error> for Error {
             Some(C::NotADatabase) => Error::NotADatabase { reason: message },
             Some(C::ReadOnly) => Error::ReadOnly { reason: message },
             Some(C::DatabaseBusy) | Some(C::DatabaseLocked) => Error::Busy { message },
+            Some(C::DiskFull) => Error::DiskFull { message },
             _ => Error::Database(error),
         }
     }
+}
+
+/// ENOSPC and EDQUOT: the write failed for lack of space, not for a bug.
+pub fn is_disk_full(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    )
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

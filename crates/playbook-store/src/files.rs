@@ -13,7 +13,6 @@
 //! git and import elsewhere with `playbook db import DIR/*.yaml`. History
 //! stays in the library file, which is itself the full backup.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use playbook_core::document::{self, Format, MAX_DOCUMENT_BYTES};
@@ -49,29 +48,11 @@ impl Source {
             path: name.clone(),
             source,
         };
-        let meta = std::fs::metadata(path).map_err(io)?;
-        if !meta.is_file() {
-            return Err(refuse("not a regular file".into()));
-        }
-        if meta.len() > MAX_DOCUMENT_BYTES as u64 {
-            return Err(refuse(format!(
-                "the file is {} bytes; the limit is {MAX_DOCUMENT_BYTES} bytes",
-                meta.len()
-            )));
-        }
-        let mut bytes = Vec::new();
-        // The size can change between the check and the read (a growing
-        // file, a FIFO); never read more than the limit.
-        std::fs::File::open(path)
-            .map_err(io)?
-            .take(MAX_DOCUMENT_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(io)?;
-        if bytes.len() > MAX_DOCUMENT_BYTES {
-            return Err(refuse(format!(
-                "the file is larger than {MAX_DOCUMENT_BYTES} bytes"
-            )));
-        }
+        let bytes =
+            crate::userfile::read_bounded(path, MAX_DOCUMENT_BYTES).map_err(|e| match e {
+                crate::userfile::ReadError::Io(source) => io(source),
+                other => refuse(other.to_string()),
+            })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             refuse(format!(
                 "the file is not UTF-8 text (invalid byte at offset {})",
@@ -194,7 +175,6 @@ impl Store {
         };
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let playbooks = self.list(false)?;
-        let mut files = Vec::with_capacity(playbooks.len());
         for summary in &playbooks {
             let path = dir.join(format!("{}.{}", summary.id, format.extension()));
             if path.exists() && !overwrite {
@@ -202,15 +182,39 @@ impl Store {
                     what: format!("file {}", path.display()),
                 });
             }
-            files.push((path, self.export(&summary.id, None, format)?));
         }
-        let mut written = Vec::with_capacity(files.len());
-        for (path, text) in files {
+        // The export is the user's backup: one version that does not read
+        // must not cost them the others. Each playbook is read and written
+        // on its own; the ones that failed are named at the end.
+        let mut written = Vec::with_capacity(playbooks.len());
+        let mut failed = Vec::new();
+        for summary in &playbooks {
+            let path = dir.join(format!("{}.{}", summary.id, format.extension()));
+            let text = match self.export(&summary.id, None, format) {
+                Ok(text) => text,
+                Err(error) => {
+                    failed.push(format!("{} ({error})", summary.id));
+                    continue;
+                }
+            };
             // Write beside, then rename: a crash never leaves half a file.
             let partial = path.with_extension(format!("{}.partial", format.extension()));
-            std::fs::write(&partial, text).map_err(io(&partial))?;
+            if let Err(error) = std::fs::write(&partial, text) {
+                let _ = std::fs::remove_file(&partial);
+                return Err(io(&partial)(error));
+            }
             std::fs::rename(&partial, &path).map_err(io(&path))?;
             written.push(path);
+        }
+        if !failed.is_empty() {
+            return Err(Error::Corrupt {
+                message: format!(
+                    "exported {} playbook(s) to {}, but could not export: {}",
+                    written.len(),
+                    dir.display(),
+                    failed.join("; ")
+                ),
+            });
         }
         Ok(written)
     }

@@ -48,11 +48,12 @@ mod seed;
 mod store;
 mod templates;
 mod types;
+pub mod userfile;
 mod versions;
 
 pub use content::{blank, from_role_templates};
 pub use db::{Durability, schema_version};
-pub use error::{Error, ErrorCode, Result};
+pub use error::{Error, ErrorCode, Result, is_disk_full};
 pub use files::{ImportOutcome, Imported, Source};
 pub use location::{DB_ENV, DB_FILE, resolve_db_path};
 pub use seed::example_files;

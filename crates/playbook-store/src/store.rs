@@ -58,7 +58,44 @@ impl Store {
     pub fn integrity_check(&self) -> Result<Vec<String>> {
         let mut statement = self.conn.prepare("PRAGMA integrity_check")?;
         let rows = statement.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        let report = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        if report != ["ok"] {
+            return Ok(report);
+        }
+        // A sound file can still hold a version that does not read back
+        // (written by an older build with looser limits): name each one.
+        let unreadable = self.unreadable_versions()?;
+        if unreadable.is_empty() {
+            Ok(report)
+        } else {
+            Ok(unreadable)
+        }
+    }
+
+    /// One line per stored version whose content does not parse as a
+    /// playbook, e.g. `version 2 of tdd does not read: ...`.
+    pub fn unreadable_versions(&self) -> Result<Vec<String>> {
+        let mut statement = self.conn.prepare(
+            "SELECT p.id, v.number, v.content FROM versions v JOIN playbooks p ON p.pk = v.playbook ORDER BY p.id, v.number",
+        )?;
+        let mut rows = statement.query([])?;
+        let mut lines = Vec::new();
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            let number: i64 = row.get(1)?;
+            // Read as raw bytes: a stored text that is not UTF-8 is reported
+            // too, not turned into an error that hides the others.
+            let content = row.get_ref(2)?;
+            let text = content.as_str().map_err(|_| ());
+            let problem = match text {
+                Err(()) => Some("it is not UTF-8 text".to_string()),
+                Ok(text) => Content::from_stored(text).err().map(|e| e.to_string()),
+            };
+            if let Some(problem) = problem {
+                lines.push(format!("version {number} of {id} does not read: {problem}"));
+            }
+        }
+        Ok(lines)
     }
 
     /// Playbooks with their latest version, by id. Deleted ones only when asked.

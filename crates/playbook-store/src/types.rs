@@ -37,25 +37,11 @@ impl std::fmt::Display for PlaybookId {
     }
 }
 
-/// Ids and template names become file names on export, so path separators,
-/// control characters and dot-only names are refused.
+/// Ids and template names become file names on export; the rule is the
+/// core's (`playbook_core::ids`), the same one `validate` applies, so an id
+/// the validator accepts is one the library accepts.
 pub(crate) fn check_name(name: &str) -> Result<()> {
-    let reason = if name.is_empty() {
-        Some("it is empty")
-    } else if name.chars().count() > 200 {
-        Some("it is longer than 200 characters")
-    } else if name.contains(['/', '\\']) {
-        Some("it contains a path separator")
-    } else if name.chars().any(char::is_control) {
-        Some("it contains a control character")
-    } else if name.trim() != name {
-        Some("it starts or ends with whitespace")
-    } else if name.chars().all(|c| c == '.') {
-        Some("it is only dots")
-    } else {
-        None
-    };
-    match reason {
+    match playbook_core::ids::id_problem(name) {
         Some(reason) => Err(Error::InvalidName {
             name: name.to_string(),
             reason: reason.to_string(),

@@ -12,7 +12,7 @@ use serde_json::Value;
 const TDD: &str = include_str!("../../../playbooks/tdd.yaml");
 
 fn tdd() -> Value {
-    serde_yaml_ng::from_str(TDD).unwrap()
+    yaml_serde::from_str(TDD).unwrap()
 }
 
 fn request(approvals: ApprovalMode, playbook: Option<&str>, base: Option<u32>) -> PreviewRequest {

@@ -16,7 +16,7 @@ const EVERYTHING: Include = Include {
 };
 
 fn document(text: &str) -> Value {
-    serde_yaml_ng::from_str(text).unwrap()
+    yaml_serde::from_str(text).unwrap()
 }
 
 #[track_caller]

@@ -15,7 +15,8 @@ $schema?: string,
  */
 schema_version?: string, 
 /**
- * Stable identifier of the playbook, e.g. `tdd`.
+ * Stable identifier of the playbook, e.g. `tdd`. No `/`, `\\`, control or
+ * invisible formatting characters, no whitespace at either end, not only dots.
  */
 id: string, 
 /**

@@ -2,5 +2,6 @@
 //! subcommands.
 
 mod authoring;
+mod hostile;
 mod library;
 mod preview;

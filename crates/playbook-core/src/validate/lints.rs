@@ -39,6 +39,19 @@ pub(super) fn run(playbook: &Playbook, options: &Options) -> Vec<Finding> {
     let flow = Flow::new(playbook);
     let mutating = mutating_actions(playbook, options);
     let mut out = Vec::new();
+    super::limits::check(playbook, &mut out);
+    if let Some(problem) = crate::ids::id_problem(&playbook.id) {
+        push(
+            &mut out,
+            Code::Schema,
+            "/id".into(),
+            format!(
+                "the id `{}` cannot be used: {problem}",
+                playbook.id.escape_debug()
+            ),
+            ID_HINT.into(),
+        );
+    }
     unknown_fields(playbook, options, &mut out);
     policies(playbook, &mut out);
     stages(playbook, options, &mut out);
@@ -64,6 +77,9 @@ pub(super) fn run(playbook: &Playbook, options: &Options) -> Vec<Finding> {
     }
     out
 }
+
+/// How to fix an id the store would refuse.
+pub(crate) const ID_HINT: &str = "use letters, digits, `-`, `_` or `.`: the id names the playbook in the library and its exported file";
 
 fn push(out: &mut Vec<Finding>, code: Code, path: String, message: String, hint: String) {
     out.push(Finding::new(code, path, message, hint));

@@ -79,9 +79,9 @@ fn binary_garbage_is_refused() {
 #[test]
 fn ten_thousand_levels_of_nesting_do_not_overflow_the_stack() {
     let deep_json = "[".repeat(10_000) + &"]".repeat(10_000);
-    check(&deep_json, Format::Json, Code::Syntax);
+    check(&deep_json, Format::Json, Code::DocumentSize);
     let deep_yaml = "[".repeat(10_000) + &"]".repeat(10_000);
-    check(&deep_yaml, Format::Yaml, Code::Syntax);
+    check(&deep_yaml, Format::Yaml, Code::DocumentSize);
     let deep_block: String = (0..10_000)
         .map(|i| format!("{}- \n", " ".repeat(i * 2)))
         .collect();
@@ -128,4 +128,167 @@ fn hostile_gate_expressions_become_findings() {
         "schema_version: 1.0.0\nid: a\nname: b\nworkflow:\n  build:\n    roles:\n      - name: w\n        mode: worker\n        gates: {{pass_condition: \"{deep}\"}}\n"
     );
     check(&text, Format::Yaml, Code::GateSyntax);
+}
+
+/// Every finding of a refusal says where it is.
+#[track_caller]
+fn check_located(text: &str, format: Format, code: Code) -> Vec<playbook_core::Finding> {
+    let report = validate_source(text, format, &Options::default());
+    assert!(!report.allow(), "broken input must not be allowed");
+    let found: Vec<_> = report
+        .findings
+        .into_iter()
+        .filter(|f| f.code == code)
+        .collect();
+    assert!(!found.is_empty(), "expected {code}");
+    for f in &found {
+        assert!(f.location.is_some(), "{code} without a location: {f:?}");
+    }
+    found
+}
+
+#[test]
+fn deep_flow_nesting_is_refused_at_one_hundred_thousand_and_a_million_levels() {
+    for depth in [100_000, 1_000_000] {
+        for (text, format) in [
+            ("[".repeat(depth), Format::Yaml),
+            ("[".repeat(depth) + &"]".repeat(depth), Format::Json),
+            ("{\"a\":".repeat(depth), Format::Json),
+            (format!("a: {}", "{a: ".repeat(depth)), Format::Yaml),
+            ("- ".repeat(depth), Format::Yaml),
+        ] {
+            check_located(&text, format, Code::DocumentSize);
+        }
+    }
+}
+
+#[test]
+fn a_duplicate_key_at_any_depth_is_reported_at_both_places() {
+    let cases = [
+        ("id: a\nname: b\nid: c\nworkflow: {}\n", Format::Yaml, "/id"),
+        (
+            "id: a\nname: b\nworkflow:\n  build:\n    roles: []\n  build:\n    roles: []\n",
+            Format::Yaml,
+            "/workflow/build",
+        ),
+        (
+            "id: a\nname: b\nworkflow:\n  s:\n    roles:\n      - name: r\n        gates: {requires_user_approval: true, requires_user_approval: false}\n",
+            Format::Yaml,
+            "/workflow/s/roles/0/gates/requires_user_approval",
+        ),
+        (
+            "{\"id\": \"a\", \"name\": \"b\", \"workflow\": {}, \"id\": \"c\"}",
+            Format::Json,
+            "/id",
+        ),
+        (
+            "{\"id\": \"a\", \"name\": \"b\", \"workflow\": {\"s\": {\"roles\": [{\"name\": \"r\", \"name\": \"q\"}]}}}",
+            Format::Json,
+            "/workflow/s/roles/0/name",
+        ),
+    ];
+    for (text, format, pointer) in cases {
+        let found = check_located(text, format, Code::DuplicateKey);
+        assert_eq!(found.len(), 2, "one finding at each place: {found:?}");
+        assert!(found.iter().all(|f| f.path == pointer), "{found:?}");
+        assert_ne!(found[0].location, found[1].location);
+    }
+}
+
+#[test]
+fn yaml_tags_second_documents_and_odd_keys_are_refused_with_a_location() {
+    for text in [
+        "id: !!binary aGk=\nname: b\nworkflow: {}\n",
+        "id: a\nname: !!timestamp 2001-12-14\nworkflow: {}\n",
+        "id: a\nname: !custom b\nworkflow: {}\n",
+        "id: a\nname: b\nworkflow: !!map {}\n",
+        "id: a\nname: b\nworkflow: {}\n---\nid: c\n",
+        "id: a\nname: b\nworkflow: {}\n? [x]\n: 1\n",
+        "id: a\nname: b\nworkflow: {}\nx_n: .nan\n",
+    ] {
+        check_located(text, Format::Yaml, Code::UnsupportedYaml);
+    }
+}
+
+#[test]
+fn a_nul_byte_is_located() {
+    let found = check_located("id: a\nname: b\0\n", Format::Yaml, Code::Syntax);
+    assert_eq!(
+        found[0].location,
+        Some(playbook_core::Location { line: 2, column: 8 })
+    );
+}
+
+#[test]
+fn an_alias_bomb_is_refused_by_its_expanded_size() {
+    // Nine levels of ten aliases: a billion nodes from about 1 KB of text.
+    let mut text = String::from(
+        "id: a\nname: b\nworkflow: {}\nx_0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
+    for level in 1..10 {
+        let refs = vec![format!("*a{}", level - 1); 10].join(", ");
+        text.push_str(&format!("x_{level}: &a{level} [{refs}]\n"));
+    }
+    check_located(&text, Format::Yaml, Code::DocumentSize);
+    // The same bomb padded to 120 KB.
+    let padded = text.replace("x_0:", &format!("x_pad: \"{}\"\nx_0:", "p".repeat(120_000)));
+    check_located(&padded, Format::Yaml, Code::DocumentSize);
+}
+
+#[test]
+fn limits_beyond_their_maximum_are_refused_at_the_field_in_text_and_in_code() {
+    let text = "id: a\nname: b\nworkflow:\n  s:\n    stage_policy: {max_parallel_worktrees: 4294967296}\n    roles:\n      - name: r\n        retry_policy: {max_iterations: 4294967295, escalate_on: [retry_limit]}\n";
+    let report = validate_source(text, Format::Yaml, &Options::default());
+    let paths: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.is_error())
+        .map(|f| f.path.as_str())
+        .collect();
+    assert!(
+        paths.contains(&"/workflow/s/stage_policy/max_parallel_worktrees"),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"/workflow/s/roles/0/retry_policy/max_iterations"),
+        "{paths:?}"
+    );
+    assert!(!paths.contains(&""), "no finding at the root: {paths:?}");
+    for huge in ["1e30", "-1", "1.5", "18446744073709551616"] {
+        let text = format!(
+            "id: a\nname: b\nworkflow:\n  s:\n    roles:\n      - name: r\n        retry_policy: {{max_iterations: {huge}}}\n"
+        );
+        let report = validate_source(&text, Format::Yaml, &Options::default());
+        assert!(!report.allow());
+        assert!(
+            report
+                .findings
+                .iter()
+                .filter(|f| f.is_error())
+                .all(|f| f.path.ends_with("/max_iterations")),
+            "{huge}: {:?}",
+            report.findings
+        );
+    }
+    // A playbook built in code skips the schema; the lint still refuses it.
+    let clean = std::fs::read_to_string(crate::repo_root().join("tests/fixtures/lints/clean.yaml"))
+        .unwrap();
+    let mut playbook = validate_source(&clean, Format::Yaml, &Options::default())
+        .playbook
+        .unwrap();
+    playbook.id = "a/b".into();
+    for stage in playbook.workflow.values_mut() {
+        for role in stage.roles.iter_mut().flatten() {
+            role.retry_policy
+                .get_or_insert_with(Default::default)
+                .max_iterations = Some(u32::MAX);
+        }
+    }
+    let findings = playbook_core::validate(&playbook, &Options::default());
+    assert!(findings.iter().any(|f| f.path == "/id" && f.is_error()));
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.path.ends_with("/retry_policy/max_iterations") && f.is_error())
+    );
 }

@@ -29,7 +29,7 @@ fn the_examples_validate_against_the_published_schema_with_an_independent_valida
     ] {
         let text =
             std::fs::read_to_string(crate::repo_root().join("playbooks").join(name)).unwrap();
-        let value: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
+        let value: serde_json::Value = yaml_serde::from_str(&text).unwrap();
         let errors: Vec<String> = validator
             .iter_errors(&value)
             .map(|e| e.to_string())

@@ -212,3 +212,66 @@ fn importing_the_id_of_a_deleted_playbook_is_refused_until_it_is_undeleted_or_pu
         "after purge the id is free"
     );
 }
+
+/// A version that does not read back (written by an older build, or by
+/// hand) must not cost the user the export of every other playbook, and
+/// `db check` must name it.
+#[test]
+fn one_unreadable_version_never_blocks_the_export_of_the_others() {
+    let (dir, mut store) = crate::library();
+    let before = store.list(false).unwrap().len();
+    store
+        .create_from_text(&crate::demo("good", "Good", 3), Format::Yaml, "")
+        .unwrap();
+    store
+        .create_from_text(&crate::demo("bad", "Bad", 3), Format::Yaml, "")
+        .unwrap();
+    drop(store);
+    let path = dir.path().join("library.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let huge = format!(
+        "{{\"id\": \"bad\", \"x_pad\": \"{}\"}}",
+        "x".repeat(9 * 1024 * 1024)
+    );
+    conn.execute(
+        "INSERT INTO versions (playbook, number, parent, content, content_hash, note, created_at, errors, warnings, infos)
+         SELECT pk, 2, NULL, ?1, 'h', '', '2026-01-01T00:00:00Z', 0, 0, 0 FROM playbooks WHERE id = 'bad'",
+        [huge],
+    )
+    .unwrap();
+    conn.execute("UPDATE playbooks SET head = 2 WHERE id = 'bad'", [])
+        .unwrap();
+    drop(conn);
+
+    let store = playbook_store::Store::open(&path).unwrap();
+    let report = store.integrity_check().unwrap();
+    assert_ne!(report, ["ok"]);
+    assert!(
+        report.iter().any(|l| l.contains("version 2 of bad")),
+        "{report:?}"
+    );
+
+    let out = dir.path().join("export");
+    let error = store
+        .export_library(&out, Format::Yaml, false)
+        .expect_err("the bad one is reported");
+    assert!(error.to_string().contains("bad"), "{error}");
+    assert!(out.join("good.yaml").exists(), "the others are exported");
+    let exported = std::fs::read_dir(&out).unwrap().count();
+    assert_eq!(exported, before + 1, "every readable playbook is exported");
+}
+
+#[test]
+fn a_playbook_too_large_to_read_back_is_never_stored() {
+    let (_dir, mut store) = crate::library();
+    // Control characters take six bytes each as stored JSON (`\u0001`):
+    // 2 MiB of them is 12 MiB stored, past the 8 MiB every reader accepts.
+    let text = format!(
+        "id: big\nname: Big\nworkflow: {{}}\nx_pad: \"{}\"\n",
+        "\\x01".repeat(2 * 1024 * 1024)
+    );
+    let error = store
+        .create_from_text(&text, Format::Yaml, "")
+        .expect_err("refused");
+    assert!(error.to_string().contains("limit"), "{error}");
+}
