@@ -11,8 +11,8 @@ step() { printf '\n==> %s\n' "$*"; }
 step "set-up"
 ./scripts/setup.sh
 
-step "UI: type check, unit tests and build (the app embeds ui/dist)"
-(cd ui && npm run typecheck && npm test && npm run build)
+step "UI: lint, type check, unit tests and build (the app embeds ui/dist)"
+(cd ui && npm run lint && npm run typecheck && npm test && npm run build)
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
