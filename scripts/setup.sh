@@ -34,9 +34,8 @@ fi
 
 # Supply-chain and fuzzing tools, built from crates.io at pinned versions
 # (`--locked`: with the dependency versions their authors tested). Only when
-# missing or at another version; on a fresh 2-core machine about 2 min for
-# cargo-fuzz, 1 min for cargo-machete and 9 min for cargo-deny
-# (docs/supply-chain.md).
+# missing or at another version; a one-off cost of several minutes each on a
+# fresh 2-core machine (figures in docs/supply-chain.md).
 cargo_tool() { # crate, version, binary
   if ! "$3" --version 2>/dev/null | grep -qwF "$2"; then
     echo "setup: installing $1 $2"
