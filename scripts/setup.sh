@@ -31,3 +31,17 @@ command -v npm >/dev/null || { echo "setup: Node.js 20+ and npm are missing; ins
 if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
   (cd ui && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-save --no-audit --no-fund; })
 fi
+
+# Supply-chain and fuzzing tools, built from crates.io at pinned versions
+# (`--locked`: with the dependency versions their authors tested). Only when
+# missing or at another version; a one-off cost of several minutes each on a
+# fresh 2-core machine (figures in docs/supply-chain.md).
+cargo_tool() { # crate, version, binary
+  if ! "$3" --version 2>/dev/null | grep -qwF "$2"; then
+    echo "setup: installing $1 $2"
+    cargo install --locked --quiet "$1" --version "$2"
+  fi
+}
+cargo_tool cargo-deny 0.20.2 cargo-deny
+cargo_tool cargo-machete 0.9.2 cargo-machete
+cargo_tool cargo-fuzz 0.13.2 cargo-fuzz

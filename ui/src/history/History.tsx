@@ -74,6 +74,8 @@ export function VersionHistory({ title, refresh, versions: load, compare, restor
     compare(from, to)
       .then(setComparison)
       .catch((e) => setError(messageOf(e)));
+    // `compare` is a new closure on every render; the comparison follows the
+    // chosen versions and `refresh`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [from, to, refresh]);
 

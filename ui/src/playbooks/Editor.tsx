@@ -50,7 +50,9 @@ type Props = {
 
 export function Editor(props: Props) {
   const { doc, checked, flow, edit, selection, setSelection, tab, setTab, notify } = props;
-  const findings = checked?.findings ?? [];
+  // One array per check result, not a fresh `[]` per render: the outline's
+  // ranks and the findings context would otherwise recompute on every render.
+  const findings = useMemo(() => checked?.findings ?? [], [checked]);
   const [pendingFocus, setPendingFocus] = useState<string | null>(null);
   // The outline only changes when stage or role names, enabled flags, the
   // selection or the findings change, not on every keystroke in a field:
@@ -113,7 +115,7 @@ export function Editor(props: Props) {
     setPendingFocus(f.path || "/name");
   };
 
-  let form: React.ReactNode = null;
+  let form: React.ReactNode;
   if (selection.kind === "role") {
     const role = roleAt(doc, selection);
     form = role ? (
