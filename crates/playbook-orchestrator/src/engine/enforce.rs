@@ -96,13 +96,7 @@ where
         // Every form of an answer is held to the same size limit.
         if let Some(detail) = self.oversized(&outcome) {
             record.output = Value::Null;
-            self.emit(Event::ContractViolation {
-                task_id,
-                role: role.name.clone(),
-                code: ErrorCode::OutputTooLarge,
-                detail: detail.clone(),
-            });
-            return self.violation_end(role_index, ErrorCode::OutputTooLarge, detail);
+            return self.violation(task_id, role_index, ErrorCode::OutputTooLarge, detail);
         }
         let (output, result) = match outcome {
             AgentOutcome::Error { message } => {
@@ -151,13 +145,7 @@ where
         let output = match parsed {
             Ok(map) => map,
             Err((code, detail)) => {
-                self.emit(Event::ContractViolation {
-                    task_id,
-                    role: role.name.clone(),
-                    code,
-                    detail: detail.clone(),
-                });
-                return self.violation_end(role_index, code, detail);
+                return self.violation(task_id, role_index, code, detail);
             }
         };
         self.emit(Event::OutputReceived {
@@ -182,25 +170,13 @@ where
                 role.output_type().unwrap_or("output"),
                 missing.join(", ")
             );
-            self.emit(Event::ContractViolation {
-                task_id,
-                role: role.name.clone(),
-                code: ErrorCode::OutputMissingField,
-                detail: detail.clone(),
-            });
-            return self.violation_end(role_index, ErrorCode::OutputMissingField, detail);
+            return self.violation(task_id, role_index, ErrorCode::OutputMissingField, detail);
         }
         // The subagent result envelope.
         let status = match result {
             None => {
                 let detail = "no subagent result envelope was returned".to_string();
-                self.emit(Event::ContractViolation {
-                    task_id,
-                    role: role.name.clone(),
-                    code: ErrorCode::ResultInvalid,
-                    detail: detail.clone(),
-                });
-                return self.violation_end(role_index, ErrorCode::ResultInvalid, detail);
+                return self.violation(task_id, role_index, ErrorCode::ResultInvalid, detail);
             }
             Some(value) => {
                 match envelope::parse::<SubagentResult>(&value, self.options.strict_envelopes) {
@@ -209,13 +185,12 @@ where
                             "the result is for task {} of run {}, not task {task_id} of this run",
                             result.task_id, result.run_id
                         );
-                        self.emit(Event::ContractViolation {
+                        return self.violation(
                             task_id,
-                            role: role.name.clone(),
-                            code: ErrorCode::ResultInvalid,
-                            detail: detail.clone(),
-                        });
-                        return self.violation_end(role_index, ErrorCode::ResultInvalid, detail);
+                            role_index,
+                            ErrorCode::ResultInvalid,
+                            detail,
+                        );
                     }
                     Ok(result) => {
                         self.touched = result.changes.into_iter().map(|c| c.resource).collect();
@@ -235,13 +210,7 @@ where
                             })
                             .collect::<Vec<_>>()
                             .join("; ");
-                        self.emit(Event::ContractViolation {
-                            task_id,
-                            role: role.name.clone(),
-                            code,
-                            detail: detail.clone(),
-                        });
-                        return self.violation_end(role_index, code, detail);
+                        return self.violation(task_id, role_index, code, detail);
                     }
                 }
             }
@@ -332,6 +301,25 @@ where
                 }
             }
         }
+    }
+
+    /// A contract violation found after the call: recorded as an event, then
+    /// routed as the scenario's violation policy says.
+    pub(super) fn violation(
+        &mut self,
+        task_id: String,
+        role: usize,
+        code: ErrorCode,
+        detail: String,
+    ) -> StepEnd {
+        let name = self.flow.roles[role].role.name.clone();
+        self.emit(Event::ContractViolation {
+            task_id,
+            role: name,
+            code,
+            detail: detail.clone(),
+        });
+        self.violation_end(role, code, detail)
     }
 
     pub(super) fn violation_end(
