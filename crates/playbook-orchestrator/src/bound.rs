@@ -65,8 +65,8 @@ fn role_costs(flow: &Flow) -> Vec<u32> {
 }
 
 /// Most agent calls one task can cost in stage `s`: the costliest entry.
-pub fn per_task_bound(flow: &Flow, s: usize) -> u32 {
-    let costs = role_costs(flow);
+/// `costs` is [`role_costs`] of the same flow, computed once per playbook.
+fn per_task_bound(flow: &Flow, costs: &[u32], s: usize) -> u32 {
     flow.entries_of_stage(s)
         .map(|entry| {
             flow.reachable_in_stage(entry)
@@ -81,12 +81,17 @@ pub fn per_task_bound(flow: &Flow, s: usize) -> u32 {
 /// input, if any (a planner's fan-out is not known in advance).
 pub fn stage_bounds(playbook: &Playbook, tasks: Option<u32>) -> Vec<StageBound> {
     let flow = Flow::new(playbook);
+    let costs = role_costs(&flow);
     playbook
         .stages()
         .enumerate()
         .map(|(s, (name, stage))| {
             let enabled = stage.is_enabled();
-            let per_task = if enabled { per_task_bound(&flow, s) } else { 0 };
+            let per_task = if enabled {
+                per_task_bound(&flow, &costs, s)
+            } else {
+                0
+            };
             let max_parallel = stage.max_parallel_worktrees().max(1);
             StageBound {
                 stage: name.to_string(),
