@@ -102,6 +102,9 @@ codes! {
     PreflightFailed = "PREFLIGHT_FAILED", "A mandatory preflight check failed; the run does not start.";
     InputMissing = "INPUT_MISSING", "A role's inputs_required are not all present; the agent is not invoked.";
     ToolNotAllowed = "TOOL_NOT_ALLOWED", "A tool call is not in the role's actions_allowed; it is denied before invocation.";
+    TaskKindForbids = "TASK_KIND_FORBIDS", "The task's kind forbids the tool (inspect is read-only, run changes no file, git history only in kind git, never a push); denied before invocation.";
+    ScopeViolation = "SCOPE_VIOLATION", "A tool would write outside the task's lock_scope, into its forbidden_scope or onto a path another task locks; denied before invocation.";
+    PathEscape = "PATH_ESCAPE", "A tool path leaves the task's worktree (absolute, `..` above the root, a symbolic link out, `.git`); denied before invocation.";
     ApprovalDenied = "APPROVAL_DENIED", "A mutating tool call or manual gate was denied by the approver.";
     ApprovalTimeout = "APPROVAL_TIMEOUT", "The approver did not answer within the virtual approval timeout; counts as denied.";
     ToolCallLimit = "TOOL_CALL_LIMIT", "An agent attempted more tool calls in one invocation than the limit allows.";
@@ -125,7 +128,9 @@ codes! {
     LedgerRowMissing = "LEDGER_ROW_MISSING", "A ledger delta updates a row that does not exist and is not a create (D4).";
     LedgerDrift = "LEDGER_DRIFT", "Reconciliation found the ledger disagreeing with the run state.";
     StepLimit = "STEP_LIMIT", "The run exceeded its step budget; it stops cleanly instead of looping.";
-    RunStopped = "RUN_STOPPED", "The run was stopped by policy after a contract violation; remaining tasks are canceled.";
+    RunStopped = "RUN_STOPPED", "The run was stopped by a person or by policy after a contract violation; remaining tasks are canceled.";
+    BudgetExceeded = "BUDGET_EXCEEDED", "The run reached its tool-call or wall-time budget; it stops and remaining tasks are canceled.";
+    VerifyFailed = "VERIFY_FAILED", "The verification after a worker failed; the result counts as failed whatever the agent claimed.";
     }
 }
 

@@ -15,6 +15,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::envelope::{AssignmentPacket, RoleAssignmentRequest};
+use crate::toolset::TaskKind;
 
 /// What the engine hands an agent for one invocation of one role.
 #[derive(Debug)]
@@ -71,6 +72,9 @@ pub enum AgentOutcome {
     NeedsInput { questions: Vec<String> },
     /// The agent crashed or the model call failed.
     Error { message: String },
+    /// The agent stopped answering: its time budget ran out or its heartbeat
+    /// went silent. Routed like a timeout, whatever the duration says.
+    TimedOut { message: String },
 }
 
 /// The role output as the agent returned it.
@@ -102,6 +106,11 @@ pub trait Agent {
         invocation: &Invocation<'_>,
         last: Option<&ToolResult>,
     ) -> impl Future<Output = AgentStep>;
+
+    /// The engine ends the invocation without waiting for the agent to
+    /// finish (tool call limit, a stop): a process agent kills its process
+    /// tree here. Scripted agents have nothing to end.
+    fn abort(&mut self, _invocation: &Invocation<'_>) {}
 }
 
 /// What needs approval.
@@ -179,9 +188,36 @@ pub trait RoleAssigner {
     ) -> impl Future<Output = String>;
 }
 
+/// Where a tool call happens: the task it serves and what the task is for.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolContext<'a> {
+    pub run_id: &'a str,
+    pub task_id: &'a str,
+    pub stage: &'a str,
+    pub role: &'a str,
+    pub kind: TaskKind,
+}
+
+/// A refusal found by looking at the world (a path that leaves the worktree
+/// through a symbolic link): the engine records it like any other blocked
+/// call, before approval and before the call runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDenial {
+    pub code: crate::code::ErrorCode,
+    pub message: String,
+}
+
 /// Runs tools that a role was allowed (and approved) to call.
 pub trait Tools {
-    fn run(&mut self, call: &ToolCall) -> impl Future<Output = Value>;
+    /// Checks that need the world, after the engine's contract checks and
+    /// before approval. Simulated tools have none.
+    fn check(&mut self, _ctx: &ToolContext<'_>, _call: &ToolCall) -> Result<(), ToolDenial> {
+        Ok(())
+    }
+
+    /// Runs the call. A failure of the tool itself (a file that does not
+    /// exist) is a result the agent reads, not a contract denial.
+    fn run(&mut self, ctx: &ToolContext<'_>, call: &ToolCall) -> impl Future<Output = Value>;
 }
 
 /// Preview tools: nothing runs; every call answers `{"ok": true}`.
@@ -189,7 +225,7 @@ pub trait Tools {
 pub struct SimulatedTools;
 
 impl Tools for SimulatedTools {
-    async fn run(&mut self, _: &ToolCall) -> Value {
+    async fn run(&mut self, _: &ToolContext<'_>, _: &ToolCall) -> Value {
         serde_json::json!({ "ok": true, "simulated": true })
     }
 }

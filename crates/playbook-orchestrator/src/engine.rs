@@ -79,6 +79,8 @@ pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
 pub const DEFAULT_MAX_TOOL_CALLS: u32 = 64;
 /// Default largest output text.
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1024 * 1024;
+/// Default most tool calls in a run.
+pub const DEFAULT_MAX_RUN_TOOL_CALLS: u64 = 100_000;
 /// Most tasks a planner may create.
 pub const MAX_CREATED_TASKS: usize = 100_000;
 
@@ -94,6 +96,9 @@ pub struct RunOptions {
     pub scenario_name: Option<String>,
     /// Name of the agent implementation, for the audit log.
     pub agent_name: String,
+    /// Read before every agent and tool call: a person or the runner's
+    /// wall-time budget stops the run.
+    pub stop: crate::stop::Stop,
 }
 
 impl Default for RunOptions {
@@ -104,6 +109,7 @@ impl Default for RunOptions {
             validation: playbook_core::Options::default(),
             scenario_name: None,
             agent_name: "scripted".into(),
+            stop: crate::stop::Stop::default(),
         }
     }
 }
@@ -173,6 +179,8 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     approval_timeout_ms: u64,
     max_tool_calls: u32,
     max_output_bytes: u64,
+    run_tool_calls: u64,
+    max_run_tool_calls: u64,
     tasks: Vec<Task>,
     /// Per role: the contract block of its prompt and a SHA-256 state that
     /// has already absorbed it.
@@ -264,6 +272,10 @@ where
             .unwrap_or(DEFAULT_APPROVAL_TIMEOUT_MS),
         max_tool_calls: limits.max_tool_calls.unwrap_or(DEFAULT_MAX_TOOL_CALLS),
         max_output_bytes: limits.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
+        run_tool_calls: 0,
+        max_run_tool_calls: limits
+            .max_run_tool_calls
+            .unwrap_or(DEFAULT_MAX_RUN_TOOL_CALLS),
         tasks: Vec::new(),
         prompt_blocks: Vec::new(),
         ledger: Ledger::new(),

@@ -35,6 +35,8 @@ pub mod reference;
 pub mod replay;
 pub mod scenario;
 pub mod size;
+pub mod stop;
+pub mod toolset;
 pub mod worklog;
 
 pub use code::ErrorCode;

@@ -128,6 +128,10 @@ pub struct TaskInput {
     pub role: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "type")]
     pub kind: Option<TaskType>,
+    /// What the task is for: `edit_repo` (default), `run`, `git` or
+    /// `inspect`; the gateway refuses tools the kind does not allow.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "kind")]
+    pub task_kind: Option<crate::toolset::TaskKind>,
     #[serde(default)]
     pub dependencies: Vec<String>,
     #[serde(default)]
@@ -303,6 +307,9 @@ pub struct Limits {
     /// Largest role output in bytes. Default 1 MiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_bytes: Option<u64>,
+    /// Most tool calls in the whole run. Default 100 000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_run_tool_calls: Option<u64>,
 }
 
 /// A preflight check (spec/role-scoped-agent-runs.md §6): a file must exist

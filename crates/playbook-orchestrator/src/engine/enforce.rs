@@ -45,7 +45,7 @@ where
                 }
                 ("the questions", size)
             }
-            AgentOutcome::Error { message } => {
+            AgentOutcome::Error { message } | AgentOutcome::TimedOut { message } => {
                 if message.len() as u64 <= limit {
                     return None;
                 }
@@ -104,6 +104,13 @@ where
                     code: ErrorCode::AgentFailed,
                     trigger: "agent_error",
                     reason: format!("`{}` failed: {}", role.name, truncate(&message, 500)),
+                };
+            }
+            AgentOutcome::TimedOut { message } => {
+                return StepEnd::Terminal {
+                    code: ErrorCode::AgentTimeout,
+                    trigger: "timeout",
+                    reason: format!("`{}` timed out: {}", role.name, truncate(&message, 500)),
                 };
             }
             AgentOutcome::NeedsInput { questions } => {

@@ -239,6 +239,11 @@ where
                         input.lock_scope = strings(map.get("lock_scope"));
                         input.forbidden_scope = strings(map.get("forbidden_scope"));
                         input.acceptance_criteria = strings(map.get("acceptance_criteria"));
+                        // An unknown kind falls back to the default (edit_repo),
+                        // whose gateway rules still apply to every call.
+                        input.task_kind = map
+                            .get("kind")
+                            .and_then(|k| serde_json::from_value(k.clone()).ok());
                     }
                     other => input.title = truncate(&other.to_string(), 500),
                 }

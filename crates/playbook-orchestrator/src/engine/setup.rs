@@ -147,6 +147,8 @@ where
             iterations: vec![0; self.flow.roles.len()],
             last_verdict: None,
             is_goal: false,
+            kind: t.task_kind.unwrap_or_default(),
+            scoped: !t.lock_scope.is_empty(),
         }
     }
 

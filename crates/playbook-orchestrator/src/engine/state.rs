@@ -24,6 +24,11 @@ pub(super) struct Task {
     pub(super) last_verdict: Option<String>,
     /// The goal task whose planner output creates the tasks of later stages.
     pub(super) is_goal: bool,
+    /// What the task is for; the gateway refuses tools its kind forbids.
+    pub(super) kind: crate::toolset::TaskKind,
+    /// Whether the run input gave a `lock_scope`; without one the task owns
+    /// its whole worktree.
+    pub(super) scoped: bool,
 }
 
 pub(super) struct Pending {

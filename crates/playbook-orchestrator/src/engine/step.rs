@@ -95,17 +95,15 @@ where
         // The step budget is checked before the call, so `max_steps: N`
         // allows exactly N agent invocations, never N + 1.
         if self.steps >= self.max_steps {
-            if !self.stopped {
-                self.emit(Event::Warning {
-                    code: ErrorCode::StepLimit,
-                    message: format!(
-                        "the run reached its budget of {} agent invocations and stops",
-                        self.max_steps
-                    ),
-                });
-                self.stopped = true;
-            }
-            self.cancel(task);
+            let message = format!(
+                "the run reached its budget of {} agent invocations and stops",
+                self.max_steps
+            );
+            self.stop_run(task, ErrorCode::StepLimit, message);
+            return Next::Ended;
+        }
+        if let Some((code, why)) = self.options.stop.reason() {
+            self.stop_run(task, code, why.to_string());
             return Next::Ended;
         }
         self.steps += 1;
@@ -165,6 +163,7 @@ where
                             detail: detail.clone(),
                         });
                         precheck = Some((ErrorCode::ToolCallLimit, detail));
+                        self.ports.agent.abort(&invocation);
                         break (
                             AgentOutcome::Error {
                                 message: "tool call limit reached".into(),
@@ -222,6 +221,15 @@ where
             record,
         });
         Next::At(self.now.saturating_add(duration_ms), Phase::Complete)
+    }
+
+    /// Stops the run (once) with a warning saying why, and cancels `task`.
+    pub(super) fn stop_run(&mut self, task: usize, code: ErrorCode, message: String) {
+        if !self.stopped {
+            self.emit(Event::Warning { code, message });
+            self.stopped = true;
+        }
+        self.cancel(task);
     }
 
     /// Every envelope the orchestrator sends is checked against its
@@ -293,6 +301,17 @@ where
         let Some(pending) = run.pending.take() else {
             return Next::Ended;
         };
+        // A stop during the invocation ends the task as canceled, not as a
+        // failure of the agent whose process the stop killed.
+        if let Some((code, why)) = self.options.stop.reason() {
+            self.audit.runs.push(AgentRunRecord {
+                outcome: "stopped".into(),
+                code: Some(code),
+                ..pending.record
+            });
+            self.stop_run(task, code, why.to_string());
+            return Next::Ended;
+        }
         let task_id = self.tasks[task].packet.task_id.clone();
         let iteration = self.tasks[task].iterations[role_index];
         let mut record = pending.record;

@@ -1,6 +1,13 @@
-//! The tool gateway of a step: allowlist and approval before a call runs.
+//! The tool gateway of a step: every rule that can refuse a call is checked
+//! before it runs, in this order — `actions_allowed`, the task kind, the
+//! paths it writes (inside the worktree, inside `lock_scope`, outside
+//! `forbidden_scope` and other tasks' locks), the tools' own look at the
+//! world (symbolic links), the run's tool-call budget, then approval.
+//! A preview and a real run go through this same code.
 
 use super::*;
+use crate::agent::{ToolCall, ToolContext, ToolDenial};
+use crate::toolset;
 
 impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
 where
@@ -16,35 +23,33 @@ where
         task: usize,
         stage: &str,
         role_index: usize,
-        call: &crate::agent::ToolCall,
+        call: &ToolCall,
         blocked_tool: &mut bool,
         denied_approval: &mut bool,
     ) -> ToolResult {
         let role = self.flow.roles[role_index].role;
         let task_id = self.tasks[task].packet.task_id.clone();
-        if !role.actions_allowed().contains(&call.tool) {
+        let run_id = self.run_id.clone();
+        let ctx = ToolContext {
+            run_id: &run_id,
+            task_id: &task_id,
+            stage,
+            role: &role.name,
+            kind: self.tasks[task].kind,
+        };
+        let refusal = self
+            .contract_refusal(task, role_index, call)
+            .or_else(|| self.ports.tools.check(&ctx, call).err());
+        if let Some(ToolDenial { code, message }) = refusal {
             *blocked_tool = true;
-            let reason = format!(
-                "`{}` is not in actions_allowed of role `{}` (allowed: {}); the call was not run",
-                call.tool,
-                role.name,
-                if role.actions_allowed().is_empty() {
-                    "none".to_string()
-                } else {
-                    role.actions_allowed().join(", ")
-                }
-            );
             self.emit(Event::ToolCallBlocked {
                 task_id,
                 role: role.name.clone(),
                 tool: call.tool.clone(),
-                code: ErrorCode::ToolNotAllowed,
-                reason: reason.clone(),
+                code,
+                reason: message.clone(),
             });
-            return ToolResult::Denied {
-                code: ErrorCode::ToolNotAllowed,
-                message: reason,
-            };
+            return ToolResult::Denied { code, message };
         }
         if role.requires_user_approval() && self.mutating.contains(&call.tool) {
             let subject = format!("tool: {}", call.tool);
@@ -96,11 +101,129 @@ where
             });
         }
         self.emit(Event::ToolCallAllowed {
-            task_id,
+            task_id: task_id.clone(),
             role: role.name.clone(),
             tool: call.tool.clone(),
         });
-        let result = self.ports.tools.run(call).await;
+        let result = self.ports.tools.run(&ctx, call).await;
         ToolResult::Ran { result }
     }
+
+    /// The rules of the contract that refuse a call without looking at the
+    /// world, first refusal first.
+    fn contract_refusal(
+        &mut self,
+        task: usize,
+        role_index: usize,
+        call: &ToolCall,
+    ) -> Option<ToolDenial> {
+        let role = self.flow.roles[role_index].role;
+        let deny = |code, message| Some(ToolDenial { code, message });
+        if let Some((code, why)) = self.options.stop.reason() {
+            return deny(code, format!("{why}; `{}` was not run", call.tool));
+        }
+        if !role.actions_allowed().contains(&call.tool) {
+            let allowed = if role.actions_allowed().is_empty() {
+                "none".to_string()
+            } else {
+                role.actions_allowed().join(", ")
+            };
+            return deny(
+                ErrorCode::ToolNotAllowed,
+                format!(
+                    "`{}` is not in actions_allowed of role `{}` (allowed: {allowed}); the call was not run",
+                    call.tool, role.name
+                ),
+            );
+        }
+        let t = &self.tasks[task];
+        if let Some(why) = toolset::kind_refusal(t.kind, &call.tool) {
+            return deny(ErrorCode::TaskKindForbids, why);
+        }
+        let paths = match toolset::written_paths(&call.tool, &call.args) {
+            Ok(paths) => paths,
+            Err(why) => {
+                return deny(
+                    ErrorCode::PathEscape,
+                    format!("{why}; the call was not run"),
+                );
+            }
+        };
+        for raw in paths {
+            let path = match toolset::normalize(&raw) {
+                Ok(p) => p,
+                Err(why) => {
+                    return deny(
+                        ErrorCode::PathEscape,
+                        format!("{why}; the call was not run"),
+                    );
+                }
+            };
+            if let Some(why) = self.scope_refusal(task, &path) {
+                return deny(
+                    ErrorCode::ScopeViolation,
+                    format!("{why}; the call was not run"),
+                );
+            }
+        }
+        // Counted only for calls the contract lets through, so a hostile
+        // agent's denied attempts do not use up the budget of honest work.
+        if self.run_tool_calls >= self.max_run_tool_calls {
+            self.options.stop.budget_exhausted();
+            return deny(
+                ErrorCode::BudgetExceeded,
+                format!(
+                    "the run reached its budget of {} tool calls (limits.max_run_tool_calls); `{}` was not run",
+                    self.max_run_tool_calls, call.tool
+                ),
+            );
+        }
+        self.run_tool_calls += 1;
+        None
+    }
+
+    /// Why writing `path` breaks the task's scopes, if it does.
+    fn scope_refusal(&self, task: usize, path: &str) -> Option<String> {
+        let t = &self.tasks[task];
+        let one = std::slice::from_ref;
+        let path_owned = path.to_string();
+        if let Some(f) = t
+            .packet
+            .forbidden_scope
+            .iter()
+            .find(|f| overlaps(one(f), one(&path_owned)))
+        {
+            return Some(format!("`{path}` is in the task's forbidden_scope (`{f}`)"));
+        }
+        if t.scoped && !t.packet.lock_scope.iter().any(|l| within(path, l)) {
+            return Some(format!(
+                "`{path}` is outside the task's lock_scope ({})",
+                t.packet.lock_scope.join(", ")
+            ));
+        }
+        let me = &t.packet.task_id;
+        if let Some(lock) =
+            self.scenario.input.active_locks.iter().find(|l| {
+                l.active && &l.task_id != me && overlaps(one(&l.resource), one(&path_owned))
+            })
+        {
+            return Some(format!(
+                "`{path}` is locked by task {} (`{}`)",
+                lock.task_id, lock.resource
+            ));
+        }
+        None
+    }
+}
+
+/// Whether `path` lies inside the scope entry `scope` (a file or a
+/// directory prefix).
+fn within(path: &str, scope: &str) -> bool {
+    let scope = scope.trim_start_matches("./").trim_end_matches('/');
+    scope.is_empty()
+        || scope == "."
+        || path == scope
+        || (path.len() > scope.len()
+            && path.starts_with(scope)
+            && path.as_bytes()[scope.len()] == b'/')
 }

@@ -15,6 +15,8 @@ pub const MAX_TASK_SECONDS: u64 = MAX_DURATION_MS / 1000;
 pub const MAX_STEPS: u64 = 10_000_000;
 /// Most tool calls one invocation may be given (`limits.max_tool_calls`).
 pub const MAX_TOOL_CALLS: u32 = 10_000;
+/// Most tool calls a run may be given (`limits.max_run_tool_calls`).
+pub const MAX_RUN_TOOL_CALLS: u64 = 10_000_000;
 /// Largest output limit (`limits.max_output_bytes`): 64 MiB.
 pub const MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -98,6 +100,12 @@ pub(super) fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
             limits.max_tool_calls.map(u64::from),
             u64::from(MAX_TOOL_CALLS),
             "10 000",
+        );
+        numbers.at_most(
+            "limits.max_run_tool_calls",
+            limits.max_run_tool_calls,
+            MAX_RUN_TOOL_CALLS,
+            "10 000 000",
         );
         numbers.at_most(
             "limits.max_output_bytes",
