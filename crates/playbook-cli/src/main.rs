@@ -12,6 +12,7 @@ mod authoring;
 mod input;
 mod library;
 mod preview;
+mod run;
 
 #[derive(Parser)]
 #[command(
@@ -42,6 +43,10 @@ enum Command {
     Preview(preview::PreviewArgs),
     /// Print the system prompt a role receives, contract block included.
     Prompt(preview::PromptArgs),
+    /// The MCP tool gateway an agent process starts during a run (from the
+    /// MCP configuration the run gives it); not for direct use.
+    #[command(hide = true)]
+    Gateway(run::GatewayArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +61,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => library::diff_files(args),
         Command::Preview(args) => preview::preview(args),
         Command::Prompt(args) => preview::prompt(args),
+        Command::Gateway(args) => run::gateway(args),
     };
     match result {
         Ok(code) => code,

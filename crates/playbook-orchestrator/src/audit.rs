@@ -53,6 +53,14 @@ pub struct ContextSnapshot {
     pub scenario_hash: String,
     /// Role → SHA-256 of its prompt template rendered without inputs.
     pub role_prompts: IndexMap<String, String>,
+    /// A real run's context bundle: repository path (`AGENTS.md`,
+    /// `agents/<ROLE>.md`, `policy/*.json`) → SHA-256 at the run's commit.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub files: IndexMap<String, String>,
+    /// Context files the repository does not have (the playbook's contracts
+    /// alone govern what they would have said).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
 }
 
 /// One tool call, allowed or blocked.

@@ -99,6 +99,14 @@ pub struct RunOptions {
     /// Read before every agent and tool call: a person or the runner's
     /// wall-time budget stops the run.
     pub stop: crate::stop::Stop,
+    /// A real run's preflight, checked by the runner against the
+    /// repository; a failed check refuses the run exactly as a scenario's
+    /// preflight does. `None`: the scenario's `preflight` applies.
+    pub preflight: Option<Vec<crate::event::PreflightResult>>,
+    /// A real run's context bundle (path → SHA-256) and the context files
+    /// that were absent, for the audit log.
+    pub context_files: indexmap::IndexMap<String, String>,
+    pub context_absent: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -110,6 +118,9 @@ impl Default for RunOptions {
             scenario_name: None,
             agent_name: "scripted".into(),
             stop: crate::stop::Stop::default(),
+            preflight: None,
+            context_files: Default::default(),
+            context_absent: Vec::new(),
         }
     }
 }
@@ -424,8 +435,12 @@ where
             tasks: self.tasks.len() as u32,
             bounds: report.bounds.clone(),
         });
-        if !scenario.preflight.is_empty() {
-            let results = self.preflight();
+        let checked = match &self.options.preflight {
+            Some(results) => Some(results.clone()),
+            None if !scenario.preflight.is_empty() => Some(self.preflight()),
+            None => None,
+        };
+        if let Some(results) = checked {
             let failed: Vec<String> = results
                 .iter()
                 .filter(|r| !r.passed)

@@ -1,1 +1,335 @@
-//! See the crate documentation.
+//! An agent that is a process (docs/agent-protocol.md).
+//!
+//! For each invocation the agent writes the rendered prompt, the assignment
+//! packet and an MCP configuration into a private directory, opens a gateway
+//! session for the role's tools, and starts the agent's command in the
+//! task's worktree. While the process runs, [`ProcessAgent::step`] waits for
+//! the first of: a tool call arriving through the gateway (returned to the
+//! engine as [`AgentStep::Call`]; the engine's answer goes back to the
+//! process on the next `step`), the process exiting (its answer is read),
+//! the time budget running out, the heartbeat going silent, or a stop. The
+//! process group is killed whenever the invocation ends, so nothing an agent
+//! starts outlives it.
+
+mod answer;
+mod child;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use playbook_orchestrator::agent::{Agent, AgentOutcome, AgentStep, Invocation, ToolResult};
+use playbook_orchestrator::stop::Stop;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+pub use answer::{AgentAnswer, OutputForm, read_answer};
+pub use child::{AgentProcess, Captured};
+
+use crate::gateway::wire::ToolInfo;
+use crate::gateway::{Broker, Session, SessionEvent};
+
+/// The files of one invocation, which a command line may name.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub prompt: String,
+    pub prompt_file: PathBuf,
+    pub packet_file: PathBuf,
+    pub mcp_config: PathBuf,
+    pub result_file: PathBuf,
+    pub worktree: PathBuf,
+    pub role: String,
+    pub task_id: String,
+    pub iteration: u32,
+}
+
+/// How to start the process of one invocation.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+    /// Text for standard input (none: standard input is empty).
+    pub stdin: Option<String>,
+    pub output: OutputForm,
+    /// The agent's own time budget; the smaller of it and the task's
+    /// `timeout_seconds` applies.
+    pub timeout: Option<Duration>,
+}
+
+/// What the runner provides to start and check invocations.
+pub trait Host {
+    /// The worktree of a task (created on first use).
+    fn worktree(&mut self, task_id: &str) -> Result<PathBuf, String>;
+    /// The command line of an invocation.
+    fn launch(&mut self, prepared: &Prepared) -> Result<Launch, String>;
+    /// Checks a finished invocation's answer (verification after a worker);
+    /// may turn it into a failure. Returns the outcome to report.
+    fn after(&mut self, prepared: &Prepared, outcome: AgentOutcome) -> impl std::future::Future<Output = AgentOutcome>;
+}
+
+struct Running {
+    process: AgentProcess,
+    session: Session,
+    prepared: Prepared,
+    output: OutputForm,
+    reply: Option<oneshot::Sender<ToolResult>>,
+    started: Instant,
+    deadline: Instant,
+    silence: Duration,
+    last_alive: Instant,
+}
+
+/// An agent whose every invocation is a process.
+pub struct ProcessAgent<'b, H> {
+    host: H,
+    broker: &'b Broker,
+    /// Program and arguments that start the MCP relay; the session's socket
+    /// and token are appended.
+    gateway_command: Vec<String>,
+    /// Tools listed to each role.
+    tools: HashMap<String, Vec<ToolInfo>>,
+    scratch: PathBuf,
+    stop: Stop,
+    stdout_limit: usize,
+    current: Option<Running>,
+}
+
+impl<'b, H: Host> ProcessAgent<'b, H> {
+    /// `scratch` is a private directory for invocation files.
+    pub fn new(
+        host: H,
+        broker: &'b Broker,
+        gateway_command: Vec<String>,
+        tools: HashMap<String, Vec<ToolInfo>>,
+        scratch: PathBuf,
+        stop: Stop,
+        stdout_limit: usize,
+    ) -> Self {
+        ProcessAgent {
+            host,
+            broker,
+            gateway_command,
+            tools,
+            scratch,
+            stop,
+            stdout_limit,
+            current: None,
+        }
+    }
+
+    pub fn host_mut(&mut self) -> &mut H {
+        &mut self.host
+    }
+
+    fn prepare(&mut self, inv: &Invocation<'_>, session: &Session) -> Result<Prepared, String> {
+        let worktree = self.host.worktree(inv.task_id)?;
+        let dir = self
+            .scratch
+            .join(format!("{}-{}-{}", inv.task_id, inv.role, inv.iteration));
+        let io = |e: std::io::Error| format!("cannot prepare the invocation in {}: {e}", dir.display());
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let prepared = Prepared {
+            prompt: inv.prompt.to_string(),
+            prompt_file: dir.join("prompt.md"),
+            packet_file: dir.join("assignment.json"),
+            mcp_config: dir.join("mcp.json"),
+            result_file: dir.join("answer.json"),
+            worktree,
+            role: inv.role.to_string(),
+            task_id: inv.task_id.to_string(),
+            iteration: inv.iteration,
+        };
+        let packet = serde_json::to_string_pretty(inv.packet).map_err(|e| e.to_string())?;
+        let mut args: Vec<String> = self.gateway_command[1..].to_vec();
+        args.extend([
+            "--socket".into(),
+            self.broker.socket_path().display().to_string(),
+            "--token".into(),
+            session.token.clone(),
+        ]);
+        let mcp = serde_json::json!({
+            "mcpServers": {
+                "playbook": {
+                    "type": "stdio",
+                    "command": self.gateway_command.first().cloned().unwrap_or_default(),
+                    "args": args,
+                }
+            }
+        });
+        std::fs::write(&prepared.prompt_file, &prepared.prompt).map_err(io)?;
+        std::fs::write(&prepared.packet_file, packet).map_err(io)?;
+        std::fs::write(&prepared.mcp_config, mcp.to_string()).map_err(io)?;
+        let _ = std::fs::remove_file(&prepared.result_file);
+        Ok(prepared)
+    }
+
+    fn start(&mut self, inv: &Invocation<'_>) -> Result<Running, String> {
+        let tools = self.tools.get(inv.role).cloned().unwrap_or_default();
+        let session = self
+            .broker
+            .open_session(tools)
+            .map_err(|e| format!("cannot open a gateway session: {e}"))?;
+        let prepared = self.prepare(inv, &session)?;
+        let launch = self.host.launch(&prepared)?;
+        let mut env = launch.env.clone();
+        env.extend([
+            ("PLAYBOOK_PROMPT_FILE".into(), prepared.prompt_file.display().to_string()),
+            ("PLAYBOOK_ASSIGNMENT_FILE".into(), prepared.packet_file.display().to_string()),
+            ("PLAYBOOK_MCP_CONFIG".into(), prepared.mcp_config.display().to_string()),
+            ("PLAYBOOK_RESULT_FILE".into(), prepared.result_file.display().to_string()),
+            ("PLAYBOOK_ROLE".into(), prepared.role.clone()),
+            ("PLAYBOOK_TASK_ID".into(), prepared.task_id.clone()),
+            ("PLAYBOOK_ITERATION".into(), prepared.iteration.to_string()),
+            ("PLAYBOOK_RUN_ID".into(), inv.run_id.to_string()),
+        ]);
+        let process = AgentProcess::spawn(
+            &launch.argv,
+            &launch.cwd,
+            &env,
+            launch.stdin.clone(),
+            self.stdout_limit,
+        )
+        .map_err(|e| {
+            let program = launch.argv.first().map(String::as_str).unwrap_or("");
+            format!("cannot start agent program `{program}`: {e}")
+        })?;
+        let task = &inv.packet.task;
+        let task_timeout = Duration::from_secs(task.timeout_seconds);
+        let timeout = launch.timeout.map_or(task_timeout, |t| t.min(task_timeout));
+        let now = Instant::now();
+        Ok(Running {
+            process,
+            session,
+            prepared,
+            output: launch.output,
+            reply: None,
+            started: now,
+            deadline: now + timeout,
+            // Two missed heartbeats: one late sign of life is not a hang.
+            silence: Duration::from_secs(task.heartbeat_interval_seconds.saturating_mul(2)),
+            last_alive: now,
+        })
+    }
+
+    async fn end(&mut self, mut run: Running, outcome: AgentOutcome) -> AgentStep {
+        run.process.kill_tree();
+        let duration_ms = u64::try_from(run.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let outcome = if matches!(outcome, AgentOutcome::Output { .. }) {
+            self.host.after(&run.prepared, outcome).await
+        } else {
+            outcome
+        };
+        AgentStep::Finish { outcome, duration_ms }
+    }
+
+    async fn exited(&mut self, mut run: Running, status: std::process::ExitStatus) -> AgentStep {
+        let stdout = (&mut run.process.stdout).await.unwrap_or_default();
+        let stderr = (&mut run.process.stderr).await.unwrap_or_default();
+        let stderr_tail = String::from_utf8_lossy(&stderr.bytes).trim().to_string();
+        let outcome = if !status.success() {
+            let how = match status.code() {
+                Some(code) => format!("exited with status {code}"),
+                None => "was killed by a signal".to_string(),
+            };
+            AgentOutcome::Error {
+                message: format!("the agent process {how}; its last words on stderr: {stderr_tail:?}"),
+            }
+        } else if stdout.flooded {
+            AgentOutcome::Error {
+                message: format!(
+                    "the agent printed more than {} bytes on stdout; an answer is one JSON object",
+                    self.stdout_limit
+                ),
+            }
+        } else {
+            let text = String::from_utf8_lossy(&stdout.bytes);
+            let file = read_small(&run.prepared.result_file, self.stdout_limit);
+            read_answer(run.output, &text, file.as_deref())
+        };
+        self.end(run, outcome).await
+    }
+}
+
+/// A file the agent may have written, read only up to `limit` bytes.
+fn read_small(path: &Path, limit: usize) -> Option<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let mut text = String::new();
+    file.take(limit as u64).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+impl<H: Host> Agent for ProcessAgent<'_, H> {
+    async fn step(&mut self, inv: &Invocation<'_>, last: Option<&ToolResult>) -> AgentStep {
+        if let (Some(run), Some(result)) = (self.current.as_mut(), last) {
+            if let Some(reply) = run.reply.take() {
+                let _ = reply.send(result.clone());
+            }
+            // Waiting on the run (an approval) is not the agent being silent.
+            run.last_alive = Instant::now();
+        }
+        let mut run = match self.current.take() {
+            Some(run) => run,
+            None => match self.start(inv) {
+                Ok(run) => run,
+                Err(message) => {
+                    return AgentStep::Finish {
+                        outcome: AgentOutcome::Error { message },
+                        duration_ms: 0,
+                    };
+                }
+            },
+        };
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        loop {
+            let silent_until = run.last_alive + run.silence;
+            tokio::select! {
+                event = run.session.events.recv() => match event {
+                    Some(SessionEvent::Call { call, reply }) => {
+                        run.reply = Some(reply);
+                        run.last_alive = Instant::now();
+                        self.current = Some(run);
+                        return AgentStep::Call(call);
+                    }
+                    Some(SessionEvent::Alive) => run.last_alive = Instant::now(),
+                    None => {}
+                },
+                Some(()) = run.process.alive.recv() => run.last_alive = Instant::now(),
+                status = run.process.child.wait() => {
+                    return match status {
+                        Ok(status) => self.exited(run, status).await,
+                        Err(e) => {
+                            let message = format!("waiting for the agent process failed: {e}");
+                            self.end(run, AgentOutcome::Error { message }).await
+                        }
+                    };
+                }
+                _ = tokio::time::sleep_until(run.deadline) => {
+                    let secs = run.deadline.duration_since(run.started).as_secs();
+                    let message = format!("the agent process ran past its time budget of {secs} s and was killed");
+                    return self.end(run, AgentOutcome::TimedOut { message }).await;
+                }
+                _ = tokio::time::sleep_until(silent_until) => {
+                    let message = format!(
+                        "the agent process showed no sign of life (output or gateway message) for {} s, twice its heartbeat interval, and was killed",
+                        run.silence.as_secs()
+                    );
+                    return self.end(run, AgentOutcome::TimedOut { message }).await;
+                }
+                _ = tick.tick() => {
+                    if let Some((_, why)) = self.stop.reason() {
+                        let message = format!("{why}; the agent process was killed");
+                        return self.end(run, AgentOutcome::Error { message }).await;
+                    }
+                }
+            }
+        }
+    }
+
+    fn abort(&mut self, _invocation: &Invocation<'_>) {
+        if let Some(mut run) = self.current.take() {
+            run.process.kill_tree();
+        }
+    }
+}

@@ -197,6 +197,8 @@ where
                 policies_hash: sha256_hex(policies.to_string().as_bytes()),
                 scenario_hash: sha256_hex(&serde_json::to_vec(self.scenario).unwrap_or_default()),
                 role_prompts,
+                files: self.options.context_files.clone(),
+                absent: self.options.context_absent.clone(),
             },
             started_at: self.at(),
             ended_at: String::new(),
