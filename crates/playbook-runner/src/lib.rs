@@ -24,5 +24,6 @@ pub mod context;
 pub mod gateway;
 pub mod process;
 pub mod runner;
+pub mod schema;
 pub mod verify;
 pub mod workspace;

@@ -65,7 +65,11 @@ pub trait Host {
     fn launch(&mut self, prepared: &Prepared) -> Result<Launch, String>;
     /// Checks a finished invocation's answer (verification after a worker);
     /// may turn it into a failure. Returns the outcome to report.
-    fn after(&mut self, prepared: &Prepared, outcome: AgentOutcome) -> impl std::future::Future<Output = AgentOutcome>;
+    fn after(
+        &mut self,
+        prepared: &Prepared,
+        outcome: AgentOutcome,
+    ) -> impl std::future::Future<Output = AgentOutcome>;
 }
 
 struct Running {
@@ -127,7 +131,8 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
         let dir = self
             .scratch
             .join(format!("{}-{}-{}", inv.task_id, inv.role, inv.iteration));
-        let io = |e: std::io::Error| format!("cannot prepare the invocation in {}: {e}", dir.display());
+        let io =
+            |e: std::io::Error| format!("cannot prepare the invocation in {}: {e}", dir.display());
         std::fs::create_dir_all(&dir).map_err(io)?;
         let prepared = Prepared {
             prompt: inv.prompt.to_string(),
@@ -174,10 +179,22 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
         let launch = self.host.launch(&prepared)?;
         let mut env = launch.env.clone();
         env.extend([
-            ("PLAYBOOK_PROMPT_FILE".into(), prepared.prompt_file.display().to_string()),
-            ("PLAYBOOK_ASSIGNMENT_FILE".into(), prepared.packet_file.display().to_string()),
-            ("PLAYBOOK_MCP_CONFIG".into(), prepared.mcp_config.display().to_string()),
-            ("PLAYBOOK_RESULT_FILE".into(), prepared.result_file.display().to_string()),
+            (
+                "PLAYBOOK_PROMPT_FILE".into(),
+                prepared.prompt_file.display().to_string(),
+            ),
+            (
+                "PLAYBOOK_ASSIGNMENT_FILE".into(),
+                prepared.packet_file.display().to_string(),
+            ),
+            (
+                "PLAYBOOK_MCP_CONFIG".into(),
+                prepared.mcp_config.display().to_string(),
+            ),
+            (
+                "PLAYBOOK_RESULT_FILE".into(),
+                prepared.result_file.display().to_string(),
+            ),
             ("PLAYBOOK_ROLE".into(), prepared.role.clone()),
             ("PLAYBOOK_TASK_ID".into(), prepared.task_id.clone()),
             ("PLAYBOOK_ITERATION".into(), prepared.iteration.to_string()),
@@ -220,7 +237,10 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
         } else {
             outcome
         };
-        AgentStep::Finish { outcome, duration_ms }
+        AgentStep::Finish {
+            outcome,
+            duration_ms,
+        }
     }
 
     async fn exited(&mut self, mut run: Running, status: std::process::ExitStatus) -> AgentStep {
@@ -233,7 +253,9 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
                 None => "was killed by a signal".to_string(),
             };
             AgentOutcome::Error {
-                message: format!("the agent process {how}; its last words on stderr: {stderr_tail:?}"),
+                message: format!(
+                    "the agent process {how}; its last words on stderr: {stderr_tail:?}"
+                ),
             }
         } else if stdout.flooded {
             AgentOutcome::Error {

@@ -30,8 +30,14 @@ fn turn() -> Result<Value, String> {
     )
     .map_err(|e| e.to_string())?;
     let role = env("PLAYBOOK_ROLE")?;
-    let k: usize = env("PLAYBOOK_ITERATION")?.parse().map_err(|_| "bad iteration")?;
-    let turns = script.get(&role).and_then(Value::as_array).cloned().unwrap_or_default();
+    let k: usize = env("PLAYBOOK_ITERATION")?
+        .parse()
+        .map_err(|_| "bad iteration")?;
+    let turns = script
+        .get(&role)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     Ok(turns
         .get(k.saturating_sub(1))
         .or(turns.last())
@@ -41,7 +47,10 @@ fn turn() -> Result<Value, String> {
 
 fn log(line: &Value) {
     if let Ok(path) = std::env::var("TESTAGENT_LOG")
-        && let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path)
+        && let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
     {
         let _ = writeln!(f, "{line}");
     }
@@ -52,16 +61,29 @@ fn log(line: &Value) {
 fn fill(value: &Value) -> Value {
     let text = value.to_string();
     let vars = [
-        ("{task_id}", std::env::var("PLAYBOOK_TASK_ID").unwrap_or_default()),
-        ("{run_id}", std::env::var("PLAYBOOK_RUN_ID").unwrap_or_default()),
-        ("{iteration}", std::env::var("PLAYBOOK_ITERATION").unwrap_or_default()),
+        (
+            "{task_id}",
+            std::env::var("PLAYBOOK_TASK_ID").unwrap_or_default(),
+        ),
+        (
+            "{run_id}",
+            std::env::var("PLAYBOOK_RUN_ID").unwrap_or_default(),
+        ),
+        (
+            "{iteration}",
+            std::env::var("PLAYBOOK_ITERATION").unwrap_or_default(),
+        ),
     ];
     let text = vars.iter().fold(text, |t, (k, v)| t.replace(k, v));
     serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 
 async fn calls(turn: &Value) -> Result<(), String> {
-    let calls = turn.get("calls").and_then(Value::as_array).cloned().unwrap_or_default();
+    let calls = turn
+        .get("calls")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let config: Value = serde_json::from_str(
         &std::fs::read_to_string(env("PLAYBOOK_MCP_CONFIG")?).map_err(|e| e.to_string())?,
     )
@@ -71,10 +93,10 @@ async fn calls(turn: &Value) -> Result<(), String> {
     for a in server["args"].as_array().into_iter().flatten() {
         command.arg(a.as_str().unwrap_or_default());
     }
-    let client = ()
-        .serve(TokioChildProcess::new(command).map_err(|e| e.to_string())?)
-        .await
-        .map_err(|e| format!("MCP initialisation failed: {e}"))?;
+    let client =
+        ().serve(TokioChildProcess::new(command).map_err(|e| e.to_string())?)
+            .await
+            .map_err(|e| format!("MCP initialisation failed: {e}"))?;
     let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
     let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
     log(&json!({ "listed": names }));
@@ -138,6 +160,9 @@ async fn main() {
     }
     match turn.get("stdout").and_then(Value::as_str) {
         Some(raw) => print!("{raw}"),
-        None => println!("{}", fill(turn.get("answer").unwrap_or(&json!({"output": {}})))),
+        None => println!(
+            "{}",
+            fill(turn.get("answer").unwrap_or(&json!({"output": {}})))
+        ),
     }
 }

@@ -5,6 +5,7 @@ mod bad_input;
 mod bound;
 mod contracts;
 mod determinism;
+mod gateway;
 mod limits;
 mod persistence;
 mod records;

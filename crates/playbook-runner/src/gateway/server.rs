@@ -9,8 +9,8 @@ use std::sync::Arc;
 use futures_util::{SinkExt, StreamExt};
 use playbook_orchestrator::agent::ToolResult;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ContentBlock as Content, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, ContentBlock as Content, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -41,7 +41,9 @@ impl Link {
         match self.lines.next().await {
             Some(Ok(line)) => serde_json::from_str(&line)
                 .map_err(|e| format!("the run's gateway answered something unreadable: {e}")),
-            Some(Err(e)) => Err(format!("the run's gateway answered something unreadable: {e}")),
+            Some(Err(e)) => Err(format!(
+                "the run's gateway answered something unreadable: {e}"
+            )),
             None => Err("the run's gateway closed the connection (the invocation ended)".into()),
         }
     }
@@ -88,7 +90,10 @@ impl ServerHandler for Relay {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let mut link = self.link.lock().await;
-        let Reply::Tools { tools, .. } = link.ask(|id| Request::List { id }).await.map_err(internal)?
+        let Reply::Tools { tools, .. } = link
+            .ask(|id| Request::List { id })
+            .await
+            .map_err(internal)?
         else {
             return Err(internal("the run's gateway answered out of turn".into()));
         };
@@ -99,7 +104,11 @@ impl ServerHandler for Relay {
                     Value::Object(map) => map,
                     _ => Default::default(),
                 };
-                Tool::new(Cow::Owned(t.name), Cow::Owned(t.description), Arc::new(schema))
+                Tool::new(
+                    Cow::Owned(t.name),
+                    Cow::Owned(t.description),
+                    Arc::new(schema),
+                )
             })
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
@@ -149,9 +158,12 @@ fn to_mcp(result: ToolResult) -> rmcp::model::CallToolResult {
 /// Serves MCP on standard input and output until the agent closes it,
 /// relaying to the broker at `socket` under `token`.
 pub async fn serve_stdio(socket: &Path, token: &str) -> Result<(), String> {
-    let stream = UnixStream::connect(socket)
-        .await
-        .map_err(|e| format!("cannot reach the run's gateway at {}: {e}", socket.display()))?;
+    let stream = UnixStream::connect(socket).await.map_err(|e| {
+        format!(
+            "cannot reach the run's gateway at {}: {e}",
+            socket.display()
+        )
+    })?;
     let (read, write) = stream.into_split();
     let mut link = Link {
         lines: FramedRead::new(read, LinesCodec::new_with_max_length(MAX_LINE)),

@@ -42,7 +42,15 @@ pub enum Reply {
     /// Answer to `hello`: the token is valid.
     Welcome,
     /// The token is unknown or its invocation ended.
-    Refused { message: String },
-    Tools { id: u64, tools: Vec<ToolInfo> },
-    Result { id: u64, result: ToolResult },
+    Refused {
+        message: String,
+    },
+    Tools {
+        id: u64,
+        tools: Vec<ToolInfo>,
+    },
+    Result {
+        id: u64,
+        result: ToolResult,
+    },
 }

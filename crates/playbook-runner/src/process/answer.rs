@@ -32,7 +32,10 @@ pub enum OutputForm {
 /// `needs_input` and `error`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "Agent answer", description = "What an agent process returns at the end of one invocation (docs/agent-protocol.md).")]
+#[schemars(
+    title = "Agent answer",
+    description = "What an agent process returns at the end of one invocation (docs/agent-protocol.md)."
+)]
 pub struct AgentAnswer {
     /// The role output: a JSON object with the fields of the role's
     /// `outputs_contract`.
@@ -70,7 +73,10 @@ fn interpret(value: Value) -> Result<AgentOutcome, String> {
         return Err("the answer is not a JSON object".into());
     };
     let keys = ["output", "needs_input", "error"];
-    if !map.keys().any(|k| keys.contains(&k.as_str()) || k == "result") {
+    if !map
+        .keys()
+        .any(|k| keys.contains(&k.as_str()) || k == "result")
+    {
         // A bare object is the role output itself (a model asked for the
         // output object often answers just that).
         return Ok(AgentOutcome::Output {
@@ -80,16 +86,23 @@ fn interpret(value: Value) -> Result<AgentOutcome, String> {
     }
     let answer: AgentAnswer = serde_json::from_value(Value::Object(map))
         .map_err(|e| format!("the answer object is malformed: {e}"))?;
+    let bare = answer.result.is_none();
     match (answer.output, answer.needs_input, answer.error) {
         (Some(output), None, None) => Ok(AgentOutcome::Output {
             output: AgentOutput::Json(Value::Object(output)),
             result: answer.result,
         }),
-        (None, Some(questions), None) if !questions.is_empty() => {
+        (None, Some(questions), None) if bare && !questions.is_empty() => {
             Ok(AgentOutcome::NeedsInput { questions })
         }
-        (None, None, Some(message)) => Ok(AgentOutcome::Error { message }),
-        _ => Err("the answer must have exactly one of `output`, `needs_input` (non-empty) and `error`".into()),
+        (None, None, Some(message)) if bare && !message.is_empty() => {
+            Ok(AgentOutcome::Error { message })
+        }
+        _ => Err(
+            "the answer must have exactly one of `output` (with an optional `result`), \
+                  `needs_input` (non-empty) and `error` (non-empty)"
+                .into(),
+        ),
     }
 }
 
@@ -118,7 +131,9 @@ fn find_object(text: &str) -> Option<Value> {
 /// Reads the final answer. `result_file` is the content of the invocation's
 /// result file, if the agent wrote one.
 pub fn read_answer(form: OutputForm, stdout: &str, result_file: Option<&str>) -> AgentOutcome {
-    let primary = result_file.filter(|t| !t.trim().is_empty()).unwrap_or(stdout);
+    let primary = result_file
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or(stdout);
     let outcome = match form {
         OutputForm::Protocol => serde_json::from_str::<Value>(primary.trim())
             .map_err(|e| format!("it is not JSON ({e})"))
@@ -164,7 +179,11 @@ mod tests {
 
     #[test]
     fn protocol_answers() {
-        let o = read_answer(OutputForm::Protocol, r#"{"output":{"a":1},"result":{"x":1}}"#, None);
+        let o = read_answer(
+            OutputForm::Protocol,
+            r#"{"output":{"a":1},"result":{"x":1}}"#,
+            None,
+        );
         assert_eq!(
             o,
             AgentOutcome::Output {
@@ -172,22 +191,42 @@ mod tests {
                 result: Some(json!({"x":1}))
             }
         );
-        let o = read_answer(OutputForm::Protocol, "", Some(r#"{"needs_input":["Which DB?"]}"#));
-        assert_eq!(o, AgentOutcome::NeedsInput { questions: vec!["Which DB?".into()] });
+        let o = read_answer(
+            OutputForm::Protocol,
+            "",
+            Some(r#"{"needs_input":["Which DB?"]}"#),
+        );
+        assert_eq!(
+            o,
+            AgentOutcome::NeedsInput {
+                questions: vec!["Which DB?".into()]
+            }
+        );
         let o = read_answer(OutputForm::Protocol, r#"{"error":"no model"}"#, None);
-        assert_eq!(o, AgentOutcome::Error { message: "no model".into() });
+        assert_eq!(
+            o,
+            AgentOutcome::Error {
+                message: "no model".into()
+            }
+        );
     }
 
     #[test]
     fn garbage_and_ambiguity_are_errors_that_say_so() {
         for bad in [
-            "", "garbage", "[1,2]", r#"{"output":{},"error":"x"}"#, r#"{"needs_input":[]}"#,
-            r#"{"output":3}"#, r#"{"output":{},"extra":1}"#,
+            "",
+            "garbage",
+            "[1,2]",
+            r#"{"output":{},"error":"x"}"#,
+            r#"{"needs_input":[]}"#,
+            r#"{"output":3}"#,
+            r#"{"output":{},"extra":1}"#,
         ] {
             let o = read_answer(OutputForm::Protocol, bad, None);
             assert!(is_error(&o), "{bad:?} gave {o:?}");
         }
-        let AgentOutcome::Error { message } = read_answer(OutputForm::Protocol, &"x".repeat(10_000), None)
+        let AgentOutcome::Error { message } =
+            read_answer(OutputForm::Protocol, &"x".repeat(10_000), None)
         else {
             panic!()
         };
@@ -197,15 +236,28 @@ mod tests {
     #[test]
     fn text_and_claude_forms_find_the_object() {
         let text = "Done.\n```json\n{\"output\": {\"verdict\": \"pass\"}}\n```\n";
-        assert!(matches!(read_answer(OutputForm::Text, text, None), AgentOutcome::Output { .. }));
+        assert!(matches!(
+            read_answer(OutputForm::Text, text, None),
+            AgentOutcome::Output { .. }
+        ));
         let bare = "Here: {\"verdict\": \"pass\"} end";
         assert_eq!(
             read_answer(OutputForm::Text, bare, None),
-            AgentOutcome::Output { output: AgentOutput::Json(json!({"verdict":"pass"})), result: None }
+            AgentOutcome::Output {
+                output: AgentOutput::Json(json!({"verdict":"pass"})),
+                result: None
+            }
         );
         let claude = json!({"type":"result","subtype":"success","is_error":false,"result":"{\"output\":{\"a\":1}}"}).to_string();
-        assert!(matches!(read_answer(OutputForm::ClaudeJson, &claude, None), AgentOutcome::Output { .. }));
+        assert!(matches!(
+            read_answer(OutputForm::ClaudeJson, &claude, None),
+            AgentOutcome::Output { .. }
+        ));
         let failed = json!({"type":"result","is_error":true,"result":"overloaded"}).to_string();
-        assert!(is_error(&read_answer(OutputForm::ClaudeJson, &failed, None)));
+        assert!(is_error(&read_answer(
+            OutputForm::ClaudeJson,
+            &failed,
+            None
+        )));
     }
 }

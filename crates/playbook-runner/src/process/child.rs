@@ -75,15 +75,19 @@ impl AgentProcess {
         stdin_text: Option<String>,
         stdout_limit: usize,
     ) -> io::Result<AgentProcess> {
-        let (program, args) = argv
-            .split_first()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the command line is empty"))?;
+        let (program, args) = argv.split_first().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "the command line is empty")
+        })?;
         let mut command = Command::new(program);
         command
             .args(args)
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(if stdin_text.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdin(if stdin_text.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
@@ -96,7 +100,10 @@ impl AgentProcess {
             });
         }
         let (tx, alive) = mpsc::unbounded_channel();
-        let stdout = child.stdout.take().map(|s| capture(s, stdout_limit, false, tx.clone()));
+        let stdout = child
+            .stdout
+            .take()
+            .map(|s| capture(s, stdout_limit, false, tx.clone()));
         let stderr = child.stderr.take().map(|s| capture(s, 4096, true, tx));
         let empty = || tokio::spawn(async { Captured::default() });
         Ok(AgentProcess {
