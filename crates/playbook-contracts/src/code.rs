@@ -130,7 +130,6 @@ codes! {
     StepLimit = "STEP_LIMIT", "The run exceeded its step budget; it stops cleanly instead of looping.";
     RunStopped = "RUN_STOPPED", "The run was stopped by a person or by policy after a contract violation; remaining tasks are canceled.";
     BudgetExceeded = "BUDGET_EXCEEDED", "The run reached its tool-call or wall-time budget; it stops and remaining tasks are canceled.";
-    VerifyFailed = "VERIFY_FAILED", "The verification after a worker failed; the result counts as failed whatever the agent claimed.";
     }
 }
 

@@ -19,4 +19,14 @@ scenario_hash: string,
 /**
  * Role → SHA-256 of its prompt template rendered without inputs.
  */
-role_prompts: { [key in string]: string }, };
+role_prompts: { [key in string]: string }, 
+/**
+ * A real run's context bundle: repository path (`AGENTS.md`,
+ * `agents/<ROLE>.md`, `policy/*.json`) → SHA-256 at the run's commit.
+ */
+files?: { [key in string]: string }, 
+/**
+ * Context files the repository does not have (the playbook's contracts
+ * alone govern what they would have said).
+ */
+absent?: Array<string>, };
