@@ -145,12 +145,13 @@ impl Bundle {
             .collect();
         for role in roles {
             let wanted = format!("{role}.md");
-            let found = match_name(&wanted, md.iter().map(|e| e.name.as_str())).map_err(
-                |candidates| ContextError::AmbiguousRoleFile {
-                    role: role.to_string(),
-                    candidates: candidates.iter().map(|c| format!("agents/{c}")).collect(),
-                },
-            )?;
+            let found =
+                match_name(&wanted, md.iter().map(|e| e.name.as_str())).map_err(|candidates| {
+                    ContextError::AmbiguousRoleFile {
+                        role: role.to_string(),
+                        candidates: candidates.iter().map(|c| format!("agents/{c}")).collect(),
+                    }
+                })?;
             let Some(name) = found else {
                 return Err(ContextError::RoleFileMissing {
                     role: role.to_string(),

@@ -121,7 +121,7 @@ impl<'a> AtCommit<'a> {
     /// empty list when it does not exist.
     pub fn list(&self, dir: &str) -> Result<Vec<Entry>, ContextError> {
         let treeish = if dir.is_empty() {
-            self.commit.clone()
+            format!("{}^{{tree}}", self.commit)
         } else {
             format!("{}:{dir}", self.commit)
         };

@@ -123,7 +123,9 @@ fn front_matter<'t>(path: &str, text: &'t str) -> Result<Option<(&'t str, usize)
     }
     Err(ContextError::MalformedOverlay {
         path: path.to_string(),
-        message: "the front matter opened by `---` on line 1 is never closed; end it with a `---` line".into(),
+        message:
+            "the front matter opened by `---` on line 1 is never closed; end it with a `---` line"
+                .into(),
     })
 }
 
@@ -133,8 +135,14 @@ mod tests {
 
     #[test]
     fn an_overlay_without_front_matter_enforces_nothing() {
-        assert_eq!(Overlay::parse("agents/A.md", "# A\n---\n").unwrap(), Overlay::default());
-        assert_eq!(Overlay::parse("agents/A.md", "").unwrap(), Overlay::default());
+        assert_eq!(
+            Overlay::parse("agents/A.md", "# A\n---\n").unwrap(),
+            Overlay::default()
+        );
+        assert_eq!(
+            Overlay::parse("agents/A.md", "").unwrap(),
+            Overlay::default()
+        );
     }
 
     #[test]
@@ -145,7 +153,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(o.forbidden_actions, ["git_commit"]);
-        assert_eq!(o.allowed_actions.as_deref(), Some(&["read_file".to_string()][..]));
+        assert_eq!(
+            o.allowed_actions.as_deref(),
+            Some(&["read_file".to_string()][..])
+        );
     }
 
     #[test]

@@ -69,7 +69,12 @@ impl RolePermissions {
                 ),
             })?;
         for (role, rule) in &permissions.roles {
-            if let Some(bad) = rule.allow.iter().chain(&rule.deny).find(|t| t.trim().is_empty()) {
+            if let Some(bad) = rule
+                .allow
+                .iter()
+                .chain(&rule.deny)
+                .find(|t| t.trim().is_empty())
+            {
                 return Err(ContextError::InvalidPolicy {
                     path: ROLE_PERMISSIONS.into(),
                     message: format!("role `{role}` lists an empty tool name `{bad}`"),

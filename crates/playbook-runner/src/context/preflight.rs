@@ -122,11 +122,13 @@ pub fn preflight(repo_dir: &Path, commit: &str, project: Option<&Path>) -> Prefl
         }
     };
     if !governed {
-        let na = |name: &str| PreflightCheckResult {
+        let na = |name: &str| {
+            PreflightCheckResult {
             name: name.into(),
             passed: true,
             applicable: false,
             detail: "not applicable: no governance files (AGENTS.md, agents/, policy/) at the run's commit".into(),
+        }
         };
         return PreflightReport {
             governed,
@@ -157,7 +159,9 @@ fn issue_template(at: &AtCommit<'_>) -> PreflightCheckResult {
             return check(
                 name,
                 false,
-                format!("{ISSUE_TEMPLATE} does not exist at commit {short}; commit the issue template"),
+                format!(
+                    "{ISSUE_TEMPLATE} does not exist at commit {short}; commit the issue template"
+                ),
             );
         }
         Err(e) => return check(name, false, e),
@@ -188,17 +192,17 @@ fn issue_template(at: &AtCommit<'_>) -> PreflightCheckResult {
         }
         Err(e) => return check(name, false, e),
     };
-    if let Some(pinned) = &pin {
-        if !pinned.trim().eq_ignore_ascii_case(&hash) {
-            return check(
-                name,
-                false,
-                format!(
-                    "{ISSUE_TEMPLATE} drifted: sha256 {hash} at commit {short}, but {PREFLIGHT_POLICY} pins {}",
-                    pinned.trim()
-                ),
-            );
-        }
+    if let Some(pinned) = &pin
+        && !pinned.trim().eq_ignore_ascii_case(&hash)
+    {
+        return check(
+            name,
+            false,
+            format!(
+                "{ISSUE_TEMPLATE} drifted: sha256 {hash} at commit {short}, but {PREFLIGHT_POLICY} pins {}",
+                pinned.trim()
+            ),
+        );
     }
 
     // The working tree must hold the committed template.
@@ -299,7 +303,10 @@ fn project_schema(at: &AtCommit<'_>, project: Option<&Path>) -> PreflightCheckRe
             return check(
                 name,
                 false,
-                format!("{shown} is {} bytes; the limit is {MAX_CONTEXT_FILE_BYTES}", meta.len()),
+                format!(
+                    "{shown} is {} bytes; the limit is {MAX_CONTEXT_FILE_BYTES}",
+                    meta.len()
+                ),
             );
         }
         Ok(meta) if !meta.is_file() => {
@@ -365,9 +372,7 @@ fn compare(required: &ProjectDescription, given: &ProjectDescription) -> Vec<Str
     }
     for field in given.fields.keys() {
         if !required.fields.contains_key(field) {
-            drift.push(format!(
-                "field `{field}` is not in {PROJECT_SCHEMA}"
-            ));
+            drift.push(format!("field `{field}` is not in {PROJECT_SCHEMA}"));
         }
     }
     drift
