@@ -354,6 +354,33 @@ pub fn resolve(name: &str, user_file: Option<&Path>) -> Result<AgentDef, AgentsE
     Ok(def)
 }
 
+/// The `command` agent with the command line a person gave (the CLI's
+/// agent command): checked like a definition from a file, and its program
+/// must be found.
+pub fn command_agent(argv: Vec<String>) -> Result<AgentDef, AgentsError> {
+    let mut def = builtin("command").unwrap_or_else(|| AgentDef {
+        name: "command".into(),
+        command: Vec::new(),
+        cwd: None,
+        env: IndexMap::new(),
+        stdin: None,
+        timeout_seconds: None,
+        output: OutputForm::Protocol,
+        description: None,
+    });
+    def.command = argv;
+    def.check("the agent command line")?;
+    let program = &def.command[0];
+    if !template::has_slots(program) && find_program(program).is_none() {
+        return Err(AgentsError::ProgramNotFound {
+            name: def.name.clone(),
+            program: program.clone(),
+            where_: "an agents file passed with --agents FILE".into(),
+        });
+    }
+    Ok(def)
+}
+
 /// Where `program` would be run from: itself when it holds a `/`, else the
 /// first executable file of that name on PATH.
 pub fn find_program(program: &str) -> Option<PathBuf> {

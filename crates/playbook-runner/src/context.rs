@@ -26,7 +26,7 @@ mod overlay;
 mod permissions;
 mod preflight;
 
-pub use bundle::{Bundle, ContextItem, ItemKind};
+pub use bundle::{Bundle, ContextItem, ItemKind, MAX_BUNDLE_BYTES};
 pub use git::MAX_CONTEXT_FILE_BYTES;
 pub use overlay::Overlay;
 pub use permissions::{

@@ -79,6 +79,19 @@ impl Verification {
 
 /// Runs the verification of the worktree `root` within `timeout`.
 pub async fn verify(root: &Path, profile: &VerifyProfile, timeout: Duration) -> Verification {
+    if !root.is_dir() {
+        return Verification {
+            mode: profile.mode.clone(),
+            status: VerifyStatus::Fail,
+            discovered: false,
+            commands: vec![CommandRun {
+                argv: Vec::new(),
+                exit_code: None,
+                timed_out: false,
+                output_tail: format!("the worktree {} is not a directory", root.display()),
+            }],
+        };
+    }
     let (commands, discovered) = if profile.commands.is_empty() {
         (discover(root).unwrap_or_default(), true)
     } else {

@@ -12,6 +12,9 @@ use super::overlay::Overlay;
 use super::permissions::{ROLE_PERMISSIONS, RolePermissions};
 use super::{ContextError, match_name, sha256_hex};
 
+/// Largest context bundle, all files together, in bytes.
+pub const MAX_BUNDLE_BYTES: u64 = 8 * 1024 * 1024;
+
 /// What a context file is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -81,7 +84,7 @@ impl Bundle {
         match root.iter().find(|e| e.name == "AGENTS.md") {
             Some(entry) => {
                 let text = read_text(&at, "AGENTS.md", entry)?;
-                bundle.push("AGENTS.md".into(), text, ItemKind::Governance);
+                bundle.push("AGENTS.md".into(), text, ItemKind::Governance)?;
             }
             None => bundle.absent.push("AGENTS.md".into()),
         }
@@ -115,13 +118,28 @@ impl Bundle {
         Ok(bundle)
     }
 
-    fn push(&mut self, path: String, text: String, kind: ItemKind) {
+    /// Bytes read so far; the bundle as a whole is capped too, since every
+    /// byte may reach each agent's prompt.
+    fn total(&self) -> u64 {
+        self.items.iter().map(|i| i.text.len() as u64).sum()
+    }
+
+    fn push(&mut self, path: String, text: String, kind: ItemKind) -> Result<(), ContextError> {
+        let size = self.total() + text.len() as u64;
+        if size > MAX_BUNDLE_BYTES {
+            return Err(ContextError::TooLarge {
+                path: format!("the context bundle (with {path})"),
+                size,
+                limit: MAX_BUNDLE_BYTES,
+            });
+        }
         self.items.push(ContextItem {
             sha256: sha256_hex(text.as_bytes()),
             path,
             kind,
             text,
         });
+        Ok(())
     }
 
     fn read_overlays(
@@ -171,7 +189,7 @@ impl Bundle {
                 ItemKind::RoleOverlay {
                     role: role.to_string(),
                 },
-            );
+            )?;
         }
         Ok(())
     }
@@ -201,7 +219,7 @@ impl Bundle {
                 self.permissions = Some(RolePermissions::from_value(value.clone())?);
             }
             self.policies.insert(path.clone(), value);
-            self.push(path, text, ItemKind::Policy);
+            self.push(path, text, ItemKind::Policy)?;
         }
         if self.permissions.is_none() {
             self.absent.push(ROLE_PERMISSIONS.into());

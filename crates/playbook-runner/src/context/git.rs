@@ -58,6 +58,14 @@ fn git(repo: &Path) -> Command {
         // Paths in answers are raw bytes, never C-quoted.
         .args(["-c", "core.quotepath=off"])
         .env("GIT_TERMINAL_PROMPT", "0")
+        // An inherited repository override (a git hook's environment)
+        // would make git read another repository than `repo`.
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_OBJECT_DIRECTORY")
+        .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+        .env_remove("GIT_NAMESPACE")
         .stdin(Stdio::null());
     command
 }
@@ -115,6 +123,14 @@ impl<'a> AtCommit<'a> {
             });
         }
         Ok(AtCommit { repo, commit: id })
+    }
+
+    /// The root of the repository's working tree, if it has one.
+    pub fn working_tree(&self) -> Option<std::path::PathBuf> {
+        let out = run(self.repo, &["rev-parse", "--show-toplevel"]).ok()?;
+        let text = String::from_utf8(out).ok()?;
+        let top = text.trim_end_matches('\n');
+        (!top.is_empty()).then(|| std::path::PathBuf::from(top))
     }
 
     /// The entries of directory `dir` ("" for the root) at the commit; an

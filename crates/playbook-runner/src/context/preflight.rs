@@ -206,7 +206,16 @@ fn issue_template(at: &AtCommit<'_>) -> PreflightCheckResult {
     }
 
     // The working tree must hold the committed template.
-    let on_disk = at.repo.join(ISSUE_TEMPLATE);
+    let Some(top) = at.working_tree() else {
+        return check(
+            name,
+            false,
+            format!(
+                "the repository has no working tree to compare {ISSUE_TEMPLATE} with (committed sha256 {hash}); run in a checkout, not a bare repository"
+            ),
+        );
+    };
+    let on_disk = top.join(ISSUE_TEMPLATE);
     let working = match std::fs::symlink_metadata(&on_disk) {
         Err(_) => Err(format!(
             "{ISSUE_TEMPLATE} is missing from the working tree (committed sha256 {hash}); restore it with `git checkout -- {ISSUE_TEMPLATE}`"

@@ -195,3 +195,23 @@ fn a_missing_builtin_program_says_how_to_fix_it() {
         assert!(text.contains("agent `gemini`: program `gemini` not found on PATH; install it or define the agent in"), "{text}");
     }
 }
+
+#[test]
+fn a_command_line_agent_is_checked_like_a_file_definition() {
+    use playbook_runner::agents::command_agent;
+    let def = command_agent(vec!["sh".into(), "{prompt_file}".into()]).unwrap();
+    assert_eq!(def.name, "command");
+    assert_eq!(def.output, OutputForm::Protocol);
+    assert_eq!(render(&def, &values())[1], "/tmp/inv/prompt.md");
+    assert!(command_agent(vec![]).is_err());
+    assert!(
+        command_agent(vec!["sh".into(), "{bogus}".into()])
+            .unwrap_err()
+            .to_string()
+            .contains("{bogus}")
+    );
+    assert!(matches!(
+        command_agent(vec!["no-such-agent-xyz".into()]),
+        Err(AgentsError::ProgramNotFound { .. })
+    ));
+}

@@ -226,3 +226,35 @@ fn refs_that_do_not_exist_or_look_like_options_are_clear_errors() {
         ContextError::BadRole { .. }
     ));
 }
+
+#[test]
+fn an_inherited_git_dir_does_not_redirect_the_reader() {
+    let repo = Repo::with(&[("AGENTS.md", "mine")]);
+    let other = Repo::with(&[("AGENTS.md", "other")]);
+    // SAFETY: tests of this binary read GIT_DIR nowhere else; the variable
+    // is removed again at once.
+    unsafe { std::env::set_var("GIT_DIR", other.path().join(".git")) };
+    let bundle = Bundle::read(repo.path(), "main", &[]);
+    unsafe { std::env::remove_var("GIT_DIR") };
+    assert_eq!(bundle.unwrap().agents_md().unwrap().text, "mine");
+}
+
+#[test]
+fn the_bundle_as_a_whole_is_capped() {
+    let part = "y".repeat(900 * 1024);
+    let files: Vec<(String, String)> = (0..10)
+        .map(|i| {
+            (
+                format!("policy/p{i}.json"),
+                format!("{{\"a\": \"{part}\"}}"),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let repo = Repo::with(&refs);
+    let err = Bundle::read(repo.path(), "main", &[]).unwrap_err();
+    assert!(matches!(err, ContextError::TooLarge { .. }), "{err}");
+}

@@ -41,6 +41,8 @@ impl Repo {
             .arg("-C")
             .arg(self.path())
             .args(args)
+            // One test sets GIT_DIR for a moment; the helper never follows it.
+            .env_remove("GIT_DIR")
             .output()
             .unwrap();
         assert!(

@@ -230,3 +230,24 @@ fn a_bad_ref_or_a_directory_that_is_not_git_is_a_failed_check_not_a_panic() {
     let repo = Repo::with(&[("README.md", "x")]);
     assert!(!preflight(repo.path(), "-x", None).passed());
 }
+
+#[test]
+fn the_working_tree_is_compared_at_the_repository_root_even_from_a_subdirectory() {
+    let repo = Repo::with(&[
+        ("AGENTS.md", "rules"),
+        (TEMPLATE, TEMPLATE_TEXT),
+        ("src/lib.rs", ""),
+    ]);
+    let report = preflight(&repo.path().join("src"), "main", None);
+    assert!(report.passed(), "{report:?}");
+}
+
+#[test]
+fn the_preflight_reads_the_given_ref_not_the_checked_out_one() {
+    let repo = Repo::with(&[("AGENTS.md", "rules"), (TEMPLATE, TEMPLATE_TEXT)]);
+    repo.git(&["checkout", "-q", "-b", "bare"]);
+    repo.git(&["rm", "-q", "AGENTS.md"]);
+    repo.git(&["commit", "-q", "-m", "no governance"]);
+    assert!(!preflight(repo.path(), "bare", None).governed);
+    assert!(preflight(repo.path(), "main", None).governed);
+}

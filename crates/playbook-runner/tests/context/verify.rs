@@ -230,3 +230,12 @@ fn a_flood_of_output_is_clipped_to_its_tail_and_secrets_are_scrubbed() {
         "the token is scrubbed"
     );
 }
+
+#[test]
+fn a_worktree_that_does_not_exist_fails_with_its_path() {
+    let dir = project(&[]);
+    let gone = dir.path().join("gone");
+    let v = rt().block_on(verify(&gone, &profile(&["true"]), Duration::from_secs(5)));
+    assert_eq!(v.status, VerifyStatus::Fail);
+    assert!(v.commands[0].output_tail.contains("gone"));
+}
