@@ -344,7 +344,7 @@ pub fn resolve(name: &str, user_file: Option<&Path>) -> Result<AgentDef, AgentsE
         },
     };
     let program = &def.command[0];
-    if !template::has_slots(program) && find_program(program).is_none() {
+    if checkable(program) && find_program(program).is_none() {
         return Err(AgentsError::ProgramNotFound {
             name: name.to_string(),
             program: program.clone(),
@@ -371,7 +371,7 @@ pub fn command_agent(argv: Vec<String>) -> Result<AgentDef, AgentsError> {
     def.command = argv;
     def.check("the agent command line")?;
     let program = &def.command[0];
-    if !template::has_slots(program) && find_program(program).is_none() {
+    if checkable(program) && find_program(program).is_none() {
         return Err(AgentsError::ProgramNotFound {
             name: def.name.clone(),
             program: program.clone(),
@@ -379,6 +379,13 @@ pub fn command_agent(argv: Vec<String>) -> Result<AgentDef, AgentsError> {
         });
     }
     Ok(def)
+}
+
+/// Whether the program of a definition can be checked before it starts:
+/// not when it is a placeholder, nor a relative path (`./bin/agent`), which
+/// only means something in the working directory it starts in.
+fn checkable(program: &str) -> bool {
+    !template::has_slots(program) && (!program.contains('/') || program.starts_with('/'))
 }
 
 /// Where `program` would be run from: itself when it holds a `/`, else the

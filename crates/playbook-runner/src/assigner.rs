@@ -73,10 +73,17 @@ impl CommandAssigner {
         if !status.success() {
             return Err(format!("assigner `{program}` exited with {status}"));
         }
-        let captured = tokio::time::timeout(Duration::from_secs(5), &mut process.stdout)
-            .await
-            .map_err(|_| format!("assigner `{program}`: its output did not end"))?
-            .map_err(|e| format!("assigner `{program}`: reading its output failed: {e}"))?;
+        let captured =
+            match tokio::time::timeout(Duration::from_secs(5), &mut process.stdout).await {
+                Ok(read) => read
+                    .map_err(|e| format!("assigner `{program}`: reading its output failed: {e}"))?,
+                Err(_) => {
+                    // Something that left the process group still holds the
+                    // pipe open; stop reading.
+                    process.stdout.abort();
+                    return Err(format!("assigner `{program}`: its output did not end"));
+                }
+            };
         if captured.flooded {
             return Err(format!(
                 "assigner `{program}` printed more than {MAX_ASSIGNER_OUTPUT_BYTES} bytes"

@@ -227,7 +227,7 @@ fn issue_template(at: &AtCommit<'_>) -> PreflightCheckResult {
             "{ISSUE_TEMPLATE} in the working tree is {} bytes, over the {MAX_CONTEXT_FILE_BYTES}-byte limit (committed sha256 {hash})",
             meta.len()
         )),
-        Ok(_) => std::fs::read(&on_disk)
+        Ok(_) => read_capped_bytes(&on_disk)
             .map_err(|e| format!("cannot read {ISSUE_TEMPLATE} in the working tree: {e}")),
     };
     match working {
@@ -256,6 +256,22 @@ fn issue_template(at: &AtCommit<'_>) -> PreflightCheckResult {
             }
         }
     }
+}
+
+/// Reads at most the context file limit (a file may grow after its size
+/// was checked).
+fn read_capped_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_CONTEXT_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn read_capped(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_capped_bytes(path)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 fn read_description(path: &str, text: &str) -> Result<ProjectDescription, String> {
@@ -321,7 +337,7 @@ fn project_schema(at: &AtCommit<'_>, project: Option<&Path>) -> PreflightCheckRe
         Ok(meta) if !meta.is_file() => {
             return check(name, false, format!("{shown} is not a file"));
         }
-        Ok(_) => match std::fs::read_to_string(file) {
+        Ok(_) => match read_capped(file) {
             Ok(text) => text,
             Err(e) => return check(name, false, format!("cannot read {shown}: {e}")),
         },

@@ -98,9 +98,12 @@ pub(super) async fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Comma
     kill_group(pgid);
     let _ = child.start_kill();
     let mut printed = String::new();
-    for handle in [stdout, stderr].into_iter().flatten() {
-        if let Ok(Ok(bytes)) = tokio::time::timeout(Duration::from_secs(5), handle).await {
-            printed.push_str(&text(&bytes));
+    for mut handle in [stdout, stderr].into_iter().flatten() {
+        match tokio::time::timeout(Duration::from_secs(5), &mut handle).await {
+            Ok(Ok(bytes)) => printed.push_str(&text(&bytes)),
+            // A process that left the group still holds the pipe: stop
+            // reading rather than wait for it.
+            _ => handle.abort(),
         }
     }
     if outcome.timed_out {

@@ -215,3 +215,15 @@ fn a_command_line_agent_is_checked_like_a_file_definition() {
         Err(AgentsError::ProgramNotFound { .. })
     ));
 }
+
+#[test]
+fn a_relative_program_path_is_left_to_the_working_directory_it_starts_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("agents.yaml");
+    std::fs::write(&file, "agents:\n  local:\n    command: [./bin/agent]\n  abs:\n    command: [/nonexistent/agent]\n").unwrap();
+    assert!(resolve("local", Some(&file)).is_ok());
+    assert!(matches!(
+        resolve("abs", Some(&file)),
+        Err(AgentsError::ProgramNotFound { .. })
+    ));
+}
