@@ -134,6 +134,23 @@ pub struct Placeholders {
 }
 
 impl Placeholders {
+    /// The placeholders of a prepared invocation, the gateway relay's
+    /// command read from its MCP config.
+    pub fn from_prepared(prepared: &crate::process::Prepared) -> Placeholders {
+        Placeholders {
+            prompt: prepared.prompt.clone(),
+            prompt_file: prepared.prompt_file.clone(),
+            packet_file: prepared.packet_file.clone(),
+            mcp_config: prepared.mcp_config.clone(),
+            result_file: prepared.result_file.clone(),
+            worktree: prepared.worktree.clone(),
+            role: prepared.role.clone(),
+            task_id: prepared.task_id.clone(),
+            mcp_command: None,
+        }
+        .with_mcp_server_from_config()
+    }
+
     /// The text of placeholder `name`.
     pub fn value(&self, name: &str) -> String {
         let path = |p: &Path| p.display().to_string();

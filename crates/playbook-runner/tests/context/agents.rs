@@ -227,3 +227,38 @@ fn a_relative_program_path_is_left_to_the_working_directory_it_starts_in() {
         Err(AgentsError::ProgramNotFound { .. })
     ));
 }
+
+#[test]
+fn placeholders_of_a_prepared_invocation_read_the_gateway_command_from_its_mcp_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let mcp = dir.path().join("mcp.json");
+    std::fs::write(
+        &mcp,
+        r#"{"mcpServers": {"playbook": {"type": "stdio", "command": "/bin/playbook", "args": ["gateway", "--socket", "/s"]}}}"#,
+    )
+    .unwrap();
+    let prepared = playbook_runner::process::Prepared {
+        prompt: "p".into(),
+        prompt_file: dir.path().join("prompt.md"),
+        packet_file: dir.path().join("assignment.json"),
+        mcp_config: mcp,
+        result_file: dir.path().join("answer.json"),
+        worktree: dir.path().to_path_buf(),
+        role: "R".into(),
+        task_id: "T".into(),
+        iteration: 1,
+    };
+    let values = Placeholders::from_prepared(&prepared);
+    assert_eq!(values.value("mcp_command_toml"), "\"/bin/playbook\"");
+    assert_eq!(
+        values.value("mcp_args_toml"),
+        r#"["gateway","--socket","/s"]"#
+    );
+    // A config that is missing or malformed leaves them empty, never panics.
+    let mut broken = prepared.clone();
+    broken.mcp_config = dir.path().join("absent.json");
+    assert_eq!(
+        Placeholders::from_prepared(&broken).value("mcp_args_toml"),
+        "[]"
+    );
+}
