@@ -363,6 +363,7 @@ pub struct SchemaArgs {
 pub fn all_schemas() -> Vec<Published> {
     let mut all = playbook_core::schema::published();
     all.extend(playbook_orchestrator::envelope::published());
+    all.extend(playbook_runner::schema::published());
     all
 }
 

@@ -1,13 +1,8 @@
 //! The JSON Schemas a real run publishes in `schemas/`: what an agent
 //! process answers (docs/agent-protocol.md).
 
+use playbook_core::schema::Published;
 use serde_json::Value;
-
-/// A published schema: file name and content.
-pub struct Published {
-    pub file: &'static str,
-    pub schema: Value,
-}
 
 /// Every schema this crate publishes.
 pub fn published() -> Vec<Published> {

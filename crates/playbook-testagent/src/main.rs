@@ -7,7 +7,7 @@
 //!
 //! Script: `{"<role>": [turn, ...]}` where the turn for iteration k is the
 //! k-th (the last repeats), and a turn is
-//! `{"calls": [{"tool": "...", "args": {...}}], "answer": {...},
+//! `{"calls": [{"tool": "...", "args": {...}}], "list": true, "answer": {...},
 //!   "stdout": "raw text instead of the answer", "exit": 3, "hang": true,
 //!   "flood_bytes": 100000000, "stop_on_denied": true}`.
 //! Every call's result is appended to `TESTAGENT_LOG` (a JSON line each),
@@ -84,6 +84,9 @@ async fn calls(turn: &Value) -> Result<(), String> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    if calls.is_empty() && turn.get("list") != Some(&Value::Bool(true)) {
+        return Ok(());
+    }
     let config: Value = serde_json::from_str(
         &std::fs::read_to_string(env("PLAYBOOK_MCP_CONFIG")?).map_err(|e| e.to_string())?,
     )
