@@ -3,35 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::repo_root;
-
-fn published() -> Vec<(&'static str, Value)> {
-    vec![
-        ("agents.schema.json", playbook_runner::agents::schema()),
-        (
-            "role-permissions.schema.json",
-            playbook_runner::context::role_permissions_schema(),
-        ),
-    ]
-}
-
-/// Writes the schemas when `UPDATE_SCHEMAS=1`; otherwise fails when a file differs.
-#[test]
-fn published_schemas_are_up_to_date() {
-    let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
-    for (file, schema) in published() {
-        let path = repo_root().join("schemas").join(file);
-        let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
-        if update {
-            std::fs::write(&path, &text).unwrap();
-        }
-        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            on_disk == text,
-            "{file} is stale; run `UPDATE_SCHEMAS=1 cargo test -p playbook-runner --test context published`"
-        );
-    }
-}
+// The files themselves are checked where every schema of the crate is
+// (tests/protocol: `published_schemas_are_up_to_date`).
 
 #[test]
 fn the_agents_schema_and_the_reader_agree() {
