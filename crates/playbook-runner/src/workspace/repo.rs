@@ -164,7 +164,15 @@ fn has_identity(dir: &Path) -> Result<bool, WorkspaceError> {
 /// Refuses a working tree with tracked changes or untracked files that are
 /// not ignored, naming the first few of each.
 fn check_clean(top: &Path) -> Result<(), WorkspaceError> {
-    let args = ["status", "--porcelain=v1", "-z", "--ignore-submodules=none"];
+    // Explicit options, so a repository's `status.showUntrackedFiles=no`
+    // cannot hide an untracked file from the check.
+    let args = [
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=normal",
+        "--ignore-submodules=none",
+    ];
     let out = git::run(top, &args)?;
     if !out.success() {
         return Err(git::failure(top, &args, &out));
@@ -174,7 +182,9 @@ fn check_clean(top: &Path) -> Result<(), WorkspaceError> {
     let mut untracked = Vec::new();
     let mut entries = text.split('\0').filter(|e| !e.is_empty());
     while let Some(entry) = entries.next() {
-        let (code, path) = entry.split_at(entry.len().min(3));
+        // `XY path`: two status letters, a space, the path.
+        let code = entry.get(..2).unwrap_or(entry);
+        let path = entry.get(3..).unwrap_or_default();
         if code.starts_with("??") {
             untracked.push(path.to_string());
         } else {

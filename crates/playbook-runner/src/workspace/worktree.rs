@@ -132,11 +132,18 @@ impl Worktrees {
         let path = self.path_for(task_id);
         let branch = self.branch_for(task_id);
         let top = self.repo.root().to_path_buf();
-        if !registered(&top, &path)? {
+        let known = registered(&top, &path)?;
+        if !(known && path.join(".git").is_file()) {
+            // Whatever is left from an earlier attempt (a folder git no
+            // longer knows, or git's record of a folder that is gone) is
+            // ours, under the git directory: clear it and start again.
+            // Only this path: a global `git worktree prune` would also drop
+            // the person's own worktrees on a drive that is not mounted.
+            if known {
+                let text = path.to_string_lossy().into_owned();
+                let _ = git::run(&top, &["worktree", "remove", "--force", "--force", &text]);
+            }
             if path.exists() {
-                // A folder left from an earlier attempt that git no longer
-                // knows; only our own folder, under the git directory.
-                let _ = git::run(&top, &["worktree", "prune"]);
                 std::fs::remove_dir_all(&path).map_err(|e| io_err(&path, e))?;
             }
             let parent = path.parent().unwrap_or(&path);
@@ -218,7 +225,6 @@ impl Worktrees {
                 report.problems.push(git::failure(top, &args, &out).message);
             }
         }
-        let _ = git::run(top, &["worktree", "prune"]);
         // Folders git no longer knows (a crash between mkdir and `worktree
         // add`): ours to remove; remove_dir_all does not follow links.
         if ours.is_dir()

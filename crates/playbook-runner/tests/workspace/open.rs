@@ -124,3 +124,22 @@ fn a_staged_change_is_dirty_too() {
     git(&fx.repo_dir(), &["add", "staged.txt"]);
     refused(&fx.repo_dir(), None, WorkspaceErrorKind::DirtyTree);
 }
+
+#[test]
+fn an_untracked_file_hidden_by_the_repositorys_status_config_is_still_dirty() {
+    let fx = Fixture::new();
+    git(
+        &fx.repo_dir(),
+        &["config", "status.showUntrackedFiles", "no"],
+    );
+    std::fs::write(fx.repo_dir().join("hidden.txt"), "x").unwrap();
+    let msg = refused(&fx.repo_dir(), None, WorkspaceErrorKind::DirtyTree);
+    assert!(msg.contains("hidden.txt"), "{msg}");
+}
+
+#[test]
+fn a_subfolder_opens_the_repository_it_belongs_to() {
+    let fx = Fixture::new();
+    let repo = Repo::open(&fx.repo_dir().join("src"), None).unwrap();
+    assert_eq!(repo.root(), fx.repo_dir().canonicalize().unwrap());
+}

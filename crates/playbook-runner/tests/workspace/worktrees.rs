@@ -223,3 +223,121 @@ fn commits_carry_an_identity_without_writing_any_config() {
         config_before
     );
 }
+
+#[test]
+fn a_worktree_folder_deleted_behind_the_runs_back_is_made_again() {
+    let fx = Fixture::new();
+    let mut wt = Worktrees::new(&fx.open(), "r1", 1).unwrap();
+    let path = wt.acquire("T1").unwrap();
+    wt.finish("T1", false).unwrap();
+    std::fs::remove_dir_all(&path).unwrap();
+    let again = wt.acquire("T1").unwrap();
+    assert_eq!(again, path);
+    assert!(again.join("README.md").is_file());
+}
+
+#[test]
+fn the_persons_own_worktrees_are_never_pruned_even_when_their_folder_is_missing() {
+    let fx = Fixture::new();
+    let dir = fx.repo_dir();
+    let elsewhere = fx.tmp.path().join("my-worktree");
+    git(
+        &dir,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            elsewhere.to_str().unwrap(),
+            "feature",
+        ],
+    );
+    // Like a worktree on a drive that is not mounted right now.
+    std::fs::rename(&elsewhere, fx.tmp.path().join("unmounted")).unwrap();
+    let (mut tools, shared) = fx.tools(1);
+    ran(gate(
+        &mut tools,
+        "T1",
+        "write_file",
+        json!({"path": "x", "content": "x"}),
+    ));
+    shared.lock().unwrap().finish("T1", false).unwrap();
+    Worktrees::clean(&fx.open()).unwrap();
+    let list = git(&dir, &["worktree", "list", "--porcelain"]);
+    assert!(list.contains("my-worktree"), "{list}");
+}
+
+#[test]
+fn clean_removes_a_failed_tasks_worktree_with_uncommitted_changes() {
+    let fx = Fixture::new();
+    let mut wt = Worktrees::new(&fx.open(), "r1", 1).unwrap();
+    let path = wt.acquire("T1").unwrap();
+    std::fs::write(path.join("README.md"), "half done").unwrap();
+    std::fs::write(path.join("untracked"), "x").unwrap();
+    wt.finish("T1", false).unwrap();
+    let report = Worktrees::clean(&fx.open()).unwrap();
+    assert_eq!(
+        report.removed_worktrees,
+        std::slice::from_ref(&path),
+        "{report:?}"
+    );
+    assert!(!path.exists());
+    assert_eq!(
+        report.deleted_branches,
+        ["playbook/r1/T1"],
+        "no commit: deleted"
+    );
+}
+
+/// Runs in a child process whose git has no configuration at all, so the
+/// identity fallback is what commits carry.
+#[test]
+fn without_a_configured_identity_commits_use_the_agents() {
+    if std::env::var_os("PLAYBOOK_TEST_NO_GIT_IDENTITY").is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "worktrees::without_a_configured_identity_commits_use_the_agents",
+                "--nocapture",
+            ])
+            .env("PLAYBOOK_TEST_NO_GIT_IDENTITY", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("EMAIL")
+            .env_remove("GIT_AUTHOR_NAME")
+            .env_remove("GIT_AUTHOR_EMAIL")
+            .env_remove("GIT_COMMITTER_NAME")
+            .env_remove("GIT_COMMITTER_EMAIL")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("1 passed"), "{text}");
+        return;
+    }
+    let fx = Fixture::new();
+    let config_before = std::fs::read(fx.repo_dir().join(".git/config")).unwrap();
+    let repo = fx.open();
+    assert!(!repo.identity_args().is_empty());
+    let (mut tools, _shared) = fx.tools(1);
+    ran(gate(
+        &mut tools,
+        "T1",
+        "write_file",
+        json!({"path": "a.txt", "content": "a"}),
+    ));
+    let c = ran(gate(
+        &mut tools,
+        "T1",
+        "git_commit",
+        json!({"message": "a"}),
+    ));
+    assert_eq!(c["committed"], true, "{c}");
+    let author = git(
+        &fx.repo_dir(),
+        &["log", "-1", "--format=%an <%ae>", "playbook/run12345/T1"],
+    );
+    assert_eq!(author, "Playbook Studio agent <agent@playbook.invalid>");
+    assert_eq!(
+        std::fs::read(fx.repo_dir().join(".git/config")).unwrap(),
+        config_before
+    );
+}
