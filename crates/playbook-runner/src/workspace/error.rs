@@ -25,6 +25,19 @@ pub enum WorkspaceErrorKind {
 }
 
 impl WorkspaceErrorKind {
+    /// Every kind, in the order of the table in `docs/error-codes.md`
+    /// ("Workspace"); a test keeps the two in step.
+    pub const ALL: &'static [WorkspaceErrorKind] = &[
+        WorkspaceErrorKind::NotARepository,
+        WorkspaceErrorKind::NoCommit,
+        WorkspaceErrorKind::DirtyTree,
+        WorkspaceErrorKind::BadBaseRef,
+        WorkspaceErrorKind::BadId,
+        WorkspaceErrorKind::TooManyWorktrees,
+        WorkspaceErrorKind::Git,
+        WorkspaceErrorKind::Io,
+    ];
+
     /// The stable code of this kind, as recorded and shown.
     pub fn code(self) -> &'static str {
         match self {

@@ -143,3 +143,26 @@ fn a_subfolder_opens_the_repository_it_belongs_to() {
     let repo = Repo::open(&fx.repo_dir().join("src"), None).unwrap();
     assert_eq!(repo.root(), fx.repo_dir().canonicalize().unwrap());
 }
+
+#[test]
+fn the_workspace_codes_and_the_doc_list_agree() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/error-codes.md"),
+    )
+    .unwrap();
+    let start = doc
+        .find("## Workspace\n")
+        .expect("docs/error-codes.md has a Workspace section");
+    let body = &doc[start + 1..];
+    let body = &body[..body.find("\n## ").unwrap_or(body.len())];
+    let documented: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|rest| rest.split_once('`').map(|(code, _)| code))
+        .collect();
+    let code: Vec<&str> = WorkspaceErrorKind::ALL.iter().map(|k| k.code()).collect();
+    assert_eq!(
+        documented, code,
+        "docs/error-codes.md (Workspace) and WorkspaceErrorKind agree"
+    );
+}
