@@ -35,6 +35,21 @@ fn escape(message: String) -> ToolDenial {
     }
 }
 
+/// Whether a path component would name git's own folder on some file
+/// system: `.git` in any case, and the spellings macOS (code points HFS+
+/// ignores) and Windows (trailing dots and spaces, the 8.3 name `git~1`)
+/// treat as `.git` — the same names git itself refuses to check out.
+pub fn is_git_name(part: &str) -> bool {
+    let ignorable = |c: char| matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}');
+    let folded: String = part
+        .chars()
+        .filter(|c| !ignorable(*c))
+        .collect::<String>()
+        .trim_end_matches(['.', ' '])
+        .to_ascii_lowercase();
+    folded == ".git" || folded == "git~1"
+}
+
 /// Whether a directory argument names the root (left out, empty or `.`).
 pub fn is_root(raw: &str) -> bool {
     matches!(raw.trim_end_matches('/'), "" | ".")
@@ -53,7 +68,7 @@ pub fn confine(root: &Path, raw: &str, allow_root: bool) -> Result<Confined, Too
     // written is the one whose path the scopes allowed.
     let rel = toolset::normalize(raw)
         .map_err(|why| escape(format!("{why}; use a path inside the task's worktree")))?;
-    if let Some(part) = rel.split('/').find(|p| p.eq_ignore_ascii_case(".git")) {
+    if let Some(part) = rel.split('/').find(|p| is_git_name(p)) {
         return Err(escape(format!(
             "`{raw}` goes through `{part}`, git's own state; files there change only through the git tools"
         )));

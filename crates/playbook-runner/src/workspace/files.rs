@@ -28,6 +28,9 @@ pub const MATCH_LIMIT: usize = 500;
 pub const SEARCH_FILE_LIMIT: u64 = 1024 * 1024;
 /// Bytes `search_code` reads in all, so a huge tree cannot stall a call.
 pub const SEARCH_TOTAL_LIMIT: u64 = 64 * 1024 * 1024;
+/// Files `search_code` looks at, so a tree of countless empty files
+/// cannot stall a call either.
+pub const SEARCH_FILES_LIMIT: usize = 50_000;
 /// Characters of a matching line shown.
 const LINE_SHOWN: usize = 300;
 /// How deep a listing or search descends.
@@ -44,7 +47,13 @@ fn open_regular(path: &Path, rel: &str) -> Result<File, String> {
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
-        .map_err(|e| format!("`{rel}` cannot be opened: {e}"))?;
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                format!("`{rel}` is a symbolic link; use the path it points to")
+            } else {
+                format!("`{rel}` cannot be opened: {e}")
+            }
+        })?;
     let meta = file
         .metadata()
         .map_err(|e| format!("`{rel}` cannot be inspected: {e}"))?;
@@ -177,7 +186,11 @@ pub fn search_code(root: &Path, target: &Confined, pattern: &str) -> Value {
     let mut skipped = 0u64;
     let mut scanned = 0u64;
     let mut clipped = false;
-    'files: for entry in walk(&dir) {
+    'files: for (seen, entry) in walk(&dir).enumerate() {
+        if seen == SEARCH_FILES_LIMIT {
+            clipped = true;
+            break;
+        }
         if !entry.file_type().is_file() {
             continue;
         }

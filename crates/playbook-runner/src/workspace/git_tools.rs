@@ -107,7 +107,14 @@ pub fn diff(task: &Task<'_>, args: &Value) -> Value {
     };
     let out = match run(
         task,
-        &["diff", "--no-color", "--no-ext-diff", &against, "--"],
+        &[
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            &against,
+            "--",
+        ],
         DIFF_LIMIT,
     ) {
         Ok(o) => o,

@@ -280,3 +280,49 @@ fn confine_keeps_the_engines_normalized_path() {
     );
     assert_eq!(confine(&root, ".", true).unwrap().abs, root);
 }
+
+#[test]
+fn spellings_of_git_that_other_file_systems_fold_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    for bad in [
+        ".git/config",
+        ".Git/x",
+        "sub/.GIT/hooks/pre-commit",
+        ".git./config",
+        ".git /config",
+        "GIT~1/config",
+        ".g\u{200c}it/config",
+        "\u{feff}.git/HEAD",
+    ] {
+        assert!(confine(&root, bad, false).is_err(), "{bad:?}");
+    }
+    for good in [
+        ".gitignore",
+        ".github/workflows/ci.yml",
+        "git/x",
+        ".gitmodules",
+        "a.git",
+    ] {
+        assert!(confine(&root, good, false).is_ok(), "{good:?}");
+    }
+}
+
+#[test]
+fn git_checkout_paths_are_confined_too() {
+    let mut w = world();
+    symlink(&w.sibling, w.root.join("side")).unwrap();
+    for paths in [
+        json!(["side/secret.txt"]),
+        json!(["../canary.txt"]),
+        json!([".git/HEAD"]),
+    ] {
+        let args = json!({"ref": "HEAD", "paths": paths});
+        let c = crate::support::ctx("T1", playbook_orchestrator::toolset::TaskKind::Git);
+        let call = crate::support::call("git_checkout", args.clone());
+        let denial = playbook_orchestrator::agent::Tools::check(&mut w.tools, &c, &call);
+        assert!(denial.is_err(), "{paths}");
+        assert_eq!(run(&mut w.tools, "T1", "git_checkout", args)["ok"], false);
+    }
+    outside_untouched(&w);
+}
