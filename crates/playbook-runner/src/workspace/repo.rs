@@ -50,10 +50,19 @@ impl Repo {
         }
         let inside = git::run(dir, &["rev-parse", "--is-inside-work-tree"])?;
         if !inside.success() || inside.stdout.text().trim() != "true" {
+            // Git's own words matter when it refuses a repository it sees
+            // (for example one owned by another user: `safe.directory`).
+            let said = inside.stderr.text();
+            let said = said.lines().next().unwrap_or_default().trim();
+            let said = if said.is_empty() || said.contains("not a git repository") {
+                String::new()
+            } else {
+                format!(" (git says: {said})")
+            };
             return Err(err(
                 WorkspaceErrorKind::NotARepository,
                 format!(
-                    "{shown} is not inside a git working tree; run `git init` and commit there, or choose a repository's folder"
+                    "{shown} is not inside a git working tree{said}; run `git init` and commit there, or choose a repository's folder"
                 ),
             ));
         }

@@ -21,6 +21,8 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
+        // So taking a snapshot never refreshes the index it snapshots.
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_AUTHOR_NAME", "Test")
         .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
         .env("GIT_COMMITTER_NAME", "Test")
@@ -94,6 +96,9 @@ pub struct Snapshot {
     pub head_sha: String,
     pub status: String,
     pub files: BTreeMap<String, Vec<u8>>,
+    /// The person's index and configuration, byte for byte.
+    pub index: Vec<u8>,
+    pub config: Vec<u8>,
 }
 
 impl Snapshot {
@@ -109,6 +114,8 @@ impl Snapshot {
             head_sha: git(repo, &["rev-parse", "HEAD"]),
             status: git(repo, &["status", "--porcelain", "--untracked-files=all"]),
             files,
+            index: std::fs::read(repo.join(".git/index")).unwrap_or_default(),
+            config: std::fs::read(repo.join(".git/config")).unwrap_or_default(),
         }
     }
 
