@@ -136,6 +136,11 @@ pub fn confine(root: &Path, raw: &str, allow_root: bool) -> Result<Confined, Too
             "`{raw}` resolves outside the task's worktree; use a path inside it"
         )));
     }
+    if through_git(root, &parent) {
+        return Err(escape(format!(
+            "`{raw}` leads through a symbolic link into a `.git` folder; files there change only through the git tools"
+        )));
+    }
     let name = parts.last().copied().unwrap_or_default();
     Ok(Confined {
         abs: parent.join(name),
@@ -143,10 +148,23 @@ pub fn confine(root: &Path, raw: &str, allow_root: bool) -> Result<Confined, Too
     })
 }
 
+/// Whether a resolved path inside `root` goes through a `.git` folder (a
+/// link to a nested repository's git directory).
+fn through_git(root: &Path, resolved: &Path) -> bool {
+    resolved.strip_prefix(root).is_ok_and(|rel| {
+        rel.components()
+            .any(|c| is_git_name(&c.as_os_str().to_string_lossy()))
+    })
+}
+
 /// Resolves the last component too, for a reader: a link inside the root
 /// is followed; one out of it (planted after `confine`) is refused.
 pub fn resolve_for_read(root: &Path, confined: &Confined) -> Result<PathBuf, String> {
     match confined.abs.canonicalize() {
+        Ok(p) if through_git(root, &p) => Err(format!(
+            "`{}` leads into a `.git` folder; git's state is read through the git tools",
+            confined.rel
+        )),
         Ok(p) if p.starts_with(root) => Ok(p),
         Ok(_) => Err(format!(
             "`{}` leads outside the task's worktree; use a path inside it",

@@ -326,3 +326,36 @@ fn git_checkout_paths_are_confined_too() {
     }
     outside_untouched(&w);
 }
+
+#[test]
+fn a_link_into_a_nested_git_folder_is_refused() {
+    let mut w = world();
+    std::fs::create_dir_all(w.root.join("vendor/lib/.git")).unwrap();
+    std::fs::write(w.root.join("vendor/lib/.git/config"), "[core]\n").unwrap();
+    symlink("vendor/lib/.git", w.root.join("gitlink")).unwrap();
+    symlink("vendor/lib/.git/config", w.root.join("cfglink")).unwrap();
+    denied(gate(
+        &mut w.tools,
+        "T1",
+        "write_file",
+        json!({"path": "gitlink/config", "content": "x"}),
+    ));
+    denied(gate(
+        &mut w.tools,
+        "T1",
+        "write_file",
+        json!({"path": "gitlink/hooks/post-checkout", "content": "x"}),
+    ));
+    let r = ran(gate(
+        &mut w.tools,
+        "T1",
+        "read_file",
+        json!({"path": "cfglink"}),
+    ));
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(
+        std::fs::read_to_string(w.root.join("vendor/lib/.git/config")).unwrap(),
+        "[core]\n"
+    );
+    assert!(!w.root.join("vendor/lib/.git/hooks").exists());
+}
