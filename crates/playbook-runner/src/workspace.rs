@@ -57,6 +57,7 @@ pub fn run_bounded(
         env: &[],
         timeout,
         limit,
+        cancel: None,
     })
     .map_err(|e| e.0)
 }

@@ -11,7 +11,8 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -97,6 +98,9 @@ pub struct Spec<'a> {
     pub timeout: Duration,
     /// Bytes kept of stdout and of stderr, each.
     pub limit: usize,
+    /// Set by the caller to end the program early (its caller went away:
+    /// the run was stopped); the group is killed as at the deadline.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// Why a program could not be started.
@@ -172,7 +176,13 @@ pub fn run(spec: &Spec<'_>) -> Result<Finished, SpawnError> {
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None)
+                if Instant::now() >= deadline
+                    || spec
+                        .cancel
+                        .as_ref()
+                        .is_some_and(|c| c.load(Ordering::Relaxed)) =>
+            {
                 timed_out = true;
                 if pgid > 0 {
                     kill_group(pgid);

@@ -4,6 +4,8 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -58,6 +60,16 @@ pub fn parse(args: &Value) -> Result<(Vec<String>, u64), String> {
 /// Runs `argv` in `cwd` on a blocking thread, so the run's other tasks
 /// (the gateway, heartbeats) keep going while it runs.
 pub async fn run_in(cwd: PathBuf, argv: Vec<String>, timeout: u64) -> Result<Finished, String> {
+    // If this future is dropped (the engine ended the invocation, the run
+    // was stopped), the program is killed rather than left to its deadline.
+    struct CancelOnDrop(Arc<AtomicBool>);
+    impl Drop for CancelOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _guard = CancelOnDrop(cancel.clone());
     let joined = tokio::task::spawn_blocking(move || {
         let argv: Vec<OsString> = argv.into_iter().map(OsString::from).collect();
         command::run(&Spec {
@@ -66,6 +78,7 @@ pub async fn run_in(cwd: PathBuf, argv: Vec<String>, timeout: u64) -> Result<Fin
             env: &[],
             timeout: Duration::from_secs(timeout),
             limit: OUTPUT_LIMIT,
+            cancel: Some(cancel),
         })
     })
     .await;
@@ -118,6 +131,10 @@ pub async fn run_command(cwd: &Path, args: &Value) -> Value {
 }
 
 pub async fn run_tests(cwd: &Path, commands: &[Vec<String>]) -> Value {
+    let commands: Vec<&Vec<String>> = commands
+        .iter()
+        .filter(|argv| argv.first().is_some_and(|p| !p.is_empty()))
+        .collect();
     if commands.is_empty() {
         return json!({
             "ok": true,
@@ -128,9 +145,6 @@ pub async fn run_tests(cwd: &Path, commands: &[Vec<String>]) -> Value {
     let mut reports = Vec::new();
     let mut passed = true;
     for argv in commands {
-        if argv.first().is_none_or(|p| p.is_empty()) {
-            continue;
-        }
         match run_in(cwd.to_path_buf(), argv.clone(), TEST_TIMEOUT).await {
             Ok(f) => {
                 reports.push(report(argv, &f, TEST_TIMEOUT));

@@ -36,6 +36,7 @@ pub fn run_limited(dir: &Path, args: &[&str], limit: usize) -> Result<Finished, 
         env: ENV,
         timeout: GIT_TIMEOUT,
         limit,
+        cancel: None,
     })
     .map_err(|e| {
         WorkspaceError::new(

@@ -179,3 +179,48 @@ fn run_tests_runs_the_given_commands_or_says_unknown() {
         "stops at the first failure"
     );
 }
+
+#[test]
+fn a_command_whose_call_is_abandoned_is_killed_without_waiting_for_its_deadline() {
+    let (fx, mut tools, _root) = setup();
+    let pidfile = fx.tmp.path().join("abandoned.pid");
+    let script = format!("echo $$ > {}; exec sleep 1000", pidfile.display());
+    let c = crate::support::ctx("T1", playbook_orchestrator::toolset::TaskKind::EditRepo);
+    let call = crate::support::call(
+        "run_command",
+        json!({"argv": ["sh", "-c", script], "timeout_seconds": 3600}),
+    );
+    let outcome = crate::support::block_on(async {
+        tokio::time::timeout(
+            Duration::from_millis(500),
+            playbook_orchestrator::agent::Tools::run(&mut tools, &c, &call),
+        )
+        .await
+    });
+    assert!(outcome.is_err(), "the call was abandoned");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let mut alive = true;
+    for _ in 0..250 {
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
+        if !alive {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive, "the abandoned command {pid} was killed");
+}
+
+#[test]
+fn run_tests_with_only_empty_command_lines_is_unknown() {
+    let fx = Fixture::new();
+    let worktrees = playbook_runner::workspace::Worktrees::new(&fx.open(), "r1", 1).unwrap();
+    let shared: SharedWorktrees = std::sync::Arc::new(std::sync::Mutex::new(worktrees));
+    let mut tools = WorktreeTools::new(shared, vec![vec![], vec![String::new()]]);
+    let r = ran(gate(&mut tools, "T1", "run_tests", json!({})));
+    assert_eq!(r["status"], "unknown", "{r}");
+}
