@@ -26,11 +26,32 @@ pub struct WorktreeTools {
 }
 
 /// Where a call runs.
+#[derive(Clone)]
 struct Place {
     root: PathBuf,
     branch: String,
     base: String,
     identity: Vec<String>,
+}
+
+/// Runs a git tool on a blocking thread: a commit may run the repository's
+/// hooks for minutes, and the run's other work (the gateway, heartbeats)
+/// must go on meanwhile.
+async fn git_blocking<F>(place: &Place, f: F) -> Value
+where
+    F: FnOnce(&Task<'_>) -> Value + Send + 'static,
+{
+    let place = place.clone();
+    let joined = tokio::task::spawn_blocking(move || {
+        f(&Task {
+            root: &place.root,
+            branch: &place.branch,
+            base: &place.base,
+            identity: &place.identity,
+        })
+    })
+    .await;
+    joined.unwrap_or_else(|e| fail(format!("the git tool could not finish: {e}")))
 }
 
 /// The argument names of a tool that are paths, and whether the root
@@ -155,12 +176,6 @@ impl Tools for WorktreeTools {
         };
         let root = place.root.as_path();
         let args = &call.args;
-        let task = Task {
-            root,
-            branch: &place.branch,
-            base: &place.base,
-            identity: &place.identity,
-        };
         let first = confined.first();
         let need_path = || {
             fail(format!(
@@ -196,15 +211,23 @@ impl Tools for WorktreeTools {
             "delete_file" => first.map_or_else(need_path, files::delete_file),
             "run_command" => exec::run_command(root, args).await,
             "run_tests" => exec::run_tests(root, &self.test_commands).await,
-            "git_status" => git_tools::status(&task),
-            "git_diff" => git_tools::diff(&task, args),
-            "git_commit" => git_tools::commit_changes(&task, args),
-            "git_checkpoint" => git_tools::checkpoint(&task, args),
-            "git_reset" => git_tools::reset(&task, args),
+            "git_status" | "git_diff" | "git_commit" | "git_checkpoint" | "git_reset" => {
+                let tool = call.tool.clone();
+                let args = args.clone();
+                git_blocking(&place, move |task| match tool.as_str() {
+                    "git_status" => git_tools::status(task),
+                    "git_diff" => git_tools::diff(task, &args),
+                    "git_commit" => git_tools::commit_changes(task, &args),
+                    "git_checkpoint" => git_tools::checkpoint(task, &args),
+                    _ => git_tools::reset(task, &args),
+                })
+                .await
+            }
             "git_checkout" => match checkout_paths(args) {
                 Ok(_) => {
                     let paths: Vec<String> = confined.iter().map(|c| c.rel.clone()).collect();
-                    git_tools::checkout(&task, args, &paths)
+                    let args = args.clone();
+                    git_blocking(&place, move |task| git_tools::checkout(task, &args, &paths)).await
                 }
                 Err(e) => fail(e),
             },
