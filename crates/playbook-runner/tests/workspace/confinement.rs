@@ -359,3 +359,72 @@ fn a_link_into_a_nested_git_folder_is_refused() {
     );
     assert!(!w.root.join("vendor/lib/.git/hooks").exists());
 }
+
+/// Every path of up to four components drawn from a hostile alphabet, over
+/// a tree with links in, out, in a loop and dangling: whatever `confine`
+/// accepts resolves inside the root and outside any `.git`.
+#[test]
+fn whatever_confine_accepts_stays_inside_the_root() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let root = base.join("root");
+    std::fs::create_dir_all(root.join("a/b")).unwrap();
+    std::fs::create_dir_all(base.join("outside")).unwrap();
+    std::fs::write(root.join("a/f"), "x").unwrap();
+    symlink(base.join("outside"), root.join("out")).unwrap();
+    symlink("a", root.join("in")).unwrap();
+    symlink("../..", root.join("a/up")).unwrap();
+    symlink("loop", root.join("loop")).unwrap();
+    symlink(base.join("nowhere"), root.join("dangling")).unwrap();
+    let alphabet = [
+        "a", "b", "f", "..", ".", "out", "in", "up", "loop", "dangling", ".git", "",
+    ];
+    let mut accepted = 0;
+    let mut paths = vec![String::new()];
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for p in &paths {
+            for c in alphabet {
+                next.push(if p.is_empty() {
+                    c.to_string()
+                } else {
+                    format!("{p}/{c}")
+                });
+            }
+        }
+        paths = next;
+        for raw in &paths {
+            let Ok(c) = confine(&root, raw, true) else {
+                continue;
+            };
+            accepted += 1;
+            let parent = c.abs.parent().unwrap_or(&c.abs);
+            // The nearest existing ancestor of what would be opened.
+            let mut probe = parent.to_path_buf();
+            while !probe.exists() {
+                probe.pop();
+            }
+            let real = probe.canonicalize().unwrap();
+            assert!(
+                real.starts_with(&root) || c.rel.is_empty(),
+                "{raw:?} -> {}",
+                c.abs.display()
+            );
+            assert!(
+                !real
+                    .strip_prefix(&root)
+                    .unwrap_or(&real)
+                    .components()
+                    .any(|x| x.as_os_str() == ".git"),
+                "{raw:?}"
+            );
+            if let Ok(full) = c.abs.canonicalize() {
+                assert!(full.starts_with(&root), "{raw:?} -> {}", full.display());
+            }
+        }
+    }
+    assert!(
+        accepted > 1000,
+        "the alphabet is not all refused: {accepted}"
+    );
+}
