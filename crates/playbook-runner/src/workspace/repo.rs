@@ -35,46 +35,7 @@ impl Repo {
     /// folder that is not a git working tree, a repository without a
     /// commit, a dirty working tree, and a base that is not a commit.
     pub fn open(dir: &Path, base_ref: Option<&str>) -> Result<Repo, WorkspaceError> {
-        let shown = dir.display();
-        let meta = std::fs::metadata(dir).map_err(|e| {
-            err(
-                WorkspaceErrorKind::NotARepository,
-                format!("{shown} cannot be opened ({e}); choose an existing folder"),
-            )
-        })?;
-        if !meta.is_dir() {
-            return Err(err(
-                WorkspaceErrorKind::NotARepository,
-                format!("{shown} is not a folder; choose the folder of a git repository"),
-            ));
-        }
-        let inside = git::run(dir, &["rev-parse", "--is-inside-work-tree"])?;
-        if !inside.success() || inside.stdout.text().trim() != "true" {
-            // Git's own words matter when it refuses a repository it sees
-            // (for example one owned by another user: `safe.directory`).
-            let said = inside.stderr.text();
-            let said = said.lines().next().unwrap_or_default().trim();
-            let said = if said.is_empty() || said.contains("not a git repository") {
-                String::new()
-            } else {
-                format!(" (git says: {said})")
-            };
-            return Err(err(
-                WorkspaceErrorKind::NotARepository,
-                format!(
-                    "{shown} is not inside a git working tree{said}; run `git init` and commit there, or choose a repository's folder"
-                ),
-            ));
-        }
-        let top = PathBuf::from(git::text(dir, &["rev-parse", "--show-toplevel"])?);
-        let top = top.canonicalize().unwrap_or(top);
-        let common = git::text(
-            &top,
-            &["rev-parse", "--path-format=absolute", "--git-common-dir"],
-        )?;
-        let common_dir = PathBuf::from(&common);
-        let common_dir = common_dir.canonicalize().unwrap_or(common_dir);
-
+        let (top, common_dir) = locate(dir)?;
         let base_ref = base_ref.unwrap_or("HEAD").to_string();
         let base_sha = match git::resolve_commit(&top, &base_ref)? {
             Some(sha) => sha,
@@ -99,22 +60,29 @@ impl Repo {
             }
         };
         check_clean(&top)?;
-        let identity = if has_identity(&top)? {
-            Vec::new()
-        } else {
-            vec![
-                "-c".into(),
-                format!("user.name={AGENT_NAME}"),
-                "-c".into(),
-                format!("user.email={AGENT_EMAIL}"),
-            ]
-        };
+        let identity = identity(&top)?;
         Ok(Repo {
             top,
             common_dir,
             base_ref,
             base_sha,
             identity,
+        })
+    }
+
+    /// Opens `dir` to tidy up after runs (`playbook run clean`): no base
+    /// is needed and the person's own changes may be in progress, so only
+    /// a folder that is not a git working tree is refused.
+    pub fn open_for_clean(dir: &Path) -> Result<Repo, WorkspaceError> {
+        let (top, common_dir) = locate(dir)?;
+        // No base: such a repository cannot start a run (Worktrees::new
+        // refuses it), since its tree was never checked.
+        Ok(Repo {
+            identity: Vec::new(),
+            top,
+            common_dir,
+            base_ref: String::new(),
+            base_sha: String::new(),
         })
     }
 
@@ -155,6 +123,65 @@ impl Repo {
     pub fn bases_dir(&self) -> PathBuf {
         self.common_dir.join("playbook").join("bases")
     }
+}
+
+/// The top of the working tree `dir` is in, and the common git directory;
+/// refuses a folder that is not in a git working tree.
+fn locate(dir: &Path) -> Result<(PathBuf, PathBuf), WorkspaceError> {
+    let shown = dir.display();
+    let meta = std::fs::metadata(dir).map_err(|e| {
+        err(
+            WorkspaceErrorKind::NotARepository,
+            format!("{shown} cannot be opened ({e}); choose an existing folder"),
+        )
+    })?;
+    if !meta.is_dir() {
+        return Err(err(
+            WorkspaceErrorKind::NotARepository,
+            format!("{shown} is not a folder; choose the folder of a git repository"),
+        ));
+    }
+    let inside = git::run(dir, &["rev-parse", "--is-inside-work-tree"])?;
+    if !inside.success() || inside.stdout.text().trim() != "true" {
+        // Git's own words matter when it refuses a repository it sees
+        // (for example one owned by another user: `safe.directory`).
+        let said = inside.stderr.text();
+        let said = said.lines().next().unwrap_or_default().trim();
+        let said = if said.is_empty() || said.contains("not a git repository") {
+            String::new()
+        } else {
+            format!(" (git says: {said})")
+        };
+        return Err(err(
+            WorkspaceErrorKind::NotARepository,
+            format!(
+                "{shown} is not inside a git working tree{said}; run `git init` and commit there, or choose a repository's folder"
+            ),
+        ));
+    }
+    let top = PathBuf::from(git::text(dir, &["rev-parse", "--show-toplevel"])?);
+    let top = top.canonicalize().unwrap_or(top);
+    let common = git::text(
+        &top,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )?;
+    let common_dir = PathBuf::from(&common);
+    let common_dir = common_dir.canonicalize().unwrap_or(common_dir);
+    Ok((top, common_dir))
+}
+
+/// `-c` arguments giving commits an identity when the configuration has
+/// none; nothing when it has one.
+fn identity(top: &Path) -> Result<Vec<String>, WorkspaceError> {
+    if has_identity(top)? {
+        return Ok(Vec::new());
+    }
+    Ok(vec![
+        "-c".into(),
+        format!("user.name={AGENT_NAME}"),
+        "-c".into(),
+        format!("user.email={AGENT_EMAIL}"),
+    ])
 }
 
 fn has_commit(dir: &Path) -> Result<bool, WorkspaceError> {

@@ -71,6 +71,15 @@ impl Worktrees {
     pub fn new(repo: &Repo, run_id: &str, max_parallel: u32) -> Result<Worktrees, WorkspaceError> {
         let run8: String = run_id.chars().take(8).collect();
         check_id("run id", &run8)?;
+        if repo.base_sha().is_empty() {
+            return Err(WorkspaceError::new(
+                WorkspaceErrorKind::BadBaseRef,
+                format!(
+                    "the repository at {} was opened for cleaning only and has no base commit; open it with Repo::open for a run",
+                    repo.root().display()
+                ),
+            ));
+        }
         Ok(Worktrees {
             repo: repo.clone(),
             run8,
@@ -205,7 +214,8 @@ impl Worktrees {
         Ok(())
     }
 
-    /// Removes every worktree any run made in `repo`, keeps the task
+    /// Removes every worktree any run made in `repo` (opened with
+    /// [`Repo::open_for_clean`] when the person's tree may be dirty), keeps the task
     /// branches that have commits beyond their base and deletes the empty
     /// ones. Safe to run again: a second run finds nothing to do.
     pub fn clean(repo: &Repo) -> Result<CleanReport, WorkspaceError> {

@@ -341,3 +341,27 @@ fn without_a_configured_identity_commits_use_the_agents() {
         config_before
     );
 }
+
+#[test]
+fn clean_works_while_the_person_has_changes_in_progress() {
+    let fx = Fixture::new();
+    let mut wt = Worktrees::new(&fx.open(), "r1", 1).unwrap();
+    let path = wt.acquire("T1").unwrap();
+    wt.finish("T1", false).unwrap();
+    std::fs::write(fx.repo_dir().join("README.md"), "my own edit\n").unwrap();
+    std::fs::write(fx.repo_dir().join("mine.txt"), "mine\n").unwrap();
+    let before = Snapshot::take(&fx.repo_dir()).without_run_branches();
+    let repo = playbook_runner::workspace::Repo::open_for_clean(&fx.repo_dir()).unwrap();
+    let report = Worktrees::clean(&repo).unwrap();
+    assert!(!path.exists(), "{report:?}");
+    assert_eq!(
+        Snapshot::take(&fx.repo_dir()),
+        before,
+        "the person's changes are untouched"
+    );
+    assert_eq!(
+        Worktrees::new(&repo, "r2", 1).unwrap_err().kind,
+        WorkspaceErrorKind::BadBaseRef,
+        "a repository opened for cleaning cannot start a run"
+    );
+}
