@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::process::Launch;
 pub use crate::process::OutputForm;
-pub use builtin::{BUILTIN_NAMES, builtin};
+pub use builtin::{BUILTIN_NAMES, builtin, canonical};
 pub use template::PLACEHOLDERS;
 
 /// Longest time budget a definition may give itself: one week.

@@ -246,7 +246,12 @@ fn choose_agents(
         {
             let allowed = role.allowed_agents().to_vec();
             let candidates: Vec<String> = match chosen {
-                Some(name) if allowed.is_empty() || allowed.iter().any(|a| a == name) => {
+                Some(name)
+                    if allowed.is_empty()
+                        || allowed.iter().any(|a| {
+                            a == name || agents::canonical(a) == agents::canonical(name)
+                        }) =>
+                {
                     vec![name.to_string()]
                 }
                 Some(name) => {

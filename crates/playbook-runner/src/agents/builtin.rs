@@ -12,6 +12,24 @@ use super::{AgentDef, OutputForm};
 /// Names of the built-in definitions.
 pub const BUILTIN_NAMES: &[&str] = &["claude-code", "codex", "gemini", "command"];
 
+/// Other names people give the built-in agents in `allowed_agents` (the
+/// examples and agenterm's playbooks say `claude`): each stands for the
+/// built-in it names, unless an agents file defines it.
+const ALIASES: &[(&str, &str)] = &[
+    ("claude", "claude-code"),
+    ("claude_code", "claude-code"),
+    ("codex-cli", "codex"),
+    ("gemini-cli", "gemini"),
+];
+
+/// The built-in name `name` stands for (itself when it is no alias).
+pub fn canonical(name: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, builtin)| builtin)
+}
+
 fn words(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
@@ -29,7 +47,7 @@ pub fn builtin(name: &str) -> Option<AgentDef> {
         output,
         description: Some(description.into()),
     };
-    match name {
+    match canonical(name) {
         "claude-code" => Some(def(
             words(&[
                 "claude",

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use playbook_runner::agents::{
-    AgentsError, AgentsFile, BUILTIN_NAMES, OutputForm, Placeholders, builtin, launch, render,
-    resolve,
+    AgentsError, AgentsFile, BUILTIN_NAMES, OutputForm, Placeholders, builtin, canonical, launch,
+    render, resolve,
 };
 
 fn values() -> Placeholders {
@@ -184,6 +184,57 @@ fn resolve_prefers_the_file_then_builtins_and_checks_the_program() {
         resolve("x", Some(&dir.path().join("absent.yaml"))),
         Err(AgentsError::Read { .. })
     ));
+}
+
+#[test]
+fn the_names_playbooks_already_use_stand_for_the_builtins_unless_a_file_defines_them() {
+    // The examples and agenterm's playbooks say `claude`.
+    assert_eq!(canonical("claude"), "claude-code");
+    assert_eq!(canonical("gemini-cli"), "gemini");
+    assert_eq!(canonical("mine"), "mine");
+    let claude = builtin("claude").expect("`claude` is the Claude Code built-in");
+    assert_eq!(claude.command, builtin("claude-code").unwrap().command);
+    assert_eq!(
+        claude.name, "claude",
+        "the definition keeps the name the role used"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("agents.yaml");
+    std::fs::write(&file, "agents:\n  claude:\n    command: [sh]\n").unwrap();
+    assert_eq!(resolve("claude", Some(&file)).unwrap().command, ["sh"]);
+}
+
+#[test]
+fn every_agent_the_example_playbooks_allow_is_a_builtin() {
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../playbooks");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(examples).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let report = playbook_core::validate_source(
+            &text,
+            playbook_core::Format::Yaml,
+            &playbook_core::Options::default(),
+        );
+        let Some(playbook) = report.playbook else {
+            continue;
+        };
+        for role in playbook.roles() {
+            for name in role.role.allowed_agents() {
+                assert!(
+                    builtin(name).is_some(),
+                    "{}: role `{}` allows `{name}`, which no built-in definition answers",
+                    path.display(),
+                    role.role.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "the examples name agents");
 }
 
 #[test]
