@@ -31,6 +31,12 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
 }
 
+/// The scripted MCP test agent (`cargo build -p playbook-testagent`), next
+/// to the app binary under test.
+pub fn testagent_binary() -> PathBuf {
+    app_binary().with_file_name("playbook-testagent")
+}
+
 /// The app binary under test: `PLAYBOOK_STUDIO_BIN`, or the debug build.
 pub fn app_binary() -> PathBuf {
     std::env::var_os("PLAYBOOK_STUDIO_BIN")
@@ -112,6 +118,16 @@ pub struct App {
 impl App {
     /// Starts the app for `journey` with the database and data of `profile`.
     pub async fn launch(journey: &str, profile: &Profile) -> Result<App> {
+        App::launch_with_env(journey, profile, &[]).await
+    }
+
+    /// [`App::launch`] with extra environment variables for the app and the
+    /// processes it starts (a real run's agents inherit them).
+    pub async fn launch_with_env(
+        journey: &str,
+        profile: &Profile,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Result<App> {
         let binary = app_binary();
         if !binary.exists() {
             return Err(format!(
@@ -131,6 +147,7 @@ impl App {
             .env("XDG_DATA_HOME", profile.path("data"))
             .env("XDG_CONFIG_HOME", profile.path("config"))
             .env("XDG_CACHE_HOME", profile.path("cache"))
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)
