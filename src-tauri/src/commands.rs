@@ -285,7 +285,12 @@ pub async fn run_choose_repository(
     app: AppHandle,
     runs: State<'_, Runs>,
 ) -> Result<Option<RepoChoice>> {
-    let dialog = app.dialog().file().set_title("Choose a repository");
+    let mut dialog = app.dialog().file().set_title("Choose a repository");
+    // Start beside the last repository chosen, else at home: a folder
+    // view, not the "Recent" list, which holds files and no folders.
+    if let Some(start) = runs.dialog_start() {
+        dialog = dialog.set_directory(start);
+    }
     match chosen(|done| dialog.pick_folder(done)).await? {
         Some(path) => runs.add_repository(&path).map(Some),
         None => Ok(None),

@@ -361,6 +361,19 @@ impl App {
         Ok(())
     }
 
+    /// Answers the native folder dialog titled `title` with `dir`: its path,
+    /// ending in `/` so the location field does not complete it into
+    /// something else, and Enter chooses it. The dialog must open in a
+    /// folder view (the app starts it at a folder): in GTK's "Recent" list
+    /// a folder path cannot be chosen.
+    pub async fn answer_folder_dialog(&mut self, title: &str, dir: &Path) -> Result<()> {
+        let mut path = dir.to_str().ok_or("the path is not UTF-8")?.to_string();
+        if !path.ends_with('/') {
+            path.push('/');
+        }
+        self.answer_file_dialog(title, Path::new(&path)).await
+    }
+
     pub async fn execute(&self, script: &str) -> Result<serde_json::Value> {
         Ok(self.client.execute(script, vec![]).await?)
     }

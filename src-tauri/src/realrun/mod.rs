@@ -101,6 +101,19 @@ impl Runs {
         })
     }
 
+    /// Where the folder dialog opens: beside the repository chosen last,
+    /// else the home folder.
+    pub fn dialog_start(&self) -> Option<PathBuf> {
+        let state = self.state();
+        let last = state
+            .repositories
+            .iter()
+            .max_by_key(|(id, _)| **id)
+            .and_then(|(_, root)| root.parent().map(Path::to_path_buf));
+        last.or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .filter(|dir| dir.is_dir())
+    }
+
     /// Keeps an agents file chosen in the dialog, with the names it defines.
     pub fn add_agents_file(&self, path: &Path) -> Result<AgentsFileChoice> {
         let names = agents::names(path).map_err(|m| AppError::new(ErrorCode::InvalidInput, m))?;

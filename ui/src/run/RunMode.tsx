@@ -216,6 +216,7 @@ export function RunMode({ doc, checked, onShowProblems, library }: Props) {
               {stopping ? "Stopping…" : "Stop"}
             </button>
           )}
+          {running && <span className="muted small">Leaving Run mode stops the run.</span>}
           {blocked && checked && (
             <span className="status status-error">
               Run blocked by {errors} error{errors === 1 ? "" : "s"}{" "}

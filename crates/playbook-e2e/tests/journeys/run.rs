@@ -104,7 +104,8 @@ async fn pick_a_repository_run_approve_and_see_the_branch() -> Result<()> {
 
     app.click("[data-screen=run]").await?;
     app.click("[data-testid=choose-repo]").await?;
-    app.answer_file_dialog("Choose a repository", &repo).await?;
+    app.answer_folder_dialog("Choose a repository", &repo)
+        .await?;
     app.until_text("[data-testid=repo-path]", "project").await?;
     app.click("[data-testid=choose-agents]").await?;
     app.answer_file_dialog("Choose an agents file", &agents)
