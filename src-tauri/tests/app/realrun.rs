@@ -259,3 +259,15 @@ fn an_agents_file_offers_its_names_in_order_and_bad_files_are_explained() {
     }
     assert!(realrun::BUILT_IN.contains(&"command"));
 }
+
+#[test]
+fn the_folder_dialog_opens_beside_the_repository_chosen_last() {
+    let runs = Runs::default();
+    let dir = repo();
+    runs.add_repository(dir.path()).unwrap();
+    let start = runs.dialog_start().expect("a folder to start at");
+    assert_eq!(
+        start.canonicalize().unwrap(),
+        dir.path().parent().unwrap().canonicalize().unwrap()
+    );
+}
