@@ -1,5 +1,6 @@
 //! The JSON Schemas a real run publishes in `schemas/`: what an agent
-//! process answers (docs/agent-protocol.md).
+//! process answers (docs/agent-protocol.md), agent definitions
+//! (docs/agents.md) and `policy/role-permissions.json`.
 
 use playbook_core::schema::Published;
 use serde_json::Value;
@@ -23,8 +24,18 @@ pub fn published() -> Vec<Published> {
             ]),
         );
     }
-    vec![Published {
-        file: "agent-answer.schema.json",
-        schema: answer,
-    }]
+    vec![
+        Published {
+            file: "agent-answer.schema.json",
+            schema: answer,
+        },
+        Published {
+            file: "agents.schema.json",
+            schema: crate::agents::schema(),
+        },
+        Published {
+            file: "role-permissions.schema.json",
+            schema: crate::context::role_permissions_schema(),
+        },
+    ]
 }

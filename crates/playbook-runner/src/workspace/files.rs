@@ -1,0 +1,336 @@
+//! The file tools: read, list, search, write, edit, delete — every one
+//! bounded (sizes, counts, bytes scanned) and unable to block on a special
+//! file (a FIFO, a device): only regular files are opened, without
+//! following a last-component link and without blocking.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use regex::RegexBuilder;
+use serde_json::{Value, json};
+use walkdir::WalkDir;
+
+use super::confine::{Confined, resolve_for_read};
+
+/// Bytes of a file `read_file` returns.
+pub const READ_LIMIT: usize = 1024 * 1024;
+/// Largest file `edit_file` rewrites.
+pub const EDIT_LIMIT: usize = 8 * 1024 * 1024;
+/// Largest text `write_file` writes.
+pub const WRITE_LIMIT: usize = 8 * 1024 * 1024;
+/// Entries `list_files` returns.
+pub const LIST_LIMIT: usize = 5000;
+/// Matches `search_code` returns.
+pub const MATCH_LIMIT: usize = 500;
+/// Files larger than this are not searched.
+pub const SEARCH_FILE_LIMIT: u64 = 1024 * 1024;
+/// Bytes `search_code` reads in all, so a huge tree cannot stall a call.
+pub const SEARCH_TOTAL_LIMIT: u64 = 64 * 1024 * 1024;
+/// Files `search_code` looks at, so a tree of countless empty files
+/// cannot stall a call either.
+pub const SEARCH_FILES_LIMIT: usize = 50_000;
+/// Characters of a matching line shown.
+const LINE_SHOWN: usize = 300;
+/// How deep a listing or search descends.
+const MAX_DEPTH: usize = 64;
+
+pub fn fail(error: impl Into<String>) -> Value {
+    json!({ "ok": false, "error": error.into() })
+}
+
+/// Opens a regular file for reading, never blocking and never following a
+/// link in its last component.
+fn open_regular(path: &Path, rel: &str) -> Result<File, String> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                format!("`{rel}` is a symbolic link; use the path it points to")
+            } else {
+                format!("`{rel}` cannot be opened: {e}")
+            }
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("`{rel}` cannot be inspected: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "`{rel}` is not a regular file (a folder or a special file); only files can be read"
+        ));
+    }
+    Ok(file)
+}
+
+/// Reads at most `limit` bytes; `true` when the file had more.
+fn read_capped(file: File, limit: usize, rel: &str) -> Result<(Vec<u8>, bool), String> {
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("`{rel}` cannot be read: {e}"))?;
+    let clipped = bytes.len() > limit;
+    bytes.truncate(limit);
+    Ok((bytes, clipped))
+}
+
+fn looks_binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(8192).any(|&b| b == 0)
+}
+
+pub fn read_file(root: &Path, target: &Confined) -> Value {
+    let path = match resolve_for_read(root, target) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let result = open_regular(&path, &target.rel).and_then(|f| {
+        let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+        read_capped(f, READ_LIMIT, &target.rel).map(|(b, c)| (b, c, size))
+    });
+    match result {
+        Ok((bytes, _, _)) if looks_binary(&bytes) => fail(format!(
+            "`{}` is a binary file; read_file returns text only",
+            target.rel
+        )),
+        Ok((bytes, clipped, size)) => {
+            let mut out = json!({
+                "ok": true,
+                "path": target.rel,
+                "content": String::from_utf8_lossy(&bytes),
+                "bytes": size,
+                "clipped": clipped,
+            });
+            if clipped {
+                out["note"] = json!(format!(
+                    "the file has {size} bytes; only the first {READ_LIMIT} are shown"
+                ));
+            }
+            out
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// Files under a folder (links and special files are listed as what they
+/// are, never followed), `.git` left out.
+fn walk(dir: &Path) -> impl Iterator<Item = walkdir::DirEntry> {
+    WalkDir::new(dir)
+        .follow_links(false)
+        .max_depth(MAX_DEPTH)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !e.file_name().eq_ignore_ascii_case(".git"))
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn directory(root: &Path, target: &Confined) -> Result<std::path::PathBuf, String> {
+    let dir = if target.rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        resolve_for_read(root, target)?
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "`{}` is not a folder of the task's worktree",
+            target.rel
+        ));
+    }
+    Ok(dir)
+}
+
+pub fn list_files(root: &Path, target: &Confined) -> Value {
+    let dir = match directory(root, target) {
+        Ok(d) => d,
+        Err(e) => return fail(e),
+    };
+    let mut files = Vec::new();
+    let mut clipped = false;
+    for entry in walk(&dir) {
+        if files.len() == LIST_LIMIT {
+            clipped = true;
+            break;
+        }
+        files.push(relative(root, entry.path()));
+    }
+    json!({ "ok": true, "path": target.rel, "files": files, "clipped": clipped })
+}
+
+pub fn search_code(root: &Path, target: &Confined, pattern: &str) -> Value {
+    let regex = match RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            return fail(format!(
+                "the pattern is not a valid regular expression: {e}"
+            ));
+        }
+    };
+    let dir = match directory(root, target) {
+        Ok(d) => d,
+        Err(e) => return fail(e),
+    };
+    let mut matches = Vec::new();
+    let mut skipped = 0u64;
+    let mut scanned = 0u64;
+    let mut clipped = false;
+    'files: for (seen, entry) in walk(&dir).enumerate() {
+        if seen == SEARCH_FILES_LIMIT {
+            clipped = true;
+            break;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let size = entry.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+        if size > SEARCH_FILE_LIMIT || scanned + size > SEARCH_TOTAL_LIMIT {
+            skipped += 1;
+            clipped |= scanned + size > SEARCH_TOTAL_LIMIT;
+            continue;
+        }
+        let rel = relative(root, entry.path());
+        let Ok((bytes, _)) = open_regular(entry.path(), &rel)
+            .and_then(|f| read_capped(f, SEARCH_FILE_LIMIT as usize, &rel))
+        else {
+            skipped += 1;
+            continue;
+        };
+        scanned += bytes.len() as u64;
+        if looks_binary(&bytes) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (n, line) in text.lines().enumerate() {
+            if regex.is_match(line) {
+                if matches.len() == MATCH_LIMIT {
+                    clipped = true;
+                    break 'files;
+                }
+                let shown: String = line.chars().take(LINE_SHOWN).collect();
+                matches.push(json!({ "path": rel, "line": n + 1, "text": shown }));
+            }
+        }
+    }
+    json!({
+        "ok": true,
+        "matches": matches,
+        "clipped": clipped,
+        "skipped_files": skipped,
+    })
+}
+
+/// Writes `content` to a regular file at `target`, creating its folders;
+/// a link or special file in the last component is refused, not followed.
+fn write_bytes(target: &Confined, content: &[u8]) -> Result<(), String> {
+    if let Some(parent) = target.abs.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("the folder of `{}` cannot be made: {e}", target.rel))?;
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&target.abs)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                format!(
+                    "`{}` is a symbolic link; write the file it points to instead",
+                    target.rel
+                )
+            } else {
+                format!("`{}` cannot be written: {e}", target.rel)
+            }
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("`{}` cannot be inspected: {e}", target.rel))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "`{}` is not a regular file (a folder or a special file); it was not written",
+            target.rel
+        ));
+    }
+    file.set_len(0)
+        .and_then(|()| file.write_all(content))
+        .map_err(|e| format!("`{}` cannot be written: {e}", target.rel))
+}
+
+pub fn write_file(target: &Confined, content: &str) -> Value {
+    if content.len() > WRITE_LIMIT {
+        return fail(format!(
+            "the content has {} bytes; write_file takes at most {WRITE_LIMIT}",
+            content.len()
+        ));
+    }
+    match write_bytes(target, content.as_bytes()) {
+        Ok(()) => json!({ "ok": true, "path": target.rel, "bytes": content.len() }),
+        Err(e) => fail(e),
+    }
+}
+
+pub fn edit_file(target: &Confined, old: &str, new: &str) -> Value {
+    if old.is_empty() {
+        return fail("`old` is empty; give the exact text to replace");
+    }
+    let current = open_regular(&target.abs, &target.rel)
+        .and_then(|f| read_capped(f, EDIT_LIMIT, &target.rel));
+    let text = match current {
+        Ok((_, true)) => {
+            return fail(format!(
+                "`{}` is larger than {EDIT_LIMIT} bytes; edit_file does not rewrite it",
+                target.rel
+            ));
+        }
+        Ok((bytes, false)) => match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(_) => return fail(format!("`{}` is not UTF-8 text", target.rel)),
+        },
+        Err(e) => return fail(e),
+    };
+    let count = text.matches(old).count();
+    if count != 1 {
+        return fail(format!(
+            "`old` occurs {count} times in `{}`; it must occur exactly once — include more surrounding text to make it unique",
+            target.rel
+        ));
+    }
+    let updated = text.replacen(old, new, 1);
+    if updated.len() > WRITE_LIMIT {
+        return fail(format!("the edited file would exceed {WRITE_LIMIT} bytes"));
+    }
+    match write_bytes(target, updated.as_bytes()) {
+        Ok(()) => json!({ "ok": true, "path": target.rel, "bytes": updated.len() }),
+        Err(e) => fail(e),
+    }
+}
+
+pub fn delete_file(target: &Confined) -> Value {
+    match std::fs::symlink_metadata(&target.abs) {
+        Err(_) => fail(format!(
+            "`{}` does not exist in the task's worktree",
+            target.rel
+        )),
+        Ok(m) if m.is_dir() => fail(format!(
+            "`{}` is a folder; delete_file deletes files (delete each file in it)",
+            target.rel
+        )),
+        // A link is removed itself, never what it points to.
+        Ok(_) => match std::fs::remove_file(&target.abs) {
+            Ok(()) => json!({ "ok": true, "path": target.rel, "deleted": true }),
+            Err(e) => fail(format!("`{}` cannot be deleted: {e}", target.rel)),
+        },
+    }
+}

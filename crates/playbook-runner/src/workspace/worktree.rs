@@ -1,0 +1,350 @@
+//! One `git worktree` per task, on its own branch from the run's base
+//! commit, kept inside the repository's git directory so the person's
+//! checkout never sees it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::error::{WorkspaceError, WorkspaceErrorKind};
+use super::git;
+use super::repo::Repo;
+
+/// Longest task id accepted: it becomes a folder and a branch name.
+const MAX_ID: usize = 100;
+
+/// Refuses an id that cannot safely be a folder name and a branch name
+/// component: only letters, digits, `.`, `_` and `-`, not starting with `.`
+/// or `-`, no `..`, not ending in `.lock`.
+fn check_id(what: &str, id: &str) -> Result<(), WorkspaceError> {
+    let ok = !id.is_empty()
+        && id.len() <= MAX_ID
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !id.starts_with(['.', '-'])
+        && !id.contains("..")
+        && !id.ends_with(".lock")
+        && !id.ends_with('.');
+    if ok {
+        return Ok(());
+    }
+    Err(WorkspaceError::new(
+        WorkspaceErrorKind::BadId,
+        format!(
+            "{what} `{}` cannot name a branch and a folder; use 1 to {MAX_ID} letters, digits, `.`, `_` or `-`, not starting with `.` or `-`",
+            id.escape_debug()
+        ),
+    ))
+}
+
+/// What `clean` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CleanReport {
+    /// Worktree folders removed.
+    pub removed_worktrees: Vec<PathBuf>,
+    /// Task branches kept: they have commits beyond their base.
+    pub kept_branches: Vec<String>,
+    /// Task branches deleted: they had nothing beyond their base.
+    pub deleted_branches: Vec<String>,
+    /// What could not be cleaned, and why.
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+struct Live {
+    path: PathBuf,
+}
+
+/// The worktrees of one run.
+#[derive(Debug)]
+pub struct Worktrees {
+    repo: Repo,
+    run8: String,
+    max_parallel: u32,
+    live: BTreeMap<String, Live>,
+    /// Finished tasks, and whether they passed.
+    finished: BTreeMap<String, bool>,
+}
+
+impl Worktrees {
+    /// The worktrees of run `run_id`; at most `max_parallel` live at once.
+    pub fn new(repo: &Repo, run_id: &str, max_parallel: u32) -> Result<Worktrees, WorkspaceError> {
+        let run8: String = run_id.chars().take(8).collect();
+        check_id("run id", &run8)?;
+        if repo.base_sha().is_empty() {
+            return Err(WorkspaceError::new(
+                WorkspaceErrorKind::BadBaseRef,
+                format!(
+                    "the repository at {} was opened for cleaning only and has no base commit; open it with Repo::open for a run",
+                    repo.root().display()
+                ),
+            ));
+        }
+        Ok(Worktrees {
+            repo: repo.clone(),
+            run8,
+            max_parallel: max_parallel.max(1),
+            live: BTreeMap::new(),
+            finished: BTreeMap::new(),
+        })
+    }
+
+    pub fn repo(&self) -> &Repo {
+        &self.repo
+    }
+
+    /// The branch of a task: `playbook/<run id, first 8>/<task id>`.
+    pub fn branch_for(&self, task_id: &str) -> String {
+        format!("playbook/{}/{task_id}", self.run8)
+    }
+
+    /// Where the worktree of a task lives (whether or not it exists).
+    pub fn path_for(&self, task_id: &str) -> PathBuf {
+        self.repo.worktrees_dir().join(&self.run8).join(task_id)
+    }
+
+    /// The commit a task's branch started from.
+    pub fn base_sha(&self) -> &str {
+        self.repo.base_sha()
+    }
+
+    /// Whether the task finished, and passed.
+    pub fn finished(&self, task_id: &str) -> Option<bool> {
+        self.finished.get(task_id).copied()
+    }
+
+    /// The worktree of a task, made on first use (so an agent process can
+    /// be started in it before its first tool call). Same as [`acquire`].
+    ///
+    /// [`acquire`]: Worktrees::acquire
+    pub fn worktree_for(&mut self, task_id: &str) -> Result<PathBuf, WorkspaceError> {
+        self.acquire(task_id)
+    }
+
+    /// The worktree of a task: made on first call, the same path after.
+    /// Refused when `max_parallel` worktrees are already live.
+    pub fn acquire(&mut self, task_id: &str) -> Result<PathBuf, WorkspaceError> {
+        check_id("task id", task_id)?;
+        if let Some(live) = self.live.get(task_id) {
+            return Ok(live.path.clone());
+        }
+        if self.live.len() >= self.max_parallel as usize {
+            return Err(WorkspaceError::new(
+                WorkspaceErrorKind::TooManyWorktrees,
+                format!(
+                    "task `{task_id}` needs a worktree but {} are live ({}), the most max_parallel_worktrees allows; finish a task first or raise the limit",
+                    self.live.len(),
+                    self.live.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        let path = self.path_for(task_id);
+        let branch = self.branch_for(task_id);
+        let top = self.repo.root().to_path_buf();
+        let known = registered(&top, &path)?;
+        if !(known && path.join(".git").is_file()) {
+            // Whatever is left from an earlier attempt (a folder git no
+            // longer knows, or git's record of a folder that is gone) is
+            // ours, under the git directory: clear it and start again.
+            // Only this path: a global `git worktree prune` would also drop
+            // the person's own worktrees on a drive that is not mounted.
+            if known {
+                let text = path.to_string_lossy().into_owned();
+                let _ = git::run(&top, &["worktree", "remove", "--force", "--force", &text]);
+            }
+            if path.exists() {
+                std::fs::remove_dir_all(&path).map_err(|e| io_err(&path, e))?;
+            }
+            let parent = path.parent().unwrap_or(&path);
+            std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+            let path_text = path.to_string_lossy().into_owned();
+            let full = format!("refs/heads/{branch}");
+            let exists = git::resolve_commit(&top, &full)?.is_some();
+            let args: Vec<&str> = if exists {
+                vec!["worktree", "add", "--quiet", &path_text, &branch]
+            } else {
+                vec![
+                    "worktree",
+                    "add",
+                    "--quiet",
+                    "-b",
+                    &branch,
+                    &path_text,
+                    self.repo.base_sha(),
+                ]
+            };
+            let out = git::run(&top, &args)?;
+            if !out.success() {
+                return Err(git::failure(&top, &args, &out));
+            }
+            self.record_base(task_id)?;
+        }
+        let path = path.canonicalize().map_err(|e| io_err(&path, e))?;
+        self.finished.remove(task_id);
+        self.live
+            .insert(task_id.to_string(), Live { path: path.clone() });
+        Ok(path)
+    }
+
+    /// Writes the base of a task's branch beside the worktrees, for `clean`.
+    fn record_base(&self, task_id: &str) -> Result<(), WorkspaceError> {
+        let dir = self.repo.bases_dir().join(&self.run8);
+        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        let file = dir.join(task_id);
+        std::fs::write(&file, self.repo.base_sha()).map_err(|e| io_err(&file, e))
+    }
+
+    /// Ends a task. A passed task's worktree is removed when it has no
+    /// uncommitted change, and its branch is kept for the person to merge
+    /// (never merged, never pushed); a failed task's worktree is kept for
+    /// inspection until `clean`.
+    pub fn finish(&mut self, task_id: &str, passed: bool) -> Result<(), WorkspaceError> {
+        check_id("task id", task_id)?;
+        let Some(live) = self.live.remove(task_id) else {
+            self.finished.insert(task_id.to_string(), passed);
+            return Ok(());
+        };
+        self.finished.insert(task_id.to_string(), passed);
+        if passed {
+            // Without `--force`, git refuses to remove a worktree with
+            // changes not committed: they stay for the person to see.
+            let path = live.path.to_string_lossy().into_owned();
+            let _ = git::run(self.repo.root(), &["worktree", "remove", &path])?;
+        }
+        Ok(())
+    }
+
+    /// Removes every worktree any run made in `repo` (opened with
+    /// [`Repo::open_for_clean`] when the person's tree may be dirty), keeps the task
+    /// branches that have commits beyond their base and deletes the empty
+    /// ones. Safe to run again: a second run finds nothing to do.
+    pub fn clean(repo: &Repo) -> Result<CleanReport, WorkspaceError> {
+        let top = repo.root();
+        let mut report = CleanReport::default();
+        let ours = repo.worktrees_dir();
+        for path in listed_worktrees(top)? {
+            if !path.starts_with(&ours) {
+                continue;
+            }
+            let text = path.to_string_lossy().into_owned();
+            let args = ["worktree", "remove", "--force", "--force", &text];
+            let out = git::run(top, &args)?;
+            if out.success() {
+                report.removed_worktrees.push(path);
+            } else {
+                report.problems.push(git::failure(top, &args, &out).message);
+            }
+        }
+        // Folders git no longer knows (a crash between mkdir and `worktree
+        // add`): ours to remove; remove_dir_all does not follow links.
+        if ours.is_dir()
+            && report.problems.is_empty()
+            && let Err(e) = std::fs::remove_dir_all(&ours)
+        {
+            report
+                .problems
+                .push(format!("{} could not be removed: {e}", ours.display()));
+        }
+        let refs = git::text(
+            top,
+            &[
+                "for-each-ref",
+                "--format=%(refname) %(objectname)",
+                "refs/heads/playbook/",
+            ],
+        )?;
+        for line in refs.lines() {
+            let Some((refname, tip)) = line.split_once(' ') else {
+                continue;
+            };
+            let branch = refname.trim_start_matches("refs/heads/").to_string();
+            let base = branch_base(repo, &branch);
+            let has_work = match &base {
+                Some(base) => base != tip,
+                None => true,
+            };
+            if has_work {
+                report.kept_branches.push(branch);
+                continue;
+            }
+            let out = git::run(top, &["update-ref", "-d", refname, tip])?;
+            if out.success() {
+                if let Some(file) = base_file(repo, &branch) {
+                    let _ = std::fs::remove_file(file);
+                }
+                report.deleted_branches.push(branch);
+            } else {
+                report.problems.push(format!(
+                    "branch `{branch}` could not be deleted: {}",
+                    out.stderr.text().trim()
+                ));
+            }
+        }
+        Ok(report)
+    }
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> WorkspaceError {
+    WorkspaceError::new(
+        WorkspaceErrorKind::Io,
+        format!(
+            "{}: {e}; check that the repository's git directory is writable",
+            path.display()
+        ),
+    )
+}
+
+/// The file recording the base of a task branch `playbook/<run8>/<task>`.
+fn base_file(repo: &Repo, branch: &str) -> Option<PathBuf> {
+    let rest = branch.strip_prefix("playbook/")?;
+    let (run8, task) = rest.split_once('/')?;
+    if check_id("run id", run8).is_err() || check_id("task id", task).is_err() {
+        return None;
+    }
+    Some(repo.bases_dir().join(run8).join(task))
+}
+
+/// The recorded base commit of a task branch, if one was recorded.
+fn branch_base(repo: &Repo, branch: &str) -> Option<String> {
+    let text = std::fs::read_to_string(base_file(repo, branch)?).ok()?;
+    let sha = text.trim();
+    (!sha.is_empty() && sha.bytes().all(|b| b.is_ascii_hexdigit())).then(|| sha.to_string())
+}
+
+/// The worktrees git knows of, canonical paths.
+fn listed_worktrees(top: &Path) -> Result<Vec<PathBuf>, WorkspaceError> {
+    let list = git::text(top, &["worktree", "list", "--porcelain", "-z"])?;
+    Ok(list
+        .split('\0')
+        .filter_map(|field| field.strip_prefix("worktree "))
+        .map(|p| {
+            let p = PathBuf::from(p);
+            p.canonicalize().unwrap_or(p)
+        })
+        .collect())
+}
+
+/// Whether git knows `path` as a worktree.
+fn registered(top: &Path, path: &Path) -> Result<bool, WorkspaceError> {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    Ok(listed_worktrees(top)?.contains(&path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_id;
+
+    #[test]
+    fn ids_that_cannot_name_a_branch_or_folder_are_refused() {
+        for good in ["T1", "task-2", "a.b_c", "0123abcd"] {
+            assert!(check_id("task id", good).is_ok(), "{good}");
+        }
+        for bad in [
+            "", ".", "..", "a/b", "../x", "-x", ".hidden", "a..b", "x.lock", "a b", "a\0b", "ä",
+            "a:b", "a~1", "a^", "x.",
+        ] {
+            assert!(check_id("task id", bad).is_err(), "{bad:?}");
+        }
+        assert!(check_id("task id", &"a".repeat(101)).is_err());
+    }
+}
