@@ -1,44 +1,33 @@
 //! The agent names the Run mode offers: the built-in definitions and those
-//! of an agents file the person chose (docs/agents.md). The runner reads the
-//! file again when the run starts; here it is read only for its names.
+//! of an agents file the person chose (docs/agents.md). The file is read
+//! and checked by the runner's own reader, so a file the app accepts is a
+//! file the run accepts; the runner reads it again when the run starts.
 
 use std::path::Path;
 
+use playbook_runner::agents::{AgentsFile, BUILTIN_NAMES};
+
 /// The agent definitions every run has without an agents file.
-pub const BUILT_IN: &[&str] = &["claude-code", "codex", "gemini", "command"];
+pub const BUILT_IN: &[&str] = BUILTIN_NAMES;
 
-/// The largest agents file the app reads.
-const LIMIT: u64 = 1024 * 1024;
-
-/// The names an agents file defines, in file order: the keys of its
-/// top-level `agents` mapping (YAML or JSON).
+/// The names an agents file defines, in file order; the runner's words when
+/// the file cannot be used.
 pub fn names(path: &Path) -> Result<Vec<String>, String> {
-    let shown = path.display();
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("cannot read the agents file {shown}: {e}"))?
-        .len();
-    if size > LIMIT {
-        return Err(format!(
-            "the agents file {shown} is {size} bytes; an agents file is at most {LIMIT} bytes"
-        ));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the agents file {shown} as UTF-8 text: {e}"))?;
-    names_in(&text).map_err(|why| format!("the agents file {shown} {why}"))
+    let file = AgentsFile::load(path).map_err(|e| e.to_string())?;
+    names_of(file, &path.display().to_string())
 }
 
-/// [`names`] of a file's text; the error completes "the agents file X …".
-pub fn names_in(text: &str) -> Result<Vec<String>, String> {
-    // YAML is a superset of JSON, so one parser reads both.
-    let value: serde_json::Value =
-        yaml_serde::from_str(text).map_err(|e| format!("is not valid YAML or JSON: {e}"))?;
-    let agents = value
-        .get("agents")
-        .ok_or("has no top-level `agents` mapping; see docs/agents.md")?
-        .as_object()
-        .ok_or("has an `agents` entry that is not a mapping of names to definitions")?;
-    if agents.is_empty() {
-        return Err("defines no agent under `agents`".to_string());
+/// [`names`] of a file's text, `path` naming it in messages.
+pub fn names_in(path: &str, text: &str) -> Result<Vec<String>, String> {
+    let file = AgentsFile::parse(path, text).map_err(|e| e.to_string())?;
+    names_of(file, path)
+}
+
+fn names_of(file: AgentsFile, path: &str) -> Result<Vec<String>, String> {
+    if file.agents.is_empty() {
+        return Err(format!(
+            "agents file {path} defines no agent under `agents:`; see docs/agents.md"
+        ));
     }
-    Ok(agents.keys().cloned().collect())
+    Ok(file.agents.into_keys().collect())
 }

@@ -236,13 +236,14 @@ fn the_gateway_takes_exactly_its_socket_and_token() {
 fn an_agents_file_offers_its_names_in_order_and_bad_files_are_explained() {
     assert_eq!(
         realrun::agent_names_in(
+            "agents.yaml",
             "agents:\n  scripted:\n    command: [x]\n  other:\n    command: [y]\n"
         )
         .unwrap(),
         ["scripted", "other"]
     );
     assert_eq!(
-        realrun::agent_names_in(r#"{"agents": {"a": {"command": ["x"]}}}"#).unwrap(),
+        realrun::agent_names_in("agents.json", r#"{"agents": {"a": {"command": ["x"]}}}"#).unwrap(),
         ["a"]
     );
     for bad in [
@@ -252,12 +253,25 @@ fn an_agents_file_offers_its_names_in_order_and_bad_files_are_explained() {
         "other: 1",
         "{{{",
         "agents:\n  - x",
-        "\u{0}",
+        "agents:\n  a:\n    command: []\n",
+        "agents:\n  a:\n    command: [x]\n    shell: true\n",
     ] {
-        let e = realrun::agent_names_in(bad).unwrap_err();
-        assert!(!e.is_empty(), "{bad:?}");
+        let e = realrun::agent_names_in("agents.yaml", bad).unwrap_err();
+        assert!(e.contains("agents"), "{bad:?}: {e}");
     }
     assert!(realrun::BUILT_IN.contains(&"command"));
+
+    // Chosen through the dialog: the file is kept by id with its names;
+    // a file that is not one is refused in words.
+    let runs = Runs::default();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("agents.yaml");
+    std::fs::write(&file, "agents:\n  scripted:\n    command: [x]\n").unwrap();
+    let chosen = runs.add_agents_file(&file).unwrap();
+    assert_eq!(chosen.agents, ["scripted"]);
+    let e = runs.add_agents_file(dir.path()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert!(e.message.contains("not a file"), "{}", e.message);
 }
 
 #[test]
