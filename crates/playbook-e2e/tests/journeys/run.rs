@@ -35,6 +35,95 @@ workflow:
           requires_user_approval: true
 "#;
 
+/// The person's repository: one commit on main, a clean checkout.
+fn person_repository(profile: &Profile) -> Result<std::path::PathBuf> {
+    let repo = profile.path("project");
+    std::fs::create_dir_all(repo.join("src"))?;
+    git(&repo, &["init", "-q", "-b", "main"])?;
+    git(&repo, &["config", "user.name", "Person"])?;
+    git(&repo, &["config", "user.email", "person@example.invalid"])?;
+    std::fs::write(repo.join("src/lib.txt"), "fine\n")?;
+    git(&repo, &["add", "-A"])?;
+    git(&repo, &["commit", "-q", "-m", "start"])?;
+    Ok(repo)
+}
+
+/// Opens a playbook file through "Open file…" and waits until it is valid.
+async fn open_playbook(app: &mut App, playbook: &Path) -> Result<()> {
+    app.click("[data-screen=library]").await?;
+    app.click("[data-testid=open-file]").await?;
+    app.answer_file_dialog("Open a playbook", playbook).await?;
+    app.find("[data-outline-role=worker]").await?;
+    app.until_text("[data-testid=validity]", "valid").await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_dirty_repository_and_a_missing_agent_program_are_said_in_words_and_the_playbook_is_kept()
+-> Result<()> {
+    let profile = Profile::new();
+    let repo = person_repository(&profile)?;
+    std::fs::write(repo.join("src/lib.txt"), "half-done edit\n")?;
+    let playbook = profile.path("real-run.yaml");
+    std::fs::write(&playbook, PLAYBOOK)?;
+    let mut app = App::launch("real-run-refused", &profile).await?;
+    open_playbook(&mut app, &playbook).await?;
+
+    app.click("[data-screen=run]").await?;
+    app.click("[data-testid=choose-repo]").await?;
+    app.answer_folder_dialog("Choose a repository", &repo)
+        .await?;
+    app.until_text("[data-testid=repo-dirty]", "uncommitted changes")
+        .await?;
+    app.find("[data-testid=goal]")
+        .await?
+        .send_keys("Improve the library")
+        .await?;
+    app.find("[data-testid=agent]")
+        .await?
+        .send_keys("command")
+        .await?;
+    app.click("[data-testid=run-start]").await?;
+    app.until_text("[data-testid=run-error]", "The repository cannot be used")
+        .await?;
+    app.screenshot("dirty-refused").await?;
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src/lib.txt"))?,
+        "half-done edit\n",
+        "the person's edit is untouched"
+    );
+
+    // Clean now, but the agent's program is not installed.
+    git(&repo, &["commit", "-q", "-am", "finish the edit"])?;
+    let agent = app.find("[data-testid=agent]").await?;
+    app.clear_field(&agent).await?;
+    agent.send_keys("gemini").await?;
+    app.click("[data-testid=run-start]").await?;
+    app.until_text("[data-testid=run-error]", "No agent could start")
+        .await?;
+    let said = app.text("[data-testid=run-error]").await?;
+    assert!(
+        said.contains("gemini"),
+        "the message names the agent: {said}"
+    );
+    app.screenshot("agent-missing").await?;
+    assert_eq!(
+        git(
+            &repo,
+            &["for-each-ref", "--format=%(refname:short)", "refs/heads/"]
+        )?,
+        "main",
+        "a refused run makes no branch"
+    );
+
+    // The playbook is still open, as it was.
+    app.click("[data-screen=editor]").await?;
+    app.find("[data-outline-role=worker]").await?;
+    app.until_text("[data-testid=validity]", "valid").await?;
+    app.quit().await
+}
+
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "needs a display and the built app: scripts/e2e.sh"]
 async fn pick_a_repository_run_approve_and_see_the_branch() -> Result<()> {
@@ -47,17 +136,8 @@ async fn pick_a_repository_run_approve_and_see_the_branch() -> Result<()> {
         .into());
     }
     let profile = Profile::new();
-    // The person's repository: one commit on main, a clean checkout.
-    let repo = profile.path("project");
-    std::fs::create_dir_all(repo.join("src"))?;
-    git(&repo, &["init", "-q", "-b", "main"])?;
-    git(&repo, &["config", "user.name", "Person"])?;
-    git(&repo, &["config", "user.email", "person@example.invalid"])?;
-    std::fs::write(repo.join("src/lib.txt"), "fine\n")?;
-    git(&repo, &["add", "-A"])?;
-    git(&repo, &["commit", "-q", "-m", "start"])?;
+    let repo = person_repository(&profile)?;
     let head_before = git(&repo, &["rev-parse", "HEAD"])?;
-
     let playbook = profile.path("real-run.yaml");
     std::fs::write(&playbook, PLAYBOOK)?;
     let agents = profile.path("agents.yaml");
