@@ -38,6 +38,17 @@ pub fn git(dir: &Path, args: &[&str], limit: usize) -> Result<Output, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("git could not start ({e}); install git and try again"))?;
+    // Standard error is drained beside standard output, so a git that
+    // writes much to it never blocks with both pipes full.
+    let errors = child.stderr.take().map(|err| {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut err = err;
+            let _ = (&mut err).take(SMALL_LIMIT as u64).read_to_end(&mut kept);
+            let _ = std::io::copy(&mut err, &mut std::io::sink());
+            String::from_utf8_lossy(&kept).into_owned()
+        })
+    });
     let mut bytes = Vec::new();
     let read = child
         .stdout
@@ -48,13 +59,12 @@ pub fn git(dir: &Path, args: &[&str], limit: usize) -> Result<Output, String> {
         // Enough is read: the rest is not wanted, so git need not finish.
         let _ = child.kill();
     }
-    let mut stderr = String::new();
-    if let Some(err) = child.stderr.take() {
-        let _ = err.take(SMALL_LIMIT as u64).read_to_string(&mut stderr);
-    }
     let status = child
         .wait()
         .map_err(|e| format!("git did not finish: {e}"))?;
+    let stderr = errors
+        .and_then(|reader| reader.join().ok())
+        .unwrap_or_default();
     if let Some(Err(e)) = read {
         return Err(format!("could not read git's output: {e}"));
     }
