@@ -43,6 +43,8 @@ enum Command {
     Preview(preview::PreviewArgs),
     /// Print the system prompt a role receives, contract block included.
     Prompt(preview::PromptArgs),
+    /// Run a playbook with real agent processes on a git repository (`run clean` removes left worktrees).
+    Run(run::RunArgs),
     /// The MCP tool gateway an agent process starts during a run (from the
     /// MCP configuration the run gives it); not for direct use.
     #[command(hide = true)]
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => library::diff_files(args),
         Command::Preview(args) => preview::preview(args),
         Command::Prompt(args) => preview::prompt(args),
+        Command::Run(args) => run::run(args),
         Command::Gateway(args) => run::gateway(args),
     };
     match result {

@@ -181,7 +181,7 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
 }
 
 /// Virtual time as `hh:mm:ss.mmm`.
-fn clock(t_ms: u64) -> String {
+pub(crate) fn clock(t_ms: u64) -> String {
     let s = t_ms / 1000;
     format!(
         "[{:02}:{:02}:{:02}.{:03}]",
@@ -193,7 +193,7 @@ fn clock(t_ms: u64) -> String {
 }
 
 /// The summary after the live report, as text.
-fn summary(report: &RunReport) -> String {
+pub(crate) fn summary(report: &RunReport) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(out);

@@ -1,10 +1,92 @@
-//! `playbook run` and the gateway relay it hands to agent processes.
+//! `playbook run`: a playbook drives real agent processes on a real git
+//! repository, every contract enforced at the tool gateway; `playbook run
+//! clean` removes the worktrees runs left. And `playbook gateway`, the MCP
+//! relay a run hands to its agent processes.
+//!
+//! The text format is the preview's live report (one line per decision,
+//! stamped with the time since the start) and summary, followed by each
+//! task's branch and the per-run log's directory; `jsonl` prints the event
+//! log. Exit 0 only when every task passed; Ctrl+C stops the run, recorded
+//! as stopped with its worktrees kept.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Result, anyhow};
-use clap::Args;
+use anyhow::{Context, Result, anyhow};
+use clap::{Args, Subcommand};
+
+use playbook_orchestrator::AnyApprover;
+use playbook_orchestrator::agent::{ApprovalDecision, ApprovalRequest, ApprovalSubject, Approver};
+use playbook_orchestrator::event::{EventRecord, FnSink, JsonlSink, Outcome, describe};
+use playbook_orchestrator::scenario::RunInput;
+use playbook_orchestrator::stop::Stop;
+use playbook_redact::redact_str;
+use playbook_runner::runner::{Budget, RunRequest, RunResult};
+
+use crate::input;
+use crate::preview::{ApproveMode, PreviewFormat, clock, summary};
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct RunArgs {
+    #[command(subcommand)]
+    command: Option<RunCommand>,
+    /// Playbook file (YAML or JSON).
+    #[arg(required = true)]
+    file: Option<String>,
+    /// The git repository to run on; it must have no uncommitted changes.
+    #[arg(long, value_name = "DIR", required = true)]
+    repo: Option<PathBuf>,
+    /// The commit every task's branch starts from [default: HEAD].
+    #[arg(long, value_name = "REF")]
+    base_ref: Option<String>,
+    /// The run's goal (one task carries it when --input gives no tasks).
+    #[arg(long)]
+    goal: Option<String>,
+    /// The run input: goal, tasks, values (YAML or JSON, the `input` section of a scenario).
+    #[arg(long, value_name = "FILE")]
+    input: Option<String>,
+    /// Agent definitions (docs/agents.md); the built-ins need none.
+    #[arg(long, value_name = "FILE")]
+    agents: Option<PathBuf>,
+    /// The agent for every role [default: the first of a role's allowed_agents that can start].
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// A role assigner command, run through no shell (request JSON in, response JSON out).
+    #[arg(long, value_name = "PROGRAM", num_args = 1.., allow_hyphen_values = false)]
+    assigner: Option<Vec<String>>,
+    /// How approvals are answered [default: ask on the terminal].
+    #[arg(long, value_enum)]
+    approve: Option<ApproveMode>,
+    /// The project description checked against policy/project-schema.json.
+    #[arg(long, value_name = "FILE")]
+    project: Option<PathBuf>,
+    /// Most agent calls [default: the static worst case of the run].
+    #[arg(long, value_name = "N")]
+    max_agent_calls: Option<u64>,
+    /// Most tool calls in the run [default: 100000].
+    #[arg(long, value_name = "N")]
+    max_tool_calls: Option<u64>,
+    /// Most wall time, in minutes.
+    #[arg(long, value_name = "MINUTES")]
+    max_minutes: Option<u64>,
+    /// Library file to record the run in [default: $PLAYBOOK_DB, else the platform's].
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = PreviewFormat::Text)]
+    format: PreviewFormat,
+}
+
+#[derive(Subcommand)]
+enum RunCommand {
+    /// Remove the worktrees runs left in a repository (branches with work are kept).
+    Clean {
+        /// The repository.
+        #[arg(long, value_name = "DIR")]
+        repo: PathBuf,
+    },
+}
 
 #[derive(Args)]
 pub struct GatewayArgs {
@@ -19,4 +101,272 @@ pub struct GatewayArgs {
 pub fn gateway(args: GatewayArgs) -> Result<ExitCode> {
     playbook_runner::gateway::relay(&args.socket, &args.token).map_err(|e| anyhow!(e))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Asks the person at the terminal, without blocking the run's other work
+/// (the gateway, a stop): end of input denies.
+struct Ask;
+
+impl Approver for Ask {
+    async fn decide(&mut self, request: &ApprovalRequest<'_>) -> ApprovalDecision {
+        use tokio::io::AsyncBufReadExt;
+        let what = match &request.subject {
+            ApprovalSubject::Tool { tool } => format!("tool `{tool}`"),
+            ApprovalSubject::Gate { gate } => format!("gate `{gate}`"),
+        };
+        let role = request.role.map(|r| format!(" ({r})")).unwrap_or_default();
+        eprint!(
+            "approve {what} for {}{role} in stage {}? [y/N] ",
+            request.task_id, request.stage
+        );
+        let _ = std::io::stderr().flush();
+        let started = std::time::Instant::now();
+        let mut line = String::new();
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        let approved = stdin.read_line(&mut line).await.is_ok()
+            && matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+        ApprovalDecision {
+            approved,
+            by: "user".into(),
+            waited_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+fn read_input(path: Option<&str>, goal: Option<String>) -> Result<RunInput> {
+    let mut run_input = match path {
+        None => RunInput::default(),
+        Some(path) => {
+            let bytes = input::read_file(
+                path,
+                playbook_orchestrator::scenario::MAX_SCENARIO_BYTES,
+                "run inputs",
+            )?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| anyhow!("cannot read {path}: it is not UTF-8 text"))?;
+            let value =
+                playbook_core::document::parse_value(&text, playbook_core::Format::sniff(&text))
+                    .map_err(|f| anyhow!("{path}: {} ({})", f.message, f.hint))?;
+            serde_json::from_value(value).with_context(|| {
+                format!("{path} is not a run input (goal, tasks, values, active_locks; see schemas/scenario.schema.json, `input`)")
+            })?
+        }
+    };
+    if let Some(goal) = goal {
+        run_input.goal = goal;
+    }
+    Ok(run_input)
+}
+
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    if let Some(RunCommand::Clean { repo }) = args.command {
+        return clean(&repo);
+    }
+    let (Some(file), Some(repo)) = (args.file.clone(), args.repo.clone()) else {
+        return Err(anyhow!("give a playbook file and --repo DIR"));
+    };
+    let source = input::read(&file)?;
+    let report = playbook_core::validate_source(
+        &source.text,
+        source.format,
+        &playbook_core::Options::default(),
+    );
+    let errors: Vec<_> = report.findings.iter().filter(|f| f.is_error()).collect();
+    let Some(playbook) = report.playbook.clone().filter(|_| errors.is_empty()) else {
+        for f in &errors {
+            eprintln!(
+                "{}",
+                redact_str(&format!("{file}: {} {} {}", f.code, f.path, f.message))
+            );
+        }
+        eprintln!("{file}: the playbook has errors; nothing was run");
+        return Ok(ExitCode::from(1));
+    };
+    let run_input = read_input(args.input.as_deref(), args.goal.clone())?;
+    let exe =
+        std::env::current_exe().context("cannot find the playbook binary for the tool gateway")?;
+    let stop = Stop::new();
+    let request = RunRequest {
+        playbook: playbook.clone(),
+        repo,
+        base_ref: args.base_ref.clone(),
+        input: run_input,
+        agents_file: args.agents.clone(),
+        agent: args.agent.clone(),
+        assigner: args.assigner.clone(),
+        project: args.project.clone(),
+        gateway_command: vec![exe.display().to_string(), "gateway".into()],
+        budget: Budget {
+            agent_calls: args.max_agent_calls,
+            tool_calls: args.max_tool_calls,
+            wall_time: args
+                .max_minutes
+                .map(|m| std::time::Duration::from_secs(m.saturating_mul(60))),
+        },
+        stop: stop.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the run's runtime")?;
+    let format = args.format;
+    let outcome = runtime.block_on(async move {
+        let on_signal = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("stopping: the running agent is killed; worktrees and records are kept");
+                on_signal.request();
+            }
+        });
+        let mut approver: AnyApprover<'_, Ask> = match args.approve {
+            Some(ApproveMode::Auto) => AnyApprover::Auto(Default::default()),
+            Some(ApproveMode::Deny) => AnyApprover::Deny(Default::default()),
+            Some(ApproveMode::Ask) | None => AnyApprover::Other(Ask),
+        };
+        match format {
+            PreviewFormat::Jsonl => {
+                let mut sink = JsonlSink::new(std::io::BufWriter::new(std::io::stdout()));
+                let result = playbook_runner::runner::run(request, &mut approver, &mut sink).await;
+                let _ = sink.flush();
+                result
+            }
+            PreviewFormat::Text => {
+                let mut sink = FnSink(|record: &EventRecord| {
+                    if let Some(line) = describe(&record.event) {
+                        let mut out = std::io::stdout().lock();
+                        let _ = writeln!(out, "{} {}", clock(record.t_ms), redact_str(&line));
+                    }
+                });
+                playbook_runner::runner::run(request, &mut approver, &mut sink).await
+            }
+        }
+    });
+    let result = outcome.map_err(|e| anyhow!(e))?;
+    if matches!(format, PreviewFormat::Text) {
+        print!("{}", redact_str(&summary(&result.report)));
+        print!("{}", redact_str(&branches(&result)));
+    } else {
+        eprint!("{}", redact_str(&branches(&result)));
+    }
+    record_in_library(args.db.clone(), &playbook, &result);
+    Ok(if result.report.outcome == Some(Outcome::Passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Each task's branch and the per-run log.
+fn branches(result: &RunResult) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if !result.branches.is_empty() {
+        let _ = writeln!(
+            out,
+            "  branches (kept for you to merge; nothing was pushed):"
+        );
+        for b in &result.branches {
+            let state = if b.passed { "passed" } else { "worktree kept" };
+            let _ = writeln!(
+                out,
+                "    {:<6} {}  ({state}: {})",
+                b.task_id,
+                b.branch,
+                b.worktree.display()
+            );
+        }
+    }
+    if !result.absent.is_empty() {
+        let _ = writeln!(
+            out,
+            "  context files absent (the playbook's contracts alone govern): {}",
+            result.absent.join(", ")
+        );
+    }
+    let _ = writeln!(out, "  run log: {}", result.run_dir.display());
+    out
+}
+
+/// Keeps the run in the library beside the playbook's previews when the
+/// playbook is there; otherwise says where its record is.
+fn record_in_library(db: Option<PathBuf>, playbook: &playbook_core::Playbook, result: &RunResult) {
+    let path = playbook_store::resolve_db_path(db);
+    let recorded = (|| -> Result<(), String> {
+        let mut store = playbook_store::Store::open(&path).map_err(|e| e.to_string())?;
+        let id = playbook_store::PlaybookId::new(&playbook.id).map_err(|e| e.to_string())?;
+        let label = format!("run: {}", result.run_dir.display());
+        let run = store
+            .create_run(&id, None, &label, 0)
+            .map_err(|e| e.to_string())?;
+        let text = std::fs::read_to_string(result.run_dir.join("events.jsonl"))
+            .map_err(|e| e.to_string())?;
+        let lines: Vec<(u64, &str)> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i as u64, l))
+            .collect();
+        for chunk in lines.chunks(256) {
+            store.append_events(run, chunk).map_err(|e| e.to_string())?;
+        }
+        let status = result
+            .report
+            .outcome
+            .and_then(|o| serde_json::to_value(o).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "unfinished".into());
+        let summary = serde_json::json!({
+            "kind": "run",
+            "outcome": result.report.outcome,
+            "run_dir": result.run_dir,
+            "branches": result.branches,
+        });
+        store
+            .finish_run(run, &status, Some(&summary.to_string()))
+            .map_err(|e| e.to_string())
+    })();
+    if let Err(why) = recorded {
+        eprintln!(
+            "note: the run is not in the library ({}; `playbook db import` the playbook to keep its runs there); its record is in {}",
+            redact_str(&why),
+            result.run_dir.display()
+        );
+    }
+}
+
+fn clean(repo: &std::path::Path) -> Result<ExitCode> {
+    use playbook_runner::workspace::{Repo, Worktrees};
+    let repo = Repo::open_for_clean(repo).map_err(|e| anyhow!(e.to_string()))?;
+    let report = Worktrees::clean(&repo).map_err(|e| anyhow!(e.to_string()))?;
+    let list = |items: Vec<String>| {
+        if items.is_empty() {
+            "none".to_string()
+        } else {
+            items.join(", ")
+        }
+    };
+    println!(
+        "removed worktrees: {}",
+        list(
+            report
+                .removed_worktrees
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect()
+        )
+    );
+    println!(
+        "kept branches (they hold commits; merge or delete them yourself): {}",
+        list(report.kept_branches)
+    );
+    println!(
+        "deleted branches (nothing beyond their base): {}",
+        list(report.deleted_branches)
+    );
+    if report.problems.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for problem in &report.problems {
+        eprintln!("not cleaned: {}", redact_str(problem));
+    }
+    Ok(ExitCode::FAILURE)
 }

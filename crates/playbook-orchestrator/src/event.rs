@@ -328,6 +328,12 @@ impl<W: std::io::Write> JsonlSink<W> {
     pub fn into_inner(self) -> W {
         self.out
     }
+
+    /// Flushes the writer, so a log read while the run goes on (or after a
+    /// crash) holds every event so far.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 impl<W: std::io::Write> EventSink for JsonlSink<W> {

@@ -35,7 +35,7 @@ pub(crate) struct PlaybookRow {
 }
 
 fn what(id: &PlaybookId) -> String {
-    format!("playbook {id:?}")
+    format!("playbook `{id}`")
 }
 
 /// Read handle.

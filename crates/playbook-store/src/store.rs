@@ -109,7 +109,7 @@ impl Store {
             .list(true, Some(id))?
             .pop()
             .ok_or_else(|| Error::NotFound {
-                what: format!("playbook {id:?}"),
+                what: format!("playbook `{id}`"),
             })
     }
 
@@ -299,7 +299,7 @@ impl Store {
         let row = Playbooks(&tx).get(id)?;
         if row.deleted_at.is_none() {
             return Err(Error::NotDeleted {
-                what: format!("playbook {id:?}"),
+                what: format!("playbook `{id}`"),
             });
         }
         PlaybooksMut(&tx).set_deleted(row.pk, None)?;
@@ -313,7 +313,7 @@ impl Store {
         let row = Playbooks(&tx).get(id)?;
         if row.deleted_at.is_none() {
             return Err(Error::NotDeleted {
-                what: format!("playbook {id:?}"),
+                what: format!("playbook `{id}`"),
             });
         }
         PlaybooksMut(&tx).purge(row.pk)?;

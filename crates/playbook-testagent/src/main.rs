@@ -10,6 +10,7 @@
 //! `{"calls": [{"tool": "...", "args": {...}}], "list": true, "answer": {...},
 //!   "stdout": "raw text instead of the answer", "exit": 3, "hang": true,
 //!   "flood_bytes": 100000000, "stop_on_denied": true}`.
+//! `{task_id}`, `{run_id}` and `{iteration}` are filled in anywhere in a turn.
 //! Every call's result is appended to `TESTAGENT_LOG` (a JSON line each),
 //! so a test can see what the agent was told.
 
@@ -56,8 +57,8 @@ fn log(line: &Value) {
     }
 }
 
-/// Fills `{task_id}`, `{run_id}` and `{iteration}` in the answer, so one
-/// script serves every task.
+/// Fills `{task_id}`, `{run_id}` and `{iteration}` in a turn (its calls'
+/// arguments and its answer), so one script serves every task and round.
 fn fill(value: &Value) -> Value {
     let text = value.to_string();
     let vars = [
@@ -128,7 +129,7 @@ async fn calls(turn: &Value) -> Result<(), String> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let turn = match turn() {
-        Ok(t) => t,
+        Ok(t) => fill(&t),
         Err(e) => {
             eprintln!("testagent: {e}");
             std::process::exit(2);
@@ -163,9 +164,6 @@ async fn main() {
     }
     match turn.get("stdout").and_then(Value::as_str) {
         Some(raw) => print!("{raw}"),
-        None => println!(
-            "{}",
-            fill(turn.get("answer").unwrap_or(&json!({"output": {}})))
-        ),
+        None => println!("{}", turn.get("answer").unwrap_or(&json!({"output": {}}))),
     }
 }

@@ -1,7 +1,7 @@
 //! The schemas of this part of a run are fresh, and the typed readers and
 //! the schemas agree.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 // The files themselves are checked where every schema of the crate is
 // (tests/protocol: `published_schemas_are_up_to_date`).
