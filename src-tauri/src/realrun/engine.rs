@@ -8,8 +8,10 @@ use std::path::PathBuf;
 
 use playbook_core::Playbook;
 use playbook_orchestrator::agent::Approver;
+use playbook_orchestrator::scenario::RunInput;
 use playbook_orchestrator::stop::Stop;
 use playbook_orchestrator::{EventSink, RunReport};
+use playbook_runner::runner::{Budget, RunError, RunRequest};
 
 /// What the app asks of a run.
 pub(crate) struct EngineRequest {
@@ -38,8 +40,6 @@ pub(crate) struct EngineResult {
 }
 
 /// Why a run did not start, by who can fix it.
-// Until the runner's `run` is on main only `Io` is made here.
-#[allow(dead_code)]
 pub(crate) enum EngineError {
     /// The repository or its context bundle is not usable (not git, dirty,
     /// missing base, unreadable policy files).
@@ -56,27 +56,65 @@ pub(crate) fn run(
     approver: &mut impl Approver,
     sink: &mut impl EventSink,
 ) -> Result<EngineResult, EngineError> {
-    let EngineRequest {
-        playbook,
-        repo,
-        base_commit,
-        goal,
-        agent,
-        agents_file,
-        stop,
-    } = request;
-    let _ = (
-        playbook,
-        repo,
-        base_commit,
-        goal,
-        agent,
-        agents_file,
-        stop,
-        approver,
-        sink,
-    );
-    Err(EngineError::Io(
-        "this build of the app has no runner for real runs yet; use `playbook run` from the command line".to_string(),
-    ))
+    let gateway = gateway_command()?;
+    // The runner's ports hold `Rc`s: one thread, its own runtime, with the
+    // IO and time drivers its processes and sockets need.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| EngineError::Io(format!("cannot start the run's runtime: {e}")))?;
+    let runner_request = RunRequest {
+        playbook: request.playbook,
+        repo: request.repo,
+        base_ref: Some(request.base_commit),
+        input: RunInput {
+            goal: request.goal,
+            ..RunInput::default()
+        },
+        agents_file: request.agents_file,
+        agent: request.agent,
+        assigner: None,
+        project: None,
+        gateway_command: gateway,
+        budget: Budget::default(),
+        stop: request.stop,
+    };
+    let result = runtime
+        .block_on(playbook_runner::runner::run(runner_request, approver, sink))
+        .map_err(|e| match e {
+            RunError::Repo(m) | RunError::Context(m) => EngineError::Repository(m),
+            RunError::Agent(m) => EngineError::Agent(m),
+            RunError::Io(m) => EngineError::Io(m),
+        })?;
+    Ok(EngineResult {
+        report: result.report,
+        run_dir: result.run_dir,
+        branches: result
+            .branches
+            .into_iter()
+            .map(|b| EngineBranch {
+                task_id: b.task_id,
+                branch: b.branch,
+                worktree: b.worktree,
+            })
+            .collect(),
+        absent: result.absent,
+    })
+}
+
+/// `[this program, "gateway"]`: the app serves the run's MCP relay itself
+/// (see `main.rs`).
+fn gateway_command() -> Result<Vec<String>, EngineError> {
+    let exe = std::env::current_exe().map_err(|e| {
+        EngineError::Io(format!(
+            "cannot find the app's own program, which serves the tool gateway: {e}"
+        ))
+    })?;
+    let exe = exe.to_str().ok_or_else(|| {
+        EngineError::Io(format!(
+            "the app's program path {} is not UTF-8; move the app to a folder whose path is",
+            exe.display()
+        ))
+    })?;
+    Ok(vec![exe.to_string(), "gateway".to_string()])
 }
