@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 (cd ui && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build)
 cargo build -p playbook-studio
+# The real-run journey's agent: the scripted MCP test agent.
+cargo build -p playbook-testagent
 cargo build -p playbook-e2e --tests
 
 rm -rf target/e2e-screenshots

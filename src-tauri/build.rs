@@ -43,6 +43,11 @@ const COMMANDS: &[&str] = &[
     "preview_deny_waiting",
     "preview_runs",
     "preview_run_events",
+    "run_choose_repository",
+    "run_choose_agents_file",
+    "run_start",
+    "run_stop",
+    "run_diff",
 ];
 
 /// Example playbooks shipped with the app, embedded for the first-run view.

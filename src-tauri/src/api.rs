@@ -421,3 +421,8 @@ pub struct TemplateChecked {
     /// False when any finding is an error: the template cannot be saved as valid.
     pub allow: bool,
 }
+
+mod run;
+pub use run::{
+    AgentsFileChoice, BranchDiff, RealRunRequest, RealRunResult, RepoChoice, TaskBranchView,
+};

@@ -14,14 +14,17 @@ use playbook_store::{
     VersionInfo,
 };
 use tauri::{AppHandle, Emitter, Manager, State};
+use tauri_plugin_dialog::{DialogExt, FilePath};
 
 use crate::api::{
-    ApprovalPrompt, Checked, Comparison, DocumentChange, Example, FileText, Include, Opened,
-    PreviewRequest, PreviewResult, ScenarioInfo, TemplateChecked, TemplateOpened,
+    AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, Example,
+    FileText, Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult,
+    RepoChoice, ScenarioInfo, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::library::Library;
+use crate::realrun::{self, Runs};
 use crate::workbench::LastChecked;
 use crate::{preview, workbench};
 
@@ -273,4 +276,108 @@ pub fn preview_runs(library: State<'_, Library>, id: String) -> Result<Vec<Run>>
 #[tauri::command(async)]
 pub fn preview_run_events(library: State<'_, Library>, run: i64) -> Result<Vec<EventRecord>> {
     library.run_events(RunId(run))
+}
+
+/// Opens the native folder dialog; the repository the person chose, kept
+/// on this side and named by an id (`None` when the dialog was cancelled).
+#[tauri::command]
+pub async fn run_choose_repository(
+    app: AppHandle,
+    runs: State<'_, Runs>,
+) -> Result<Option<RepoChoice>> {
+    let mut dialog = app.dialog().file().set_title("Choose a repository");
+    // Start beside the last repository chosen, else at home: a folder
+    // view, not the "Recent" list, which holds files and no folders.
+    if let Some(start) = runs.dialog_start() {
+        dialog = dialog.set_directory(start);
+    }
+    match chosen(|done| dialog.pick_folder(done)).await? {
+        Some(path) => runs.add_repository(&path).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Opens the native file dialog for an agents file (docs/agents.md); kept
+/// on this side like a repository.
+#[tauri::command]
+pub async fn run_choose_agents_file(
+    app: AppHandle,
+    runs: State<'_, Runs>,
+) -> Result<Option<AgentsFileChoice>> {
+    let dialog = app
+        .dialog()
+        .file()
+        .set_title("Choose an agents file")
+        .add_filter("Agent definitions", &["yaml", "yml", "json"]);
+    match chosen(|done| dialog.pick_file(done)).await? {
+        Some(path) => runs.add_agents_file(&path).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Waits for a dialog's answer; the chosen path, if any.
+async fn chosen(
+    open: impl FnOnce(Box<dyn FnOnce(Option<FilePath>) + Send>),
+) -> Result<Option<std::path::PathBuf>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    open(Box::new(move |path| {
+        let _ = tx.send(path);
+    }));
+    // A dialog that goes away without answering counts as cancelled.
+    let Ok(Some(path)) = rx.await else {
+        return Ok(None);
+    };
+    path.into_path().map(Some).map_err(|e| {
+        AppError::new(
+            ErrorCode::InvalidInput,
+            format!("the dialog gave no usable path: {e}"),
+        )
+    })
+}
+
+/// Runs the open playbook on the chosen repository with real agent
+/// processes, off the UI thread; every event is emitted as a `run-event`
+/// (the shape of `preview-event`), every approval request as an
+/// `approval-request`, answered with `preview_answer` as in a preview.
+#[tauri::command]
+pub async fn run_start(
+    app: AppHandle,
+    pending: State<'_, Pending>,
+    document: Value,
+    request: RealRunRequest,
+) -> Result<RealRunResult> {
+    let pending = pending.inner().clone();
+    // The runner drives its own single-threaded runtime, so it gets a plain thread.
+    let worker = std::thread::spawn(move || {
+        let library = app.state::<Library>();
+        let runs = app.state::<Runs>();
+        let ask = AskTheUser {
+            pending,
+            show: |prompt: &ApprovalPrompt| {
+                let _ = app.emit("approval-request", prompt);
+            },
+        };
+        realrun::run(&runs, document, &request, Some(&library), ask, |record| {
+            let _ = app.emit("run-event", record);
+        })
+    });
+    tauri::async_runtime::spawn_blocking(move || worker.join())
+        .await
+        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(|_| AppError::new(ErrorCode::Engine, "the run stopped unexpectedly; its log so far is in the repository's .git/playbook/runs"))?
+}
+
+/// Stops the run going on: its agent process ends, approvals waiting are
+/// denied, and it is recorded as stopped. False when no run goes on.
+#[tauri::command(async)]
+pub fn run_stop(runs: State<'_, Runs>, pending: State<'_, Pending>) -> bool {
+    let stopping = runs.stop();
+    pending.deny_all();
+    stopping
+}
+
+/// The commits and diff of a task's branch of a run this window finished.
+#[tauri::command(async)]
+pub fn run_diff(runs: State<'_, Runs>, run: u64, task_id: String) -> Result<BranchDiff> {
+    runs.diff(run, &task_id)
 }

@@ -34,6 +34,15 @@ pub enum ErrorCode {
     Store,
     /// The preview engine failed.
     Engine,
+    /// The repository of a real run is not usable: not a git checkout, no
+    /// commit, uncommitted changes, a missing base ref, unreadable policy
+    /// files. The message says which and how to fix it.
+    Repository,
+    /// No agent of a real run can start: an unknown agent name, or its
+    /// program is not installed.
+    Agent,
+    /// A real run is going on; one runs at a time.
+    Busy,
     /// A bug: something that should not happen did.
     Internal,
 }

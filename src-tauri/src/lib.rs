@@ -13,8 +13,11 @@ pub mod api;
 pub mod approvals;
 pub mod commands;
 pub mod error;
+pub mod gateway;
 pub mod library;
 pub mod preview;
+pub mod realrun;
+mod recording;
 pub mod workbench;
 
 /// Starts the app: the dialog plugin, the commands, the window.
@@ -24,6 +27,7 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .manage(library::Library::open_default())
         .manage(approvals::Pending::default())
+        .manage(realrun::Runs::default())
         .manage(workbench::LastChecked::default())
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
@@ -62,6 +66,11 @@ pub fn run() {
             commands::preview_deny_waiting,
             commands::preview_runs,
             commands::preview_run_events,
+            commands::run_choose_repository,
+            commands::run_choose_agents_file,
+            commands::run_start,
+            commands::run_stop,
+            commands::run_diff,
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");

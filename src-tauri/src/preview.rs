@@ -5,10 +5,7 @@
 
 use playbook_core::flow::Flow;
 use playbook_core::{Format, Playbook};
-use playbook_orchestrator::{
-    Approval, Event, EventRecord, EventSink, Outcome, Scenario, run_scenario,
-};
-use playbook_store::RunId;
+use playbook_orchestrator::{Approval, EventRecord, Scenario, run_scenario};
 use serde_json::{Map, Value};
 
 use crate::api::{
@@ -18,6 +15,7 @@ use crate::api::{
 use crate::approvals::AskTheUser;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::library::Library;
+use crate::recording::{Live, Recorder};
 use crate::workbench;
 
 include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
@@ -59,79 +57,6 @@ fn scenario(id: &str) -> Result<Scenario> {
     })
 }
 
-/// Events buffered before they are written to the library at once.
-const RECORD_BATCH: usize = 256;
-
-/// Records a run's events in the library as they happen: in batches, and
-/// before every approval request, so the record is complete up to the
-/// question while the run waits for its answer. A failing write stops the
-/// recording, never the run.
-struct Recorder<'l> {
-    library: &'l Library,
-    run: RunId,
-    buffer: Vec<EventRecord>,
-    error: Option<AppError>,
-}
-
-impl Recorder<'_> {
-    fn push(&mut self, record: &EventRecord) {
-        if self.error.is_some() {
-            return;
-        }
-        self.buffer.push(record.clone());
-        if self.buffer.len() >= RECORD_BATCH
-            || matches!(record.event, Event::ApprovalRequested { .. })
-        {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        if self.error.is_none() && !self.buffer.is_empty() {
-            self.error = self.library.record_events(self.run, &self.buffer).err();
-        }
-        self.buffer.clear();
-    }
-
-    /// Writes what is left and the run's status; the error if recording failed.
-    fn finish(
-        mut self,
-        outcome: Option<Outcome>,
-        events: u64,
-        approvals: ApprovalMode,
-    ) -> Option<AppError> {
-        self.flush();
-        if self.error.is_none() {
-            let status = outcome.map_or("unfinished".to_string(), |o| {
-                serde_json::to_value(o)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_else(|| format!("{o:?}"))
-            });
-            let summary =
-                serde_json::json!({ "outcome": outcome, "events": events, "approvals": approvals });
-            self.error = self.library.finish_run(self.run, &status, &summary).err();
-        }
-        self.error
-    }
-}
-
-/// The sink of a run in the app: each event goes to the window and, when
-/// the run is recorded, to the library.
-struct Live<'l, F: FnMut(&EventRecord)> {
-    show: F,
-    recorder: Option<Recorder<'l>>,
-}
-
-impl<F: FnMut(&EventRecord)> EventSink for Live<'_, F> {
-    fn emit(&mut self, record: &EventRecord) {
-        (self.show)(record);
-        if let Some(recorder) = &mut self.recorder {
-            recorder.push(record);
-        }
-    }
-}
-
 /// Runs `document` with a shipped scenario. A playbook with errors is not
 /// run: the error lists them (`blocked`), as the Run button says. With a
 /// `library` and the request's `playbook`, the run is recorded there.
@@ -161,12 +86,7 @@ pub fn run(
     let recorder = match (library, &request.playbook) {
         (Some(library), Some(id)) => {
             match library.start_run(id, request.base, &playbook, &request.scenario, request.seed) {
-                Ok(run) => Some(Recorder {
-                    library,
-                    run,
-                    buffer: Vec::new(),
-                    error: None,
-                }),
+                Ok(run) => Some(Recorder::new(library, run)),
                 Err(e) => {
                     record_error = Some(e);
                     None
@@ -176,10 +96,7 @@ pub fn run(
         _ => None,
     };
     let run_id = recorder.as_ref().map(|r| r.run);
-    let mut sink = Live {
-        show: on_event,
-        recorder,
-    };
+    let mut sink = Live::new(on_event, recorder);
     let seed = request.seed;
     let scripted = match request.approvals {
         ApprovalMode::Ask => None,
@@ -196,7 +113,12 @@ pub fn run(
         }
     };
     if let Some(recorder) = sink.recorder {
-        record_error = recorder.finish(report.outcome, report.events, request.approvals);
+        let summary = serde_json::json!({
+            "outcome": report.outcome,
+            "events": report.events,
+            "approvals": request.approvals,
+        });
+        record_error = recorder.finish(report.outcome, &summary);
     }
     Ok(PreviewResult {
         outcome: report.outcome,

@@ -15,10 +15,11 @@ import { Library } from "./playbooks/Library";
 import { Templates } from "./playbooks/Templates";
 import { useDocument } from "./playbooks/useDocument";
 import { Preview } from "./preview/Preview";
+import { RunMode } from "./run/RunMode";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
 
-type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview";
+type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "run";
 type Notice = { message: string; kind: "info" | "error" } | null;
 /** The library playbook being edited and the version the edits started from. */
 type Current = { id: string; base: number };
@@ -267,6 +268,7 @@ export function App() {
     ["templates", "Templates", true],
     ["history", "History", !!current],
     ["preview", "Preview", !!doc],
+    ["run", "Run", !!doc],
   ];
 
   return (
@@ -369,6 +371,17 @@ export function App() {
           {screen === "templates" && <Templates notify={notify} />}
           {screen === "preview" && doc && (
             <Preview
+              doc={doc}
+              checked={checked}
+              library={current}
+              onShowProblems={() => {
+                setTab("form");
+                setScreen("editor");
+              }}
+            />
+          )}
+          {screen === "run" && doc && (
+            <RunMode
               doc={doc}
               checked={checked}
               library={current}

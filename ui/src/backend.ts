@@ -4,7 +4,12 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import { open, save } from "@tauri-apps/plugin-dialog";
+import type { AgentsFileChoice } from "./generated/AgentsFileChoice";
 import type { AppError } from "./generated/AppError";
+import type { BranchDiff } from "./generated/BranchDiff";
+import type { RealRunRequest } from "./generated/RealRunRequest";
+import type { RealRunResult } from "./generated/RealRunResult";
+import type { RepoChoice } from "./generated/RepoChoice";
 import type { AppInfo } from "./generated/AppInfo";
 import type { Checked } from "./generated/Checked";
 import type { Comparison } from "./generated/Comparison";
@@ -85,6 +90,17 @@ export const backend = {
   denyWaitingApprovals: () => call<number>("preview_deny_waiting"),
   runs: (id: string) => call<Run[]>("preview_runs", { id }),
   runEvents: (run: number) => call<EventRecord[]>("preview_run_events", { run }),
+
+  // Real runs (playbook-runner): folders and files are chosen in native
+  // dialogs opened by the Rust side, which keeps the paths and answers ids.
+  // Events stream as `run-event`; approvals are the preview's.
+  chooseRepository: () => call<RepoChoice | null>("run_choose_repository"),
+  chooseAgentsFile: () => call<AgentsFileChoice | null>("run_choose_agents_file"),
+  startRun: (document: Playbook, request: RealRunRequest) => call<RealRunResult>("run_start", { document, request }),
+  onRunEvent: (handler: (record: EventRecord) => void): Promise<UnlistenFn> =>
+    listen<EventRecord>("run-event", (e) => handler(e.payload)),
+  stopRun: () => call<boolean>("run_stop"),
+  branchDiff: (run: number, taskId: string) => call<BranchDiff>("run_diff", { run, taskId }),
 
   // The library (SQLite, through playbook-store).
   list: () => call<PlaybookSummary[]>("library_list"),

@@ -31,6 +31,12 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
 }
 
+/// The scripted MCP test agent (`cargo build -p playbook-testagent`), next
+/// to the app binary under test.
+pub fn testagent_binary() -> PathBuf {
+    app_binary().with_file_name("playbook-testagent")
+}
+
 /// The app binary under test: `PLAYBOOK_STUDIO_BIN`, or the debug build.
 pub fn app_binary() -> PathBuf {
     std::env::var_os("PLAYBOOK_STUDIO_BIN")
@@ -112,6 +118,16 @@ pub struct App {
 impl App {
     /// Starts the app for `journey` with the database and data of `profile`.
     pub async fn launch(journey: &str, profile: &Profile) -> Result<App> {
+        App::launch_with_env(journey, profile, &[]).await
+    }
+
+    /// [`App::launch`] with extra environment variables for the app and the
+    /// processes it starts (a real run's agents inherit them).
+    pub async fn launch_with_env(
+        journey: &str,
+        profile: &Profile,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Result<App> {
         let binary = app_binary();
         if !binary.exists() {
             return Err(format!(
@@ -131,6 +147,7 @@ impl App {
             .env("XDG_DATA_HOME", profile.path("data"))
             .env("XDG_CONFIG_HOME", profile.path("config"))
             .env("XDG_CACHE_HOME", profile.path("cache"))
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)
@@ -342,6 +359,19 @@ impl App {
         std::fs::write(screenshot_dir().join(shot), capture_display()?)?;
         xdotool(&["key", "--clearmodifiers", "Return"]).await?;
         Ok(())
+    }
+
+    /// Answers the native folder dialog titled `title` with `dir`: its path,
+    /// ending in `/` so the location field does not complete it into
+    /// something else, and Enter chooses it. The dialog must open in a
+    /// folder view (the app starts it at a folder): in GTK's "Recent" list
+    /// a folder path cannot be chosen.
+    pub async fn answer_folder_dialog(&mut self, title: &str, dir: &Path) -> Result<()> {
+        let mut path = dir.to_str().ok_or("the path is not UTF-8")?.to_string();
+        if !path.ends_with('/') {
+            path.push('/');
+        }
+        self.answer_file_dialog(title, Path::new(&path)).await
     }
 
     pub async fn execute(&self, script: &str) -> Result<serde_json::Value> {

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use playbook_studio::api::{
-    AppInfo, Checked, Comparison, Example, FileText, Opened, PreviewResult, ScenarioInfo,
+    AgentsFileChoice, AppInfo, BranchDiff, Checked, Comparison, Example, FileText, Opened,
+    PreviewResult, RealRunRequest, RealRunResult, RepoChoice, ScenarioInfo,
 };
 use playbook_studio::error::AppError;
 use ts_rs::TS;
@@ -39,6 +40,11 @@ fn committed_typescript_types_match_the_rust_types() {
     Opened::export_all(&cfg).unwrap();
     ScenarioInfo::export_all(&cfg).unwrap();
     PreviewResult::export_all(&cfg).unwrap();
+    RepoChoice::export_all(&cfg).unwrap();
+    AgentsFileChoice::export_all(&cfg).unwrap();
+    RealRunRequest::export_all(&cfg).unwrap();
+    RealRunResult::export_all(&cfg).unwrap();
+    BranchDiff::export_all(&cfg).unwrap();
     playbook_orchestrator::EventRecord::export_all(&cfg).unwrap();
     Comparison::export_all(&cfg).unwrap();
     playbook_store::Saved::export_all(&cfg).unwrap();

@@ -2,5 +2,6 @@
 
 mod generated;
 mod preview;
+mod realrun;
 mod templates;
 mod workbench;

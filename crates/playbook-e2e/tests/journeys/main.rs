@@ -7,6 +7,7 @@ mod library;
 mod measure;
 mod preview;
 mod restart;
+mod run;
 mod templates;
 
 use playbook_e2e::{App, Profile, Result};
