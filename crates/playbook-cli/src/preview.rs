@@ -221,6 +221,29 @@ pub(crate) fn summary(report: &RunReport) -> String {
             );
         }
     }
+    // A run that passed with refused tool calls passed *because* the
+    // contract held; the summary says so rather than hiding it in the log.
+    let refused: Vec<String> = report
+        .audit
+        .runs
+        .iter()
+        .flat_map(|r| r.tool_calls.iter().map(move |c| (r, c)))
+        .filter_map(|(r, c)| match &c.result {
+            playbook_orchestrator::agent::ToolResult::Denied { code, .. } => {
+                Some(format!("{} {} `{}` ({code})", r.task_id, r.role, c.tool))
+            }
+            playbook_orchestrator::agent::ToolResult::Ran { .. } => None,
+        })
+        .collect();
+    if !refused.is_empty() {
+        let _ = writeln!(out, "  tool calls refused: {}", refused.len());
+        for line in refused.iter().take(20) {
+            let _ = writeln!(out, "    {line}");
+        }
+        if refused.len() > 20 {
+            let _ = writeln!(out, "    … {} more in the audit log", refused.len() - 20);
+        }
+    }
     if !report.tasks.is_empty() {
         let _ = writeln!(out, "  tasks:");
         for t in &report.tasks {

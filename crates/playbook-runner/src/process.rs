@@ -13,6 +13,7 @@
 
 mod answer;
 mod child;
+mod record;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use tokio::time::Instant;
 
 pub use answer::{AgentAnswer, OutputForm, read_answer};
 pub use child::{AgentProcess, Captured};
+pub use record::{InvocationRecord, Usage, read_usage};
 
 use crate::gateway::wire::ToolInfo;
 use crate::gateway::{Broker, Session, SessionEvent};
@@ -70,6 +72,30 @@ pub trait Host {
         prepared: &Prepared,
         outcome: AgentOutcome,
     ) -> impl std::future::Future<Output = AgentOutcome>;
+    /// Keeps the record of a finished process (the runner writes it to the
+    /// run's log).
+    fn record(&mut self, _record: InvocationRecord) {}
+}
+
+/// How a process ended, for its record.
+struct Ended {
+    how: String,
+    exit_code: Option<i32>,
+    stdout_bytes: usize,
+    stderr_bytes: usize,
+    usage: Usage,
+}
+
+impl Ended {
+    fn killed(why: &str) -> Ended {
+        Ended {
+            how: format!("killed: {why}"),
+            exit_code: None,
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            usage: Usage::default(),
+        }
+    }
 }
 
 struct Running {
@@ -79,6 +105,9 @@ struct Running {
     output: OutputForm,
     reply: Option<oneshot::Sender<ToolResult>>,
     started: Instant,
+    /// Wall-clock start, for the record.
+    started_at_ms: u64,
+    program: String,
     deadline: Instant,
     silence: Duration,
     last_alive: Instant,
@@ -222,6 +251,10 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
             output: launch.output,
             reply: None,
             started: now,
+            started_at_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            program: launch.argv.first().cloned().unwrap_or_default(),
             deadline: now + timeout,
             // Two missed heartbeats: one late sign of life is not a hang.
             silence: Duration::from_secs(task.heartbeat_interval_seconds.saturating_mul(2)),
@@ -229,9 +262,26 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
         })
     }
 
-    async fn end(&mut self, mut run: Running, outcome: AgentOutcome) -> AgentStep {
+    fn keep_record(&mut self, run: &Running, duration_ms: u64, ended: Ended) {
+        self.host.record(InvocationRecord {
+            task_id: run.prepared.task_id.clone(),
+            role: run.prepared.role.clone(),
+            iteration: run.prepared.iteration,
+            program: run.program.clone(),
+            started_at_ms: run.started_at_ms,
+            duration_ms,
+            ended: ended.how,
+            exit_code: ended.exit_code,
+            stdout_bytes: ended.stdout_bytes,
+            stderr_bytes: ended.stderr_bytes,
+            usage: ended.usage,
+        });
+    }
+
+    async fn end(&mut self, mut run: Running, outcome: AgentOutcome, ended: Ended) -> AgentStep {
         run.process.kill_tree();
         let duration_ms = u64::try_from(run.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.keep_record(&run, duration_ms, ended);
         let outcome = if matches!(outcome, AgentOutcome::Output { .. }) {
             self.host.after(&run.prepared, outcome).await
         } else {
@@ -247,6 +297,16 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
         let stdout = (&mut run.process.stdout).await.unwrap_or_default();
         let stderr = (&mut run.process.stderr).await.unwrap_or_default();
         let stderr_tail = String::from_utf8_lossy(&stderr.bytes).trim().to_string();
+        let mut ended = Ended {
+            how: match status.code() {
+                Some(code) => format!("exited with status {code}"),
+                None => "killed by a signal".to_string(),
+            },
+            exit_code: status.code(),
+            stdout_bytes: stdout.bytes.len(),
+            stderr_bytes: stderr.bytes.len(),
+            usage: Usage::default(),
+        };
         let outcome = if !status.success() {
             let how = match status.code() {
                 Some(code) => format!("exited with status {code}"),
@@ -267,9 +327,10 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
         } else {
             let text = String::from_utf8_lossy(&stdout.bytes);
             let file = read_small(&run.prepared.result_file, self.stdout_limit);
+            ended.usage = read_usage(run.output, &text, file.as_deref());
             read_answer(run.output, &text, file.as_deref())
         };
-        self.end(run, outcome).await
+        self.end(run, outcome, ended).await
     }
 }
 
@@ -323,26 +384,26 @@ impl<H: Host> Agent for ProcessAgent<'_, H> {
                         Ok(status) => self.exited(run, status).await,
                         Err(e) => {
                             let message = format!("waiting for the agent process failed: {e}");
-                            self.end(run, AgentOutcome::Error { message }).await
+                            self.end(run, AgentOutcome::Error { message }, Ended::killed("lost")).await
                         }
                     };
                 }
                 _ = tokio::time::sleep_until(run.deadline) => {
                     let secs = run.deadline.duration_since(run.started).as_secs();
                     let message = format!("the agent process ran past its time budget of {secs} s and was killed");
-                    return self.end(run, AgentOutcome::TimedOut { message }).await;
+                    return self.end(run, AgentOutcome::TimedOut { message }, Ended::killed("time budget")).await;
                 }
                 _ = tokio::time::sleep_until(silent_until) => {
                     let message = format!(
                         "the agent process showed no sign of life (output or gateway message) for {} s, twice its heartbeat interval, and was killed",
                         run.silence.as_secs()
                     );
-                    return self.end(run, AgentOutcome::TimedOut { message }).await;
+                    return self.end(run, AgentOutcome::TimedOut { message }, Ended::killed("silent")).await;
                 }
                 _ = tick.tick() => {
                     if let Some((_, why)) = self.stop.reason() {
                         let message = format!("{why}; the agent process was killed");
-                        return self.end(run, AgentOutcome::Error { message }).await;
+                        return self.end(run, AgentOutcome::Error { message }, Ended::killed("stopped")).await;
                     }
                 }
             }
@@ -352,6 +413,8 @@ impl<H: Host> Agent for ProcessAgent<'_, H> {
     fn abort(&mut self, _invocation: &Invocation<'_>) {
         if let Some(mut run) = self.current.take() {
             run.process.kill_tree();
+            let duration_ms = u64::try_from(run.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            self.keep_record(&run, duration_ms, Ended::killed("ended by the run"));
         }
     }
 }

@@ -32,7 +32,7 @@ use crate::assigner::CommandAssigner;
 use crate::context::{self, Bundle};
 use crate::gateway::Broker;
 use crate::gateway::wire::ToolInfo;
-use crate::process::{Host, Launch, Prepared, ProcessAgent};
+use crate::process::{Host, InvocationRecord, Launch, Prepared, ProcessAgent};
 use crate::verify::{self, VerifyStatus};
 use crate::workspace::{Repo, SharedWorktrees, WorktreeTools, Worktrees};
 
@@ -163,6 +163,8 @@ struct RunHost {
     workers: Vec<String>,
     verify_commands: Option<Vec<String>>,
     verifications: Vec<serde_json::Value>,
+    /// `invocations.jsonl` of the run's log, a line per process as it ends.
+    invocations: Option<std::fs::File>,
 }
 
 impl Host for RunHost {
@@ -178,6 +180,16 @@ impl Host for RunHost {
             .get(&prepared.role)
             .ok_or_else(|| format!("no agent is chosen for role `{}`", prepared.role))?;
         Ok(agents::launch(def, &Placeholders::from_prepared(prepared)))
+    }
+
+    fn record(&mut self, record: InvocationRecord) {
+        use std::io::Write;
+        if let Some(file) = self.invocations.as_mut() {
+            let mut value = serde_json::to_value(&record).unwrap_or_default();
+            playbook_redact::redact_value(&mut value);
+            // Written as each process ends: a crash keeps what came before.
+            let _ = writeln!(file, "{value}");
+        }
     }
 
     async fn after(&mut self, prepared: &Prepared, outcome: AgentOutcome) -> AgentOutcome {
@@ -388,6 +400,7 @@ pub async fn run<P: Approver, S: EventSink>(
             .get("verify_commands")
             .and_then(|v| serde_json::from_value(v.clone()).ok()),
         verifications: Vec::new(),
+        invocations: std::fs::File::create(run_dir.join("invocations.jsonl")).ok(),
     };
     let mut agent = ProcessAgent::new(
         host,

@@ -92,3 +92,20 @@ fn no_secret_in_the_text_report_or_the_event_log() {
         }
     }
 }
+
+#[test]
+fn the_summary_names_every_refused_tool_call() {
+    let out = playbook(&[
+        "preview",
+        "playbooks/tdd.yaml",
+        "--scenario",
+        "playbooks/scenarios/disallowed-tool.yaml",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary = text.split("\nsummary\n").nth(1).expect("a summary");
+    assert!(
+        summary.contains("tool calls refused: 4")
+            && summary.contains("T-1 reviewer `git_push` (TOOL_NOT_ALLOWED)"),
+        "{summary}"
+    );
+}

@@ -30,7 +30,7 @@ fn worker_reviewer_tester_on_a_real_repository() {
         "reviewer": [
             {"calls": [{"tool": "git_diff"}], "answer": {"output": {"verdict": "fail", "issues": ["too small"]}, "result": done()}},
             {"answer": {"output": {"verdict": "fail", "issues": ["still small"]}, "result": done()}},
-            {"answer": {"output": {"verdict": "pass", "issues": []}, "result": done()}}
+            {"answer": {"output": {"verdict": "pass", "issues": []}, "result": done(), "model": "scripted-reviewer-1"}}
         ],
         "tester": [{
             "calls": [{"tool": "run_tests"}],
@@ -81,6 +81,39 @@ fn worker_reviewer_tester_on_a_real_repository() {
         .expect("run_tests was called");
     assert_eq!(tests["error"], false, "{tests}");
     assert!(tests["text"].to_string().contains("make"), "{tests}");
+
+    // Every process is on record as it ended, with the model it named.
+    let runs = repo.path().join(".git/playbook/runs");
+    let run_dir = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let records: Vec<serde_json::Value> =
+        std::fs::read_to_string(run_dir.join("invocations.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    assert_eq!(
+        records.len(),
+        7,
+        "one record per agent process: {records:?}"
+    );
+    assert!(
+        records
+            .iter()
+            .all(|r| r["ended"] == "exited with status 0" && r["exit_code"] == 0),
+        "{records:?}"
+    );
+    assert_eq!(records[5]["role"], "reviewer");
+    assert_eq!(records[5]["model"], "scripted-reviewer-1");
+    assert!(
+        records[0].get("model").is_none(),
+        "no model is made up: {}",
+        records[0]
+    );
 
     // The task's branch holds the work; the person's checkout does not.
     let branch = git(

@@ -54,6 +54,11 @@ pub struct AgentAnswer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
     pub error: Option<String>,
+    /// The model that produced the answer, kept in the run's records
+    /// (`invocations.jsonl`); names longer than 200 characters are dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 200))]
+    pub model: Option<String>,
 }
 
 fn clip(text: &str, max: usize) -> String {
@@ -108,7 +113,7 @@ fn interpret(value: Value) -> Result<AgentOutcome, String> {
 
 /// The JSON object inside a model's message: the whole text, a fenced
 /// ```json block, or the outermost braces.
-fn find_object(text: &str) -> Option<Value> {
+pub(super) fn find_object(text: &str) -> Option<Value> {
     let trimmed = text.trim();
     if let Ok(v @ Value::Object(_)) = serde_json::from_str(trimmed) {
         return Some(v);
