@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 mod authoring;
 mod input;
 mod library;
+mod migrate;
 mod preview;
 mod run;
 
@@ -39,6 +40,8 @@ enum Command {
     Db(library::DbArgs),
     /// Show what changed between two playbook files, in domain terms.
     Diff(library::DiffArgs),
+    /// Upgrade a legacy (agenterm) playbook to schema_version 1.0.0.
+    Migrate(migrate::MigrateArgs),
     /// Preview a run with scripted agents: live progress, or the JSONL event log.
     Preview(preview::PreviewArgs),
     /// Print the system prompt a role receives, contract block included.
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Template(args) => authoring::template(args),
         Command::Db(args) => library::db(args),
         Command::Diff(args) => library::diff_files(args),
+        Command::Migrate(args) => migrate::migrate(args),
         Command::Preview(args) => preview::preview(args),
         Command::Prompt(args) => preview::prompt(args),
         Command::Run(args) => run::run(args),

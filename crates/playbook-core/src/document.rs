@@ -108,6 +108,55 @@ pub fn parse_value(text: &str, format: Format) -> Result<Value, Finding> {
     })
 }
 
+/// Parses a playbook's text. Like [`parse_document`], except that a legacy
+/// (agenterm) YAML file may hold further documents: agenterm read only the
+/// first, and so does this, with a warning where the second starts. A file
+/// with a `schema_version` still holds exactly one document.
+pub fn parse_playbook(text: &str, format: Format) -> Result<(Value, Vec<Finding>), Vec<Finding>> {
+    match parse_document(text, format) {
+        Ok(value) => Ok((value, Vec::new())),
+        // Every other check passed before the parser met the second `---`
+        // (size, NUL, nesting), and the first document passed the parser's.
+        Err(findings)
+            if format == Format::Yaml
+                && findings.len() == 1
+                && findings[0].message.starts_with(SECOND_DOCUMENT) =>
+        {
+            let text = text.trim_start_matches('\u{feff}');
+            let Ok((value, second)) = yaml::parse_first(text) else {
+                return Err(findings);
+            };
+            match second {
+                // Only an empty trailing `---` separated the documents.
+                None if value.is_object() => return Ok((value, Vec::new())),
+                Some(_) if crate::legacy::is_legacy(&value) => {}
+                _ => return Err(findings),
+            }
+            let notes = second
+                .map(|at| {
+                    let mut finding = Finding::new(
+                        Code::UnsupportedYaml,
+                        "",
+                        format!(
+                            "a second YAML document starts at line {}; like agenterm, only the first is read",
+                            at.line
+                        ),
+                        "move each further playbook into its own file",
+                    );
+                    finding.severity = crate::finding::Severity::Warning;
+                    located(finding, Some(at))
+                })
+                .into_iter()
+                .collect();
+            Ok((value, notes))
+        }
+        Err(findings) => Err(findings),
+    }
+}
+
+/// How the refusal of a second document begins.
+const SECOND_DOCUMENT: &str = "a second YAML document starts here";
+
 /// Parses text into a generic value, or says why not. A key given twice
 /// yields two findings, one at each place, each naming the other.
 pub fn parse_document(text: &str, format: Format) -> Result<Value, Vec<Finding>> {
@@ -238,7 +287,7 @@ fn problem_findings(problem: Problem, format: Format) -> Vec<Finding> {
         ),
         Problem::MultipleDocuments { location } => unsupported(
             location,
-            "a second YAML document starts here; a file holds one playbook".into(),
+            format!("{SECOND_DOCUMENT}; a file holds one playbook"),
             "remove the `---` line and what follows, or move it to its own file",
         ),
         Problem::ComplexKey { location } => unsupported(
@@ -313,7 +362,9 @@ pub fn check_version(value: &Value) -> Result<Option<Finding>, Finding> {
             Code::MissingVersion,
             "",
             "no schema_version: read as a legacy 1.0.0 playbook",
-            format!("add `schema_version: \"{SCHEMA_VERSION}\"` at the top of the file"),
+            format!(
+                "legacy files are read as agenterm read them (docs/lints.md); `playbook migrate FILE` upgrades one to schema_version \"{SCHEMA_VERSION}\""
+            ),
         )));
     };
     // A non-string version is a type error, which structural validation reports.

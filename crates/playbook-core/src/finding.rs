@@ -69,6 +69,7 @@ codes! {
     DocumentSize = "PB005", Error, "The document is empty or larger than the size limit.";
     MissingVersion = "PB006", Info, "The document has no schema_version and is read as a legacy 1.0.0 file.";
     DuplicateKey = "PB007", Error, "A mapping has the same key twice, so readers disagree on which one counts.";
+    LegacyReading = "PB009", Info, "A legacy (agenterm) construct is read with the meaning agenterm gave it.";
     UnsupportedYaml = "PB008", Error, "The file uses a YAML feature a playbook cannot hold: a tag, a second document, a non-text key or a non-finite number.";
     StageWithoutRoles = "PB101", Warning, "An enabled stage has no roles.";
     ParallelismZero = "PB102", Error, "max_parallel_worktrees is 0, so the stage can never run a task.";

@@ -206,7 +206,14 @@ pub fn compile<'p>(
     let trimmed = text.trim();
     if is_identifier(trimmed) && trimmed != "true" && trimmed != "false" {
         let expression = match policies(trimmed) {
-            Some(expression) => Some(expression.to_string()),
+            // A policy may name a built-in (`plan_signed_off: user_approved`):
+            // that is how a playbook declares its own manual gates.
+            Some(expression) => {
+                match BUILTIN_POLICIES.iter().find(|p| p.key == expression.trim()) {
+                    Some(builtin) => builtin.expression.map(str::to_string),
+                    None => Some(expression.to_string()),
+                }
+            }
             None => match BUILTIN_POLICIES.iter().find(|p| p.key == trimmed) {
                 Some(builtin) => builtin.expression.map(str::to_string),
                 None => {
@@ -256,6 +263,37 @@ pub fn compile<'p>(
             expression: trimmed.to_string(),
             message,
         }),
+    }
+}
+
+/// Compiles a gate of `playbook`, with its policies, as its format reads it.
+/// In a legacy (agenterm) file a gate is a *named condition*: a name that is
+/// neither a policy nor built in, or text that does not compile, is a
+/// condition a person confirms (a manual gate), not a mistake. Validation
+/// and the engine both compile through here, so they agree.
+pub fn compile_in(playbook: &crate::model::Playbook, text: &str) -> Result<Gate, GateError> {
+    let compiled = compile(text, |key| {
+        playbook
+            .policies
+            .as_ref()
+            .and_then(|p| p.get(key))
+            .map(String::as_str)
+    });
+    if !playbook.is_legacy() {
+        return compiled;
+    }
+    match compiled {
+        Err(GateError::UnknownPolicy { key }) => Ok(Gate {
+            source: text.to_string(),
+            policy: Some(key),
+            kind: GateKind::Manual,
+        }),
+        Err(GateError::Syntax { .. }) => Ok(Gate {
+            source: text.to_string(),
+            policy: None,
+            kind: GateKind::Manual,
+        }),
+        other => other,
     }
 }
 

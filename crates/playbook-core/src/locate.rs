@@ -46,8 +46,14 @@ impl SourceMap {
         let mut parser = Parser::new_from_str(text);
         // A scan error only truncates the map; the parse error itself is
         // reported by the real parser with its own location.
+        let mut documents = 0;
         while let Ok((event, mark)) = parser.next_token() {
-            if matches!(event, Event::StreamEnd) || !builder.on_event(event, mark) {
+            if matches!(event, Event::DocumentStart) {
+                documents += 1;
+            }
+            // Positions are of the first document: the one a playbook is.
+            if documents > 1 || matches!(event, Event::StreamEnd) || !builder.on_event(event, mark)
+            {
                 break;
             }
         }

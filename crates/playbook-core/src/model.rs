@@ -309,6 +309,12 @@ impl Playbook {
         slice(&self.run_inputs)
     }
 
+    /// A legacy (agenterm) file: it declares no `schema_version`, and its
+    /// gates and numbers are read as agenterm read them (`legacy.rs`).
+    pub fn is_legacy(&self) -> bool {
+        self.schema_version.is_none()
+    }
+
     /// Whether the document declares a version; files without one are legacy 1.0.0 files.
     pub fn effective_schema_version(&self) -> &str {
         self.schema_version.as_deref().unwrap_or(SCHEMA_VERSION)

@@ -82,8 +82,8 @@ impl Report {
 
 /// Validates playbook text and locates every finding in it.
 pub fn validate_source(text: &str, format: Format, options: &Options) -> Report {
-    let value = match document::parse_document(text, format) {
-        Ok(value) => value,
+    let (value, notes) = match document::parse_playbook(text, format) {
+        Ok(parsed) => parsed,
         Err(findings) => {
             return Report {
                 playbook: None,
@@ -92,6 +92,10 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
         }
     };
     let mut report = validate_value(value, options);
+    if !notes.is_empty() {
+        report.findings.extend(notes);
+        sort(&mut report.findings);
+    }
     // Locating costs a second parse; a clean document needs none.
     if report.findings.is_empty() {
         return report;
@@ -106,7 +110,18 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
 }
 
 /// Validates an already parsed document.
-pub fn validate_value(value: Value, options: &Options) -> Report {
+pub fn validate_value(mut value: Value, options: &Options) -> Report {
+    let reading = crate::legacy::is_legacy(&value).then(|| crate::legacy::read(&mut value));
+    let mut report = validate_read(value, options);
+    if let Some(reading) = reading {
+        crate::legacy::place(&mut report.findings, reading);
+        sort(&mut report.findings);
+    }
+    report
+}
+
+/// Validates a document as its format reads it.
+fn validate_read(value: Value, options: &Options) -> Report {
     let mut findings = Vec::new();
     match document::check_version(&value) {
         Ok(hint) => findings.extend(hint),
@@ -145,6 +160,9 @@ pub fn validate_value(value: Value, options: &Options) -> Report {
 /// The semantic lints of a typed playbook.
 pub fn validate(playbook: &Playbook, options: &Options) -> Vec<Finding> {
     let mut findings = lints::run(playbook, options);
+    if playbook.is_legacy() {
+        crate::legacy::judge(&mut findings);
+    }
     sort(&mut findings);
     findings
 }

@@ -4,4 +4,5 @@
 mod authoring;
 mod hostile;
 mod library;
+mod migrate;
 mod preview;

@@ -41,6 +41,49 @@ pub(super) fn parse(text: &str) -> Result<Value, Problem> {
     }
 }
 
+/// The first document, and where a second one with content starts, if any
+/// does. Later documents are only scanned for content (a `---` followed by
+/// nothing, or by comments, is no document to speak of); a syntax error in
+/// them counts as content.
+pub(super) fn parse_first(text: &str) -> Result<(Value, Option<Location>), Problem> {
+    let mut loader = Loader::default();
+    let mut parser = Parser::new_from_str(text);
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| Problem::Syntax {
+            message: e.info().to_string(),
+            location: Some(location(e.marker())),
+        })?;
+        if matches!(event, Event::DocumentStart) && loader.documents == 1 {
+            let first = loader.root.take().unwrap_or(Value::Null);
+            let at = location(&mark);
+            return Ok((first, later_content(&mut parser).then_some(at)));
+        }
+        if loader.event(event, mark)? {
+            return Ok((loader.root.unwrap_or(Value::Null), None));
+        }
+    }
+}
+
+fn later_content(parser: &mut Parser<std::str::Chars<'_>>) -> bool {
+    loop {
+        match parser.next_token() {
+            Err(_) => return true,
+            Ok((Event::StreamEnd, _)) => return false,
+            Ok((Event::Scalar(text, style, ..), _)) => {
+                let null =
+                    style == TScalarStyle::Plain && matches!(text.as_str(), "" | "~" | "null");
+                if !null {
+                    return true;
+                }
+            }
+            Ok((Event::MappingStart(..) | Event::SequenceStart(..) | Event::Alias(_), _)) => {
+                return true;
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
 fn location(mark: &Marker) -> Location {
     Location {
         line: mark.line(),

@@ -450,14 +450,22 @@ fn mutating_actions<'a>(playbook: &'a Playbook, options: &'a Options) -> HashSet
     }
 }
 
+/// Whether every task of a run has `name` from the start: the built-in run
+/// inputs, the playbook's `run_inputs`, and in a legacy file what agenterm's
+/// orchestrator gave every task.
+fn is_run_input(playbook: &Playbook, name: &str) -> bool {
+    BUILTIN_RUN_INPUTS.contains(&name)
+        || playbook.run_inputs().iter().any(|i| i == name)
+        || (playbook.is_legacy() && crate::legacy::AGENTERM_RUN_INPUTS.contains(&name))
+}
+
 fn placeholders(playbook: &Playbook, r: &RoleRef, out: &mut Vec<Finding>) {
     let Some(prompt) = &r.role.suggested_prompt else {
         return;
     };
     for name in prompt_placeholders(prompt) {
         let known = r.role.inputs_required().iter().any(|i| i == name)
-            || BUILTIN_RUN_INPUTS.contains(&name)
-            || playbook.run_inputs().iter().any(|i| i == name)
+            || is_run_input(playbook, name)
             || ["role", "stage"].contains(&name);
         if !known {
             push(
@@ -625,8 +633,7 @@ fn inputs(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
     let first_stage = flow.first_stage_promising();
     for (i, r) in flow.roles.iter().enumerate() {
         let from_outside = |input: &str| {
-            BUILTIN_RUN_INPUTS.contains(&input)
-                || playbook.run_inputs().iter().any(|x| x == input)
+            is_run_input(playbook, input)
                 || first_stage.get(input).is_some_and(|&s| s < r.stage_index)
         };
         let pending: Vec<(usize, &String)> = r
@@ -680,6 +687,17 @@ fn policies(playbook: &Playbook, out: &mut Vec<Finding>) {
     }
 }
 
+/// Whether a gate's policy is one the playbook defines or a built-in.
+fn is_declared(playbook: &Playbook, gate: &gate::Gate) -> bool {
+    gate.policy.as_deref().is_some_and(|key| {
+        playbook
+            .policies
+            .as_ref()
+            .is_some_and(|p| p.contains_key(key))
+            || gate::BUILTIN_POLICIES.iter().any(|b| b.key == key)
+    })
+}
+
 /// Compiles one gate and checks what it reads against `available`.
 fn check_gate(
     playbook: &Playbook,
@@ -689,14 +707,17 @@ fn check_gate(
     available: &dyn Fn(&str) -> bool,
     out: &mut Vec<Finding>,
 ) {
-    let compiled = gate::compile(text, |key| {
-        playbook
-            .policies
-            .as_ref()
-            .and_then(|p| p.get(key))
-            .map(String::as_str)
-    });
-    match compiled {
+    match gate::compile_in(playbook, text) {
+        Ok(g) if g.is_manual() && playbook.is_legacy() && !is_declared(playbook, &g) => push(
+            out,
+            Code::ManualGate,
+            path,
+            format!(
+                "the gate of {owner} is a named condition (`{}`) of a legacy (agenterm) file: a person confirms it in every run",
+                g.source.trim()
+            ),
+            "run `playbook migrate` to make it a policy: an expression over output fields where they allow one, else an explicit manual gate".into(),
+        ),
         Ok(g) if g.is_manual() => push(
             out,
             Code::ManualGate,
@@ -777,8 +798,7 @@ fn stage_gates(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
             move |field: &str| {
                 first_stage.get(field).is_some_and(|&first| first < through)
                     || STAGE_STATE_VARIABLES.contains(&field)
-                    || BUILTIN_RUN_INPUTS.contains(&field)
-                    || playbook.run_inputs().iter().any(|x| x == field)
+                    || is_run_input(playbook, field)
             }
         };
         let base = format!("/workflow/{}/stage_policy", escape_pointer(name));

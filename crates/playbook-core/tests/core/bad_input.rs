@@ -202,12 +202,48 @@ fn yaml_tags_second_documents_and_odd_keys_are_refused_with_a_location() {
         "id: a\nname: !!timestamp 2001-12-14\nworkflow: {}\n",
         "id: a\nname: !custom b\nworkflow: {}\n",
         "id: a\nname: b\nworkflow: !!map {}\n",
-        "id: a\nname: b\nworkflow: {}\n---\nid: c\n",
+        "schema_version: 1.0.0\nid: a\nname: b\nworkflow: {}\n---\nid: c\n",
         "id: a\nname: b\nworkflow: {}\n? [x]\n: 1\n",
         "id: a\nname: b\nworkflow: {}\nx_n: .nan\n",
     ] {
         check_located(text, Format::Yaml, Code::UnsupportedYaml);
     }
+}
+
+#[test]
+fn a_legacy_file_is_read_like_agenterm_read_it_first_document_only() {
+    let text = "id: a\nname: b\nworkflow: {}\n---\nid: c\n";
+    let report = validate_source(text, Format::Yaml, &Options::default());
+    assert!(report.allow(), "{:?}", report.findings);
+    let second = report
+        .findings
+        .iter()
+        .find(|f| f.code == Code::UnsupportedYaml)
+        .expect("the second document is named");
+    assert_eq!(second.severity, playbook_core::Severity::Warning);
+    assert_eq!(
+        second.location,
+        Some(playbook_core::Location { line: 4, column: 1 })
+    );
+    assert_eq!(report.playbook.unwrap().id, "a");
+    // A trailing `---` with nothing after it is no second document.
+    for text in [
+        "id: a\nname: b\nworkflow: {}\n---\n",
+        "schema_version: 1.0.0\nid: a\nname: b\nworkflow: {}\n---\n# end\n",
+    ] {
+        let report = validate_source(text, Format::Yaml, &Options::default());
+        assert!(
+            !report
+                .findings
+                .iter()
+                .any(|f| f.code == Code::UnsupportedYaml),
+            "{text}: {:?}",
+            report.findings
+        );
+    }
+    // Everything else about the first document is checked as before.
+    let text = "id: a\nid: b\nname: b\nworkflow: {}\n---\nid: c\n";
+    check_located(text, Format::Yaml, Code::DuplicateKey);
 }
 
 #[test]
@@ -256,7 +292,7 @@ fn limits_beyond_their_maximum_are_refused_at_the_field_in_text_and_in_code() {
     assert!(!paths.contains(&""), "no finding at the root: {paths:?}");
     for huge in ["1e30", "-1", "1.5", "18446744073709551616"] {
         let text = format!(
-            "id: a\nname: b\nworkflow:\n  s:\n    roles:\n      - name: r\n        retry_policy: {{max_iterations: {huge}}}\n"
+            "schema_version: 1.0.0\nid: a\nname: b\nworkflow:\n  s:\n    roles:\n      - name: r\n        retry_policy: {{max_iterations: {huge}}}\n"
         );
         let report = validate_source(&text, Format::Yaml, &Options::default());
         assert!(!report.allow());

@@ -14,15 +14,8 @@ where
 {
     pub(super) fn compile_gates(&mut self) -> Result<(), String> {
         let playbook = self.playbook;
-        let lookup = |key: &str| {
-            playbook
-                .policies
-                .as_ref()
-                .and_then(|p| p.get(key))
-                .map(String::as_str)
-        };
         let compile = |text: Option<&str>| -> Result<Option<Gate>, String> {
-            text.map(|t| gate::compile(t, lookup).map_err(|e| e.to_string()))
+            text.map(|t| gate::compile_in(playbook, t).map_err(|e| e.to_string()))
                 .transpose()
         };
         for r in &self.flow.roles {
@@ -113,6 +106,26 @@ where
         values.insert("task_id".into(), json!(id));
         values.insert("title".into(), json!(title));
         values.insert("acceptance_criteria".into(), json!(criteria));
+        if self.playbook.is_legacy() {
+            // What agenterm's orchestrator gave every role of a task
+            // (`legacy::AGENTERM_RUN_INPUTS`); a scenario's values win.
+            let legacy = [
+                ("project_id", self.playbook.id.clone()),
+                ("spec_path", format!("docs/specs/{id}.md")),
+                ("worktree_id", format!("wt-{id}")),
+                ("worktree_path", format!("worktrees/{id}")),
+                ("branch_name", format!("playbook/{id}")),
+                ("task_title", title.clone()),
+                ("session_id", format!("{}/{id}", self.run_id)),
+            ];
+            debug_assert_eq!(
+                legacy.len(),
+                playbook_core::legacy::AGENTERM_RUN_INPUTS.len()
+            );
+            for (key, value) in legacy {
+                values.entry(key).or_insert(json!(value));
+            }
+        }
         for (k, v) in &t.values {
             values.insert(k.clone(), v.clone());
         }

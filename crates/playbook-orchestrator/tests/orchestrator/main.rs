@@ -6,6 +6,7 @@ mod bound;
 mod contracts;
 mod determinism;
 mod gateway;
+mod legacy;
 mod limits;
 mod persistence;
 mod records;

@@ -1,0 +1,96 @@
+//! `playbook migrate`: a legacy (agenterm) playbook upgraded to 1.0.0, with
+//! the semantic diff and every choice a person should confirm.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use clap::Args;
+use playbook_core::legacy::{MigrateError, migrate as migrate_text};
+use playbook_core::{Options, document, validate_source, validate_value};
+
+use crate::input;
+
+#[derive(Args)]
+pub struct MigrateArgs {
+    /// The legacy playbook (YAML or JSON; `-` reads standard input).
+    file: String,
+    /// Write the 1.0.0 playbook here instead of standard output.
+    #[arg(long, short, conflicts_with = "in_place")]
+    out: Option<String>,
+    /// Replace FILE with the 1.0.0 playbook (comments are not kept).
+    #[arg(long)]
+    in_place: bool,
+}
+
+pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
+    let source = input::read(&args.file)?;
+    let migration = match migrate_text(&source.text, source.format) {
+        Ok(m) => m,
+        Err(MigrateError::NotLegacy(version)) => {
+            eprintln!(
+                "{}: already schema_version {version}; nothing to migrate",
+                args.file
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(MigrateError::Invalid(findings)) => {
+            for f in &findings {
+                let at = f
+                    .location
+                    .map(|l| format!("{}:{}: ", l.line, l.column))
+                    .unwrap_or_default();
+                eprintln!(
+                    "{}:{at}error[{}]: {}\n    hint: {}",
+                    args.file, f.code, f.message, f.hint
+                );
+            }
+            bail!("{} is not migrated: fix its errors first", args.file);
+        }
+    };
+    let before = validate_source(&source.text, source.format, &Options::default()).playbook;
+    let report = validate_value(migration.document.clone(), &Options::default());
+    let Some(after) = report.playbook.as_ref() else {
+        bail!("the migrated playbook does not read back; please report this with the file");
+    };
+    let text = document::to_string(after, source.format)?;
+
+    eprintln!("{}: migrated to schema_version 1.0.0", args.file);
+    if let Some(before) = &before {
+        let diff = playbook_core::diff::diff(before, after);
+        if !diff.is_empty() {
+            eprintln!("what changed:");
+            diff.sentences().for_each(|s| eprintln!("  {s}"));
+        }
+    }
+    if !migration.choices.is_empty() {
+        eprintln!("confirm:");
+        for c in &migration.choices {
+            eprintln!("  {} — {}", c.path, c.message);
+        }
+    }
+    let problems: Vec<_> = report.findings.iter().filter(|f| f.is_error()).collect();
+    if !problems.is_empty() {
+        eprintln!("still to fix under 1.0.0 (real mistakes the legacy reading only warned about):");
+        for f in &problems {
+            eprintln!(
+                "  error[{}] {}: {}\n    hint: {}",
+                f.code, f.path, f.message, f.hint
+            );
+        }
+    }
+    match (&args.out, args.in_place) {
+        (Some(out), _) => input::write_atomically(out, &text)?,
+        (None, true) => {
+            if args.file == "-" {
+                bail!("--in-place needs a file, not standard input");
+            }
+            input::write_atomically(&args.file, &text)?;
+        }
+        (None, false) => print!("{text}"),
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
