@@ -5,3 +5,4 @@ mod authoring;
 mod hostile;
 mod library;
 mod preview;
+mod report;
