@@ -2,6 +2,7 @@
 //! subcommands.
 
 mod authoring;
+mod ci;
 mod hostile;
 mod library;
 mod preview;
