@@ -57,7 +57,7 @@ fn command(
     let mut properties = Vec::new();
     // Standard input has no file to annotate.
     if file != "-" {
-        properties.push(format!("file={}", escape_property(file)));
+        properties.push(format!("file={}", escape_property(&annotation_path(file))));
     }
     if let Some((line, column)) = at.filter(|(line, _)| *line >= 1) {
         properties.push(format!("line={line}"));
@@ -73,6 +73,23 @@ fn command(
         properties.join(","),
         escape_data(message)
     );
+}
+
+/// The path GitHub matches against the pull request's files: relative to
+/// the checkout. An absolute path inside `GITHUB_WORKSPACE` (a glob the
+/// workflow expanded from `$GITHUB_WORKSPACE/...`) is made relative to it;
+/// anything else is kept as given.
+fn annotation_path(file: &str) -> String {
+    let workspace = std::env::var("GITHUB_WORKSPACE").unwrap_or_default();
+    let workspace = workspace.trim_end_matches('/');
+    if workspace.is_empty() {
+        return file.to_string();
+    }
+    file.strip_prefix(workspace)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(file)
+        .to_string()
 }
 
 /// Escapes a command's message: `%`, carriage return and line feed.

@@ -19,6 +19,7 @@ fn playbook_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .current_dir(dir)
         .args(args)
         .env_remove("PLAYBOOK_DOCS_URL")
+        .env_remove("GITHUB_WORKSPACE")
         .stdin(Stdio::null());
     for (key, value) in env {
         command.env(key, value);
@@ -462,4 +463,35 @@ fn the_schema_check_would_catch_a_broken_log() {
         !SARIF_SCHEMA.is_valid(&bad_level),
         "SARIF says note, not info"
     );
+}
+
+#[test]
+fn annotations_name_files_relative_to_the_github_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("playbooks")).unwrap();
+    std::fs::copy(
+        root().join("tests/fixtures/lints/pb301-unknown-handoff.yaml"),
+        dir.path().join("playbooks/p.yaml"),
+    )
+    .unwrap();
+    let absolute = dir.path().join("playbooks/p.yaml");
+    let absolute = absolute.to_string_lossy();
+    let workspace = dir.path().to_string_lossy().into_owned();
+    let inside = playbook_in(
+        &root(),
+        &["validate", "--format", "github", &absolute],
+        &[("GITHUB_WORKSPACE", &workspace)],
+    );
+    let stdout = String::from_utf8_lossy(&inside.stdout);
+    assert!(
+        stdout.contains("::error file=playbooks/p.yaml,"),
+        "{stdout}"
+    );
+    let outside = playbook_in(
+        &root(),
+        &["validate", "--format", "github", &absolute],
+        &[("GITHUB_WORKSPACE", "/nowhere")],
+    );
+    let stdout = String::from_utf8_lossy(&outside.stdout);
+    assert!(stdout.contains("::error file=/"), "{stdout}");
 }
