@@ -495,3 +495,58 @@ fn annotations_name_files_relative_to_the_github_workspace() {
     let stdout = String::from_utf8_lossy(&outside.stdout);
     assert!(stdout.contains("::error file=/"), "{stdout}");
 }
+
+#[test]
+fn hostile_documents_give_valid_sarif_and_one_annotation_per_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n".to_string()
+        + &(b'b'..=b'k')
+            .map(|c| {
+                let prev = (c - 1) as char;
+                let c = c as char;
+                format!("{c}: &{c} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n")
+            })
+            .collect::<String>();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("deep.json", "[".repeat(100_000).into_bytes()),
+        ("bomb.yaml", bomb.into_bytes()),
+        ("nul.yaml", b"id: a\0b\nname: x\n".to_vec()),
+        (
+            "bom-crlf.yaml",
+            b"\xef\xbb\xbfid: x\r\nname: y\r\nworkflow: {}\r\n".to_vec(),
+        ),
+        ("two-docs.yaml", b"id: x\n---\nid: y\n".to_vec()),
+        ("tabs.yaml", b"id:\tx\n\tname: y\n".to_vec()),
+        ("scalar.json", b"42".to_vec()),
+        (
+            "wide.yaml",
+            format!("id: {}\n", "\u{202e}\u{200b}é".repeat(20_000)).into_bytes(),
+        ),
+    ];
+    let mut names = Vec::new();
+    for (name, bytes) in &cases {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        names.push(*name);
+    }
+    let (log, code) = sarif(dir.path(), &names, &[]);
+    let (contract, json_code) = json_contract(dir.path(), &names);
+    assert_eq!(code, json_code);
+    assert_eq!(code, Some(1));
+    let findings = contract["details"]["findings"].as_array().unwrap().len();
+    let read_errors = contract["details"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f.get("read_error").is_some())
+        .count();
+    assert_eq!(results(&log).len(), findings + read_errors);
+    let mut args = vec!["validate", "--format", "github"];
+    args.extend_from_slice(&names);
+    let github = playbook_in(dir.path(), &args, &[]);
+    assert_eq!(github.status.code(), Some(1));
+    let stdout = String::from_utf8(github.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), findings + read_errors, "{stdout}");
+    assert!(stdout.lines().all(|l| l.starts_with("::error ")
+        || l.starts_with("::warning ")
+        || l.starts_with("::notice ")));
+}
