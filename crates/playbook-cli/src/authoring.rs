@@ -16,12 +16,16 @@ use playbook_core::{
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::input;
+use crate::{input, report};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Text,
     Json,
+    /// SARIF 2.1.0, for code scanning (GitHub, GitLab, IDE viewers).
+    Sarif,
+    /// GitHub Actions workflow commands: one annotation per finding.
+    Github,
 }
 
 #[derive(Args)]
@@ -29,7 +33,8 @@ pub struct ValidateArgs {
     /// Playbook files (.yaml, .yml or .json); `-` reads standard input.
     #[arg(required = true)]
     files: Vec<String>,
-    /// `json` prints the Validator Output Contract {allow, code, reason, details}.
+    /// `json` prints the Validator Output Contract {allow, code, reason, details};
+    /// `sarif` a SARIF 2.1.0 log; `github` GitHub Actions annotations.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
     /// Unknown fields without the `x_` prefix are errors, not warnings.
@@ -42,14 +47,14 @@ pub struct ValidateArgs {
 
 /// One reported problem, from the playbook validator or an envelope check.
 #[derive(Serialize)]
-struct Reported {
-    code: String,
-    severity: Severity,
-    path: String,
-    message: String,
-    hint: String,
+pub(crate) struct Reported {
+    pub code: String,
+    pub severity: Severity,
+    pub path: String,
+    pub message: String,
+    pub hint: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    location: Option<Location>,
+    pub location: Option<Location>,
 }
 
 impl From<Finding> for Reported {
@@ -66,17 +71,17 @@ impl From<Finding> for Reported {
 }
 
 /// What validating one file gave.
-struct FileOutcome {
-    file: String,
+pub(crate) struct FileOutcome {
+    pub file: String,
     /// `playbook`, or the envelope kind the file was recognised as.
-    kind: &'static str,
-    findings: Vec<Reported>,
+    pub kind: &'static str,
+    pub findings: Vec<Reported>,
     /// A file that could not be read at all.
-    read_error: Option<String>,
+    pub read_error: Option<String>,
 }
 
 impl FileOutcome {
-    fn allow(&self) -> bool {
+    pub fn allow(&self) -> bool {
         self.read_error.is_none() && !self.findings.iter().any(|f| f.severity == Severity::Error)
     }
 }
@@ -184,6 +189,8 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
     match args.format {
         OutputFormat::Json => println!("{:#}", contract(&outcomes)),
         OutputFormat::Text => print_text(&outcomes),
+        OutputFormat::Sarif => println!("{}", report::sarif::render(&outcomes)?),
+        OutputFormat::Github => print!("{}", report::github::render(&outcomes)),
     }
     Ok(if allow {
         ExitCode::SUCCESS

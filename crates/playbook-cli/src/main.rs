@@ -6,13 +6,15 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod authoring;
+mod completions;
 mod input;
 mod library;
 mod migrate;
 mod preview;
+mod report;
 mod run;
 
 #[derive(Parser)]
@@ -48,6 +50,8 @@ enum Command {
     Prompt(preview::PromptArgs),
     /// Run a playbook with real agent processes on a git repository (`run clean` removes left worktrees).
     Run(run::RunArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
     /// The MCP tool gateway an agent process starts during a run (from the
     /// MCP configuration the run gives it); not for direct use.
     #[command(hide = true)]
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
         Command::Preview(args) => preview::preview(args),
         Command::Prompt(args) => preview::prompt(args),
         Command::Run(args) => run::run(args),
+        Command::Completions(args) => completions::completions(args, Cli::command()),
         Command::Gateway(args) => run::gateway(args),
     };
     match result {

@@ -2,7 +2,9 @@
 //! subcommands.
 
 mod authoring;
+mod ci;
 mod hostile;
 mod library;
 mod migrate;
 mod preview;
+mod report;
