@@ -10,6 +10,7 @@ const COMMANDS: &[&str] = &[
     "check_document",
     "check_source",
     "render_document",
+    "migrate_document",
     "role_template",
     "examples",
     "read_playbook_file",

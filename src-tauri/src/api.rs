@@ -7,6 +7,22 @@ use playbook_core::{Finding, Format, Playbook, RoleMode};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+/// A legacy (agenterm) document upgraded to 1.0.0, for the person to
+/// confirm before it replaces the open one.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Migrated {
+    /// The 1.0.0 document.
+    pub document: Playbook,
+    /// What changes, one sentence per change of the semantic diff.
+    pub changes: Vec<String>,
+    /// The choices made, each to confirm (`path` points into `document`).
+    pub choices: Vec<Finding>,
+    /// Errors of the upgraded document: real mistakes the legacy reading
+    /// only warned about.
+    pub errors: Vec<Finding>,
+}
+
 /// A document after validation: its canonical text, every finding and,
 /// when it is structurally valid, the typed playbook and its flow graph.
 #[derive(Debug, Clone, Serialize, TS)]

@@ -44,6 +44,11 @@ pub fn check_source(text: String, format: Format) -> Checked {
 }
 
 #[tauri::command(async)]
+pub fn migrate_document(document: Value) -> Result<crate::api::Migrated> {
+    workbench::migrate_document(document)
+}
+
+#[tauri::command(async)]
 pub fn render_document(document: Value, format: Format) -> Result<String> {
     workbench::render_value(&document, format)
 }

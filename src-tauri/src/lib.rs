@@ -31,6 +31,7 @@ pub fn run() {
         .manage(workbench::LastChecked::default())
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
+            commands::migrate_document,
             commands::check_source,
             commands::render_document,
             commands::role_template,

@@ -7,8 +7,57 @@ use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
 use serde_json::Value;
 use std::sync::Mutex;
 
-use crate::api::{Checked, DocumentChange, Example, FileText, FlowView, Include, TemplateChecked};
+use crate::api::{
+    Checked, DocumentChange, Example, FileText, FlowView, Include, Migrated, TemplateChecked,
+};
 use crate::error::{AppError, ErrorCode, Result};
+
+/// Upgrades a legacy (agenterm) document to 1.0.0 (the same migration as
+/// `playbook migrate`), with the semantic diff against the document as its
+/// legacy reading sees it, for the person to confirm.
+pub fn migrate_document(document: Value) -> Result<Migrated> {
+    use playbook_core::legacy::{MigrateError, migrate_value};
+    let before = validate_value(document.clone(), &Options::default()).playbook;
+    let migration = migrate_value(document).map_err(|e| match e {
+        MigrateError::NotLegacy(_) => AppError::new(ErrorCode::InvalidInput, e.to_string()),
+        MigrateError::Invalid(findings) => AppError::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the playbook has errors even as a legacy file; fix them first: {}",
+                findings
+                    .iter()
+                    .map(|f| f.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        ),
+    })?;
+    let report = validate_value(migration.document, &Options::default());
+    let document = report.playbook.ok_or_else(|| {
+        AppError::new(
+            ErrorCode::Internal,
+            "the upgraded playbook does not read back",
+        )
+    })?;
+    let changes = before
+        .map(|b| {
+            playbook_core::diff::diff(&b, &document)
+                .sentences()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Migrated {
+        document,
+        changes,
+        choices: migration.choices,
+        errors: report
+            .findings
+            .into_iter()
+            .filter(|f| f.is_error())
+            .collect(),
+    })
+}
 
 /// Validates a document edited in the form.
 ///

@@ -33,6 +33,7 @@ import type { VersionInfo } from "./generated/VersionInfo";
 import type { Example } from "./generated/Example";
 import type { FileText } from "./generated/FileText";
 import type { Include } from "./generated/Include";
+import type { Migrated } from "./generated/Migrated";
 import type { Format } from "./generated/Format";
 import type { Playbook } from "./generated/Playbook";
 import type { Role } from "./generated/Role";
@@ -73,6 +74,8 @@ export const backend = {
     call<Checked>("check_document", { change, format, include }),
   checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
   renderDocument: (document: Playbook, format: Format) => call<string>("render_document", { document, format }),
+  /** A legacy (agenterm) document upgraded to 1.0.0, for the person to confirm before it replaces the open one. */
+  migrateDocument: (document: Playbook) => call<Migrated>("migrate_document", { document }),
   roleTemplate: (mode: RoleMode) => call<Role>("role_template", { mode }),
   examples: () => call<Example[]>("examples"),
   readPlaybookFile: (path: string) => call<FileText>("read_playbook_file", { path }),

@@ -18,7 +18,7 @@ mod migrate;
 
 use serde_json::{Map, Value, json};
 
-pub use migrate::{MigrateError, Migration, migrate};
+pub use migrate::{MigrateError, Migration, migrate, migrate_value};
 
 use crate::finding::{Code, Finding, Severity, escape_pointer};
 

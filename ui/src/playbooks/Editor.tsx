@@ -27,6 +27,7 @@ import { ChipList, TextField } from "./fields";
 import { RoleEditor } from "./RoleEditor";
 import { SourceTab } from "./SourceTab";
 import { StageEditor, type TemplateChoice } from "./StageEditor";
+import { LegacyNotice } from "./Upgrade";
 
 // The graph library is the largest part of the UI; it loads when the Flow
 // graph tab is first opened, so the window becomes interactive sooner.
@@ -176,6 +177,7 @@ export function Editor(props: Props) {
           notify={notify}
         />
         <div className="editor-main">
+          <LegacyNotice doc={doc} edit={edit} notify={notify} />
           <div className="tabs" role="tablist" aria-label="Editor views">
             {(["form", "flow", "source"] as Tab[]).map((t) => (
               <button key={t} type="button" role="tab" aria-selected={tab === t} data-tab={t} onClick={() => setTab(t)}>

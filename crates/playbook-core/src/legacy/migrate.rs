@@ -65,7 +65,12 @@ const TRIGGER_MAP: &[(&str, &str)] = &[
 
 /// Migrates legacy playbook text to a 1.0.0 document.
 pub fn migrate(text: &str, format: Format) -> Result<Migration, MigrateError> {
-    let (mut value, _) = document::parse_playbook(text, format).map_err(MigrateError::Invalid)?;
+    let (value, _) = document::parse_playbook(text, format).map_err(MigrateError::Invalid)?;
+    migrate_value(value)
+}
+
+/// Migrates a parsed legacy playbook (the app's open document) to 1.0.0.
+pub fn migrate_value(mut value: Value) -> Result<Migration, MigrateError> {
     if let Some(version) = value.get("schema_version") {
         return Err(MigrateError::NotLegacy(version.to_string()));
     }
