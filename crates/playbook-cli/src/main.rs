@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod authoring;
+mod gate;
 mod input;
+mod interop;
 mod library;
 mod preview;
 mod run;
@@ -45,6 +47,12 @@ enum Command {
     Prompt(preview::PromptArgs),
     /// Run a playbook with real agent processes on a git repository (`run clean` removes left worktrees).
     Run(run::RunArgs),
+    /// Read other tools' agent files into a playbook (`--from claude-code`).
+    Import(interop::ImportArgs),
+    /// Write a playbook as other tools' agent files (`--to claude-code`, with the gate hook).
+    Export(interop::ExportArgs),
+    /// Claude Code `PreToolUse` hook: hold a subagent's tool call to its role's contract.
+    Gate(gate::GateArgs),
     /// The MCP tool gateway an agent process starts during a run (from the
     /// MCP configuration the run gives it); not for direct use.
     #[command(hide = true)]
@@ -65,6 +73,9 @@ fn main() -> ExitCode {
         Command::Prompt(args) => preview::prompt(args),
         Command::Run(args) => run::run(args),
         Command::Gateway(args) => run::gateway(args),
+        Command::Import(args) => interop::import(args),
+        Command::Export(args) => interop::export(args),
+        Command::Gate(args) => gate::gate(args),
     };
     match result {
         Ok(code) => code,
