@@ -2,6 +2,7 @@
 //! subcommands.
 
 mod authoring;
+mod claude_code;
 mod hostile;
 mod library;
 mod preview;
