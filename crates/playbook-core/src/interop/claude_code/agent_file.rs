@@ -5,8 +5,10 @@
 //! (`document::parse_document`), which refuses duplicate keys, alias bombs
 //! and deep nesting with a location. Many published subagent files write
 //! `description:` as one long unquoted line holding `Examples: <example>...`
-//! — a `: ` that strict YAML refuses but Claude Code reads as text — so a
-//! top-level value that breaks only that way is read as text, with a note.
+//! or continues it on unindented lines (`Context:`, `user: "..."`) — which
+//! strict YAML refuses but Claude Code reads as text — so a
+//! file that breaks only that way is read leniently ([`recover`]), with a
+//! note naming each key read as text.
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -100,9 +102,9 @@ pub fn parse_agent(file: &str, text: &str) -> Result<AgentFile, ImportError> {
     })
 }
 
-/// Parses the front matter; on a YAML error, retries once with the
-/// unquoted top-level values that contain `: ` quoted, as Claude Code reads
-/// them. The first error is the one reported if the retry fails too.
+/// Parses the front matter; on a YAML error, retries with [`recover`], as
+/// Claude Code reads such files. The first error is the one reported when
+/// recovery fails too.
 fn parse_front(file: &str, front: &str) -> Result<(Value, Vec<String>), ImportError> {
     if front.trim().is_empty() {
         return Err(ImportError::new(
@@ -116,11 +118,8 @@ fn parse_front(file: &str, front: &str) -> Result<(Value, Vec<String>), ImportEr
         Ok(value) => return Ok((value, Vec::new())),
         Err(findings) => findings,
     };
-    let (quoted, keys) = quote_plain_values(front);
-    if !keys.is_empty()
-        && let Ok(value) = parse_document(&quoted, Format::Yaml)
-    {
-        return Ok((value, keys));
+    if let Some(recovered) = recover(front) {
+        return Ok(recovered);
     }
     let finding = first.into_iter().next();
     // Front matter line 1 is file line 2 (after the opening `---`).
@@ -139,37 +138,97 @@ fn parse_front(file: &str, front: &str) -> Result<(Value, Vec<String>), ImportEr
     ))
 }
 
-/// Top-level `key: value` lines whose plain value holds `: ` or ` #`,
-/// rewritten as single-quoted strings. Returns the text and the keys changed.
-fn quote_plain_values(front: &str) -> (String, Vec<String>) {
-    let mut out = String::with_capacity(front.len() + 64);
-    let mut keys = Vec::new();
-    for line in front.split_inclusive('\n') {
-        let content = line.trim_end_matches(['\n', '\r']);
-        let rewritten = top_level_pair(content).and_then(|(key, value)| {
-            let plain = !value.starts_with(['\'', '"', '[', '{', '|', '>', '&', '*', '!']);
-            (plain && (value.contains(": ") || value.contains(" #"))).then(|| {
-                keys.push(key.to_string());
-                format!("{key}: '{}'\n", value.replace('\'', "''"))
-            })
+/// Front matter keys Claude Code documents for subagents; a line starting
+/// with one of them (or an `x_` key) at column 0 starts a new key when the
+/// front matter is read leniently.
+const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "tools",
+    "disallowedTools",
+    "model",
+    "color",
+    "permissionMode",
+    "maxTurns",
+    "skills",
+    "mcpServers",
+    "hooks",
+    "memory",
+    "background",
+    "isolation",
+    "effort",
+    "initialPrompt",
+];
+
+/// Reads front matter that strict YAML refuses the way published subagent
+/// files need: each documented key at column 0 starts a block, and every
+/// other line (`Context: ...`, `user: "..."` of an unindented example)
+/// continues the block before it. A block that is valid YAML on its own
+/// keeps its YAML value; any other is read as text. `None` when the text
+/// does not start with a key, a key repeats or a quoted or bracketed value
+/// does not parse: then it is not a subagent file with a sloppy
+/// description but a broken one.
+fn recover(front: &str) -> Option<(Value, Vec<String>)> {
+    let mut blocks: Vec<(String, Vec<&str>)> = Vec::new();
+    for line in front.lines() {
+        let key = line.split_once(':').and_then(|(k, rest)| {
+            let known = KNOWN_KEYS.contains(&k) || k.starts_with("x_");
+            let simple = k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (known && simple && (rest.is_empty() || rest.starts_with([' ', '\t']))).then_some(k)
         });
-        match rewritten {
-            Some(r) => out.push_str(&r),
-            None => out.push_str(line),
+        match (key, blocks.last_mut()) {
+            (Some(k), _) => {
+                if blocks.iter().any(|(seen, _)| seen == k) {
+                    return None;
+                }
+                blocks.push((k.to_string(), vec![line]));
+            }
+            (None, Some((_, lines))) => lines.push(line),
+            (None, None) if line.trim().is_empty() || line.trim_start().starts_with('#') => {}
+            (None, None) => return None,
         }
     }
-    (out, keys)
-}
-
-/// `(key, value)` of a top-level line `key: value` with a simple key.
-fn top_level_pair(line: &str) -> Option<(&str, &str)> {
-    let (key, value) = line.split_once(':')?;
-    let simple = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    let value = value.strip_prefix(' ')?.trim();
-    (simple && !value.is_empty()).then_some((key, value))
+    let mut map = serde_json::Map::new();
+    let mut lenient = Vec::new();
+    for (key, lines) in blocks {
+        let block = lines.join("\n");
+        let parsed = match parse_document(&block, Format::Yaml) {
+            Ok(Value::Object(m)) if m.contains_key(&key) => Some(m),
+            _ => None,
+        };
+        let value = match parsed {
+            // A block may hold undocumented keys after its own (`category:`
+            // under `tools:`); they parse together and are all kept.
+            Some(mut m) => {
+                let own = m.shift_remove(&key).unwrap_or(Value::Null);
+                for (k, v) in m {
+                    if map.contains_key(&k) || k == key {
+                        return None;
+                    }
+                    map.insert(k, v);
+                }
+                own
+            }
+            None => {
+                let first = lines[0][key.len() + 1..].trim();
+                // A flow collection, quoted or block scalar that does not
+                // parse is broken, not merely unquoted.
+                if first.starts_with(['[', '{', '"', '\'', '|', '>', '&', '*', '!', '%', '@', '`'])
+                {
+                    return None;
+                }
+                lenient.push(key.clone());
+                let rest: Vec<&str> = lines[1..].iter().map(|l| l.trim_end()).collect();
+                let text = std::iter::once(first)
+                    .chain(rest)
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                Value::String(text.trim().to_string())
+            }
+        };
+        map.insert(key, value);
+    }
+    (!lenient.is_empty()).then_some((Value::Object(map), lenient))
 }
 
 /// The file line of each top-level key of the front matter.
@@ -217,6 +276,25 @@ mod tests {
                 .contains("Context: it's late")
         );
         assert_eq!(a.lenient_keys, ["description"]);
+    }
+
+    #[test]
+    fn unindented_example_lines_continue_the_description() {
+        let a = parse_agent(
+            "c.md",
+            "---\nname: c\ndescription: Use when asked. Examples:\n\n<example>\nContext: a PR\nuser: \"review it\"\nassistant: \"I'll use c\"\n</example>\nmodel: sonnet\ntools: [\"Read\"]\n---\nbody",
+        )
+        .unwrap();
+        let d = a.front["description"].as_str().unwrap();
+        assert!(
+            d.starts_with("Use when asked. Examples:") && d.contains("user: \"review it\""),
+            "{d}"
+        );
+        assert_eq!(a.front["model"], "sonnet");
+        assert_eq!(a.front["tools"], serde_json::json!(["Read"]));
+        assert_eq!(a.lenient_keys, ["description"]);
+        // A repeated key is not recovered from.
+        assert!(parse_agent("d.md", "---\nname: a\ndescription: x: y\nname: b\n---\n").is_err());
     }
 
     #[test]

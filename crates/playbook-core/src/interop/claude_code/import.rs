@@ -165,7 +165,7 @@ fn read_role(file: &AgentFile, notes: &mut Vec<Note>) -> Result<Placed, ImportEr
         notes.push(Note {
             file: file.file.clone(),
             message: format!(
-                "line {}: `{key}` is not valid YAML (an unquoted `: `); read as text, as Claude Code does",
+                "line {}: `{key}` is not valid YAML (an unquoted `: ` or unindented lines); read as text, as Claude Code does",
                 line(key).unwrap_or(2)
             ),
         });
