@@ -75,9 +75,20 @@ fn decide(args: &GateArgs) -> Decision {
             };
         }
     };
+    // The playbook as given and as resolved (the hook's `cwd` may name the
+    // project through a symlink, or not).
+    let protected = [
+        std::path::absolute(&args.playbook).ok(),
+        std::fs::canonicalize(&args.playbook).ok(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|p| p.to_string_lossy().into_owned())
+    .collect();
     let scopes = Scopes {
         lock_scope: args.lock_scope.clone(),
         forbidden_scope: args.forbidden_scope.clone(),
+        protected,
     };
     cc::decide(
         &playbook,

@@ -513,6 +513,32 @@ fn gate_answers_in_the_documented_shape() {
         ),
     );
     assert_eq!(d.as_deref(), Some("ask"));
+    // The playbook itself and the hook configuration are not the role's to change.
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().canonicalize().unwrap();
+    let copy = project.join("team.yaml");
+    std::fs::copy(&tdd, &copy).unwrap();
+    let cwd = project.to_str().unwrap();
+    let in_project = |tool: &str, file: &str| {
+        let mut v: Value =
+            serde_json::from_str(&hook_input(Some("worker"), tool, write_to(file))).unwrap();
+        v["cwd"] = json!(cwd);
+        v.to_string()
+    };
+    let own = ["--playbook", copy.to_str().unwrap()];
+    for file in [
+        copy.to_str().unwrap(),
+        "TEAM.yaml",
+        ".claude/settings.json",
+        ".claude/agents/worker.md",
+    ] {
+        let (d, why) = gate(&own, &in_project("Write", file));
+        assert_eq!(d.as_deref(), Some("deny"), "{file}: {why}");
+    }
+    assert_eq!(
+        gate(&own, &in_project("Write", "src/a.rs")).0.as_deref(),
+        Some("ask")
+    );
     // A write that names no file is denied.
     let (d, _) = gate(
         &pb,

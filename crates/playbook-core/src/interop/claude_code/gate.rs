@@ -103,6 +103,9 @@ impl Decision {
 pub struct Scopes {
     pub lock_scope: Vec<String>,
     pub forbidden_scope: Vec<String>,
+    /// Absolute paths no subagent may write: the playbook the gate reads
+    /// (a role that rewrote it could widen its own contract).
+    pub protected: Vec<String>,
 }
 
 /// Reads a `PreToolUse` hook input.
@@ -204,6 +207,17 @@ pub fn decide(
                 );
             }
             Ok(rel) => {
+                if let Some(p) = protected(&rel, input.cwd.as_deref(), &scopes.protected) {
+                    return Decision::new(
+                        Permission::Deny,
+                        format!(
+                            "`{path}` is the playbook `{p}` whose contracts the gate enforces; {who} may not change it"
+                        ),
+                    );
+                }
+                if let Some(why) = guarded(&rel) {
+                    return Decision::new(Permission::Deny, format!("{who}: {why}"));
+                }
                 if let Some(why) = scope_refusal(&rel, r, scopes) {
                     return Decision::new(Permission::Deny, format!("{who}: {why}"));
                 }
@@ -264,6 +278,42 @@ fn is_mutating(playbook: &Playbook, tool: &str) -> bool {
     FILE_WRITERS.iter().any(|(t, _)| *t == tool) || listed(tool) || tools_behind(tool).any(listed)
 }
 
+/// The protected path that the project-relative `rel` (under `cwd`) is, if any.
+fn protected<'a>(rel: &str, cwd: Option<&str>, protected: &'a [String]) -> Option<&'a str> {
+    let cwd = lexical(&cwd?.replace('\\', "/"))?;
+    let full: Vec<String> = cwd
+        .into_iter()
+        .chain(rel.split('/').map(str::to_string))
+        .collect();
+    protected
+        .iter()
+        .find(|p| {
+            lexical(&p.replace('\\', "/")).is_some_and(|pp| {
+                pp.len() == full.len()
+                    && pp.iter().zip(&full).all(|(a, b)| a.eq_ignore_ascii_case(b))
+            })
+        })
+        .map(String::as_str)
+}
+
+/// Claude Code files that decide what a subagent may do: a subagent that
+/// could rewrite them could remove the hook or widen its own tools.
+const GUARDED: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/agents",
+];
+
+/// Why a write to the project-relative `path` would change the rules the
+/// subagent runs under, or `None`. Compared without case, as the file
+/// systems of macOS and Windows do.
+fn guarded(path: &str) -> Option<String> {
+    let lower = path.to_ascii_lowercase();
+    GUARDED.iter().find(|g| within(&lower, g)).map(|g| {
+        format!("`{path}` is Claude Code configuration (`{g}`) that holds subagents to their contracts; only a person changes it")
+    })
+}
+
 /// Why writing the project-relative `path` breaks a scope, or `None`.
 fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
     let from_role = |key: &str| -> Vec<String> {
@@ -284,7 +334,9 @@ fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
         .forbidden_scope
         .iter()
         .chain(&role_forbidden)
-        .find(|f| within(path, f))
+        // Without case: on a case-insensitive file system `SRC/x` is `src/x`,
+        // and a forbidden path must not be reachable by spelling it otherwise.
+        .find(|f| within(&path.to_ascii_lowercase(), &f.to_ascii_lowercase()))
     {
         return Some(format!("`{path}` is in the forbidden_scope (`{f}`)"));
     }
@@ -415,6 +467,14 @@ mod tests {
             project_relative("C:\\p\\src\\a.rs", Some("c:\\p")).unwrap(),
             "src/a.rs"
         );
+    }
+
+    #[test]
+    fn the_hook_configuration_is_guarded() {
+        assert!(guarded(".claude/settings.json").is_some());
+        assert!(guarded(".CLAUDE/agents/worker.md").is_some());
+        assert!(guarded(".claude/commands/x.md").is_none());
+        assert!(guarded("src/.claude/settings.json").is_none());
     }
 
     #[test]
