@@ -316,20 +316,36 @@ fn guarded(path: &str) -> Option<String> {
 
 /// Why writing the project-relative `path` breaks a scope, or `None`.
 fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
-    let from_role = |key: &str| -> Vec<String> {
-        role.extra
-            .get(SCOPE_KEY)
-            .and_then(|s| s.get(key))
-            .and_then(Value::as_array)
-            .map(|l| {
-                l.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
+    // A scope the role gives in a shape the gate cannot read confines every
+    // write (fail closed) rather than none.
+    let from_role = |key: &str| -> Result<Vec<String>, String> {
+        let bad = || {
+            Err(format!(
+                "its `{SCOPE_KEY}.{key}` is not a list of paths, so no write can be checked against it"
+            ))
+        };
+        let Some(scope) = role.extra.get(SCOPE_KEY) else {
+            return Ok(Vec::new());
+        };
+        match scope.get(key) {
+            None | Some(Value::Null) if scope.is_object() => Ok(Vec::new()),
+            Some(Value::String(s)) => Ok(vec![s.clone()]),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string).ok_or(()))
+                .collect::<Result<Vec<_>, ()>>()
+                .or_else(|()| bad()),
+            _ => bad(),
+        }
     };
-    let role_forbidden = from_role("forbidden_scope");
+    let role_forbidden = match from_role("forbidden_scope") {
+        Ok(list) => list,
+        Err(why) => return Some(why),
+    };
+    let role_lock = match from_role("lock_scope") {
+        Ok(list) => list,
+        Err(why) => return Some(why),
+    };
     if let Some(f) = scopes
         .forbidden_scope
         .iter()
@@ -341,7 +357,7 @@ fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
         return Some(format!("`{path}` is in the forbidden_scope (`{f}`)"));
     }
     // Each source that gives a lock_scope confines the writes.
-    for lock in [scopes.lock_scope.clone(), from_role("lock_scope")] {
+    for lock in [&scopes.lock_scope, &role_lock] {
         if !lock.is_empty() && !lock.iter().any(|l| within(path, l)) {
             return Some(format!(
                 "`{path}` is outside the lock_scope ({})",
@@ -467,6 +483,43 @@ mod tests {
             project_relative("C:\\p\\src\\a.rs", Some("c:\\p")).unwrap(),
             "src/a.rs"
         );
+    }
+
+    #[test]
+    fn role_scopes_fail_closed() {
+        let role = |scope: Value| Role {
+            name: "w".into(),
+            extra: [(SCOPE_KEY.to_string(), scope)].into_iter().collect(),
+            ..Default::default()
+        };
+        let none = Scopes::default();
+        assert!(scope_refusal("src/a", &role(json!({"lock_scope": "src"})), &none).is_none());
+        assert!(scope_refusal("doc/a", &role(json!({"lock_scope": ["src"]})), &none).is_some());
+        assert!(
+            scope_refusal(
+                "src/g/a",
+                &role(json!({"forbidden_scope": ["src/g"]})),
+                &none
+            )
+            .is_some()
+        );
+        for bad in [
+            json!({"lock_scope": 3}),
+            json!({"forbidden_scope": [1]}),
+            json!("src"),
+            json!(null),
+        ] {
+            assert!(
+                scope_refusal("src/a", &role(bad.clone()), &none).is_some(),
+                "{bad}"
+            );
+        }
+        let flags = Scopes {
+            lock_scope: vec!["src".into()],
+            ..Default::default()
+        };
+        assert!(scope_refusal("src/a", &role(json!({"lock_scope": ["src/a"]})), &flags).is_none());
+        assert!(scope_refusal("src/b", &role(json!({"lock_scope": ["src/a"]})), &flags).is_some());
     }
 
     #[test]
