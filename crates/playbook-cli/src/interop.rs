@@ -123,6 +123,7 @@ fn read_agent_files(dir: &Path) -> Result<Vec<AgentFile>> {
         );
     }
     let mut files = Vec::with_capacity(paths.len());
+    let mut skipped = Vec::new();
     for path in paths {
         let shown = path.display().to_string();
         let bytes = input::read_file(&shown, MAX_AGENT_FILE_BYTES, "subagent files")?;
@@ -132,7 +133,21 @@ fn read_agent_files(dir: &Path) -> Result<Vec<AgentFile>> {
                 e.utf8_error().valid_up_to()
             )
         })?;
-        files.push(cc::parse_agent(&shown, &text).map_err(anyhow::Error::msg)?);
+        match cc::parse_agent(&shown, &text) {
+            Ok(file) => files.push(file),
+            // A README next to the subagents is skipped, said aloud; when
+            // nothing else is there, the refusal is the error.
+            Err(e) if e.not_a_subagent => skipped.push(e),
+            Err(e) => return Err(anyhow::Error::msg(e)),
+        }
+    }
+    if files.is_empty()
+        && let Some(first) = skipped.first()
+    {
+        return Err(anyhow::Error::msg(first.clone()));
+    }
+    for e in &skipped {
+        eprintln!("warning: skipped {e}");
     }
     Ok(files)
 }

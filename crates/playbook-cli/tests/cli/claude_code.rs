@@ -69,6 +69,10 @@ fn agents(project: &Path) {
         "---\nname: api-planner\ndescription: Plans APIs\ntools: Read, Write, Edit, MultiEdit\ndisallowedTools: Write\n---\nPlan.\n",
     );
     write(&dir.join("README.txt"), "not an agent");
+    write(
+        &dir.join("README.md"),
+        "# Our agents\n\nNotes, no front matter.\n",
+    );
 }
 
 fn import(dir: &Path, out: &Path) -> Value {
@@ -158,6 +162,17 @@ fn import_maps_subagents_to_roles() {
     assert_eq!(
         tester["actions_allowed"],
         json!(["read_file", "run_command"])
+    );
+    // `tools: *` is every tool, as when `tools` is left out.
+    let star = tmp.path().join("star");
+    write(
+        &star.join("runner.md"),
+        "---\nname: runner\ndescription: runs\ntools: *\n---\n",
+    );
+    let pb_star = import(&star, &tmp.path().join("star.yaml"));
+    assert_eq!(
+        pb_star["workflow"]["build"]["roles"][0]["actions_allowed"],
+        builder["actions_allowed"]
     );
     // Stages in the order work flows.
     let stages: Vec<&String> = pb["workflow"].as_object().unwrap().keys().collect();

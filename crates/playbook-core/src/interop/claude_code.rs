@@ -38,6 +38,9 @@ pub struct ImportError {
     pub line: Option<usize>,
     pub message: String,
     pub hint: String,
+    /// The file has no front matter at all: a README or notes kept next
+    /// to the subagents rather than a broken subagent.
+    pub not_a_subagent: bool,
 }
 
 impl ImportError {
@@ -52,6 +55,7 @@ impl ImportError {
             line,
             message: message.into(),
             hint: hint.into(),
+            not_a_subagent: false,
         }
     }
 }

@@ -61,12 +61,14 @@ pub fn parse_agent(file: &str, text: &str) -> Result<AgentFile, ImportError> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let is_fence = |line: &str| line.trim_end() == "---";
     if !lines.first().is_some_and(|l| is_fence(l)) {
-        return Err(ImportError::new(
+        let mut e = ImportError::new(
             file,
             Some(1),
             "no YAML front matter: a subagent file starts with a `---` line",
             "start the file with `---`, then `name:` and `description:` lines, then `---` and the prompt",
-        ));
+        );
+        e.not_a_subagent = true;
+        return Err(e);
     }
     let Some(end) = lines
         .iter()
@@ -213,7 +215,9 @@ fn recover(front: &str) -> Option<(Value, Vec<String>)> {
                 let first = lines[0][key.len() + 1..].trim();
                 // A flow collection, quoted or block scalar that does not
                 // parse is broken, not merely unquoted.
-                if first.starts_with(['[', '{', '"', '\'', '|', '>', '&', '*', '!', '%', '@', '`'])
+                if first != "*"
+                    && first
+                        .starts_with(['[', '{', '"', '\'', '|', '>', '&', '*', '!', '%', '@', '`'])
                 {
                     return None;
                 }
@@ -293,6 +297,9 @@ mod tests {
         assert_eq!(a.front["model"], "sonnet");
         assert_eq!(a.front["tools"], serde_json::json!(["Read"]));
         assert_eq!(a.lenient_keys, ["description"]);
+        // `tools: *` (every tool) is text, not a YAML alias.
+        let a = parse_agent("s.md", "---\nname: s\ntools: *\n---\n").unwrap();
+        assert_eq!(a.front["tools"], "*");
         // A repeated key is not recovered from.
         assert!(parse_agent("d.md", "---\nname: a\ndescription: x: y\nname: b\n---\n").is_err());
     }

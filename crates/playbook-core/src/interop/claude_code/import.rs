@@ -198,7 +198,10 @@ fn read_role(file: &AgentFile, notes: &mut Vec<Note>) -> Result<Placed, ImportEr
     let mut extension = Map::new();
     let mut unmapped: Vec<String> = Vec::new();
     let mut allowed: Vec<String> = Vec::new();
-    match tool_list(file, "tools")? {
+    // `*` or `all` is Claude Code's "every tool", as is leaving `tools` out.
+    let tools = tool_list(file, "tools")?
+        .filter(|t| !(t.len() == 1 && (t[0] == "*" || t[0].eq_ignore_ascii_case("all"))));
+    match tools {
         Some(tools) => {
             for tool in tools {
                 match import_tool(&tool) {
