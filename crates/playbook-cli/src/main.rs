@@ -10,7 +10,9 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod authoring;
 mod completions;
+mod gate;
 mod input;
+mod interop;
 mod library;
 mod migrate;
 mod preview;
@@ -52,6 +54,12 @@ enum Command {
     Run(run::RunArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::CompletionsArgs),
+    /// Read other tools' agent files into a playbook (`--from claude-code`).
+    Import(interop::ImportArgs),
+    /// Write a playbook as other tools' agent files (`--to claude-code`, with the gate hook).
+    Export(interop::ExportArgs),
+    /// Claude Code `PreToolUse` hook: hold a subagent's tool call to its role's contract.
+    Gate(gate::GateArgs),
     /// The MCP tool gateway an agent process starts during a run (from the
     /// MCP configuration the run gives it); not for direct use.
     #[command(hide = true)]
@@ -74,6 +82,9 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Completions(args) => completions::completions(args, Cli::command()),
         Command::Gateway(args) => run::gateway(args),
+        Command::Import(args) => interop::import(args),
+        Command::Export(args) => interop::export(args),
+        Command::Gate(args) => gate::gate(args),
     };
     match result {
         Ok(code) => code,

@@ -23,6 +23,7 @@ pub mod finding;
 pub mod flow;
 pub mod gate;
 pub mod ids;
+pub mod interop;
 pub mod legacy;
 pub mod locate;
 pub mod model;

@@ -3,6 +3,7 @@
 
 mod authoring;
 mod ci;
+mod claude_code;
 mod hostile;
 mod library;
 mod migrate;

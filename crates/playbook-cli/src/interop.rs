@@ -1,0 +1,266 @@
+//! `playbook import --from claude-code` and `playbook export --to
+//! claude-code`: the file side of crates/playbook-core/src/interop (which
+//! does the mapping and no IO).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use playbook_core::interop::claude_code::{
+    self as cc, AgentFile, MAX_AGENT_FILE_BYTES, PlaybookPath,
+};
+use playbook_core::{Format, Severity};
+use serde_json::Map;
+
+use crate::input;
+
+/// Formats `import` reads.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ImportFormat {
+    /// Claude Code subagents: `.claude/agents/*.md`.
+    ClaudeCode,
+}
+
+/// Formats `export` writes.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    /// Claude Code subagents plus a `PreToolUse` hook running `playbook gate`.
+    ClaudeCode,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// The format of the files to read.
+    #[arg(long, value_enum)]
+    from: ImportFormat,
+    /// A project directory (its `.claude/agents` is read) or the agents directory itself.
+    dir: String,
+    /// Write the playbook here (`.json` for JSON, else YAML) instead of standard output.
+    #[arg(long)]
+    out: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: ExportFormat,
+    /// The playbook file.
+    playbook: String,
+    /// The project directory; files go to its `.claude/agents/` and `.claude/settings.json`.
+    dir: String,
+    /// How the hook starts the gate: the `playbook` program (a path if it is not on PATH).
+    #[arg(long, default_value = "playbook")]
+    gate_program: String,
+    /// Paths the subagents may write (relative to the project); passed to the gate.
+    #[arg(long)]
+    lock_scope: Vec<String>,
+    /// Paths the subagents must not write; passed to the gate.
+    #[arg(long)]
+    forbidden_scope: Vec<String>,
+}
+
+pub fn import(args: ImportArgs) -> Result<ExitCode> {
+    let ImportFormat::ClaudeCode = args.from;
+    let dir = Path::new(&args.dir);
+    let nested = dir.join(".claude").join("agents");
+    let agents_dir = if nested.is_dir() {
+        nested
+    } else {
+        dir.to_path_buf()
+    };
+    if !agents_dir.is_dir() {
+        bail!(
+            "{}: not a directory; give a project directory with `.claude/agents/*.md`, or that agents directory",
+            args.dir
+        );
+    }
+    let files = read_agent_files(&agents_dir)?;
+    let dir_name = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| args.dir.clone());
+    let imported = cc::import(&files, &dir_name).map_err(anyhow::Error::msg)?;
+    for note in &imported.notes {
+        eprintln!("note: {}: {}", note.file, note.message);
+    }
+    let format = args
+        .out
+        .as_deref()
+        .map(Format::from_path)
+        .unwrap_or(Format::Yaml);
+    let text = playbook_core::document::to_string(&imported.playbook, format)
+        .map_err(|e| anyhow::anyhow!("cannot write the playbook: {e:?}"))?;
+    let roles = imported.playbook.roles().count();
+    match &args.out {
+        Some(out) => {
+            input::write_atomically(out, &text)?;
+            eprintln!(
+                "imported {roles} role(s) from {} into {out}; `playbook validate {out}` lists what to complete",
+                agents_dir.display()
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `*.md` files of a directory, by name, each parsed.
+fn read_agent_files(dir: &Path) -> Result<Vec<AgentFile>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")) && p.is_file())
+        .collect();
+    paths.sort();
+    if paths.len() > cc::MAX_AGENT_FILES {
+        bail!(
+            "{}: {} subagent files; one import reads at most {}",
+            dir.display(),
+            paths.len(),
+            cc::MAX_AGENT_FILES
+        );
+    }
+    let mut files = Vec::with_capacity(paths.len());
+    let mut skipped = Vec::new();
+    for path in paths {
+        let shown = path.display().to_string();
+        let bytes = input::read_file(&shown, MAX_AGENT_FILE_BYTES, "subagent files")?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "{shown} is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        match cc::parse_agent(&shown, &text) {
+            Ok(file) => files.push(file),
+            // A README next to the subagents is skipped, said aloud; when
+            // nothing else is there, the refusal is the error.
+            Err(e) if e.not_a_subagent => skipped.push(e),
+            Err(e) => return Err(anyhow::Error::msg(e)),
+        }
+    }
+    if files.is_empty()
+        && let Some(first) = skipped.first()
+    {
+        return Err(anyhow::Error::msg(first.clone()));
+    }
+    for e in &skipped {
+        eprintln!("warning: skipped {e}");
+    }
+    Ok(files)
+}
+
+pub fn export(args: ExportArgs) -> Result<ExitCode> {
+    let ExportFormat::ClaudeCode = args.to;
+    if args.playbook == "-" {
+        bail!(
+            "export needs the playbook as a file: the hook it writes reads that file on every tool call"
+        );
+    }
+    let source = input::read(&args.playbook)?;
+    let report = playbook_core::validate_source(
+        &source.text,
+        source.format,
+        &playbook_core::Options::default(),
+    );
+    let Some(playbook) = report.playbook.as_ref() else {
+        bail!(
+            "{}: not a structurally valid playbook; `playbook validate {}` says why",
+            args.playbook,
+            args.playbook
+        );
+    };
+    let errors = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        // Exporting is not running: the subagents and the gate still hold
+        // each role to its tools and scopes. The errors are for the author.
+        eprintln!(
+            "warning: {}: {errors} error(s); `playbook validate {}` lists what to fix before a run",
+            args.playbook, args.playbook
+        );
+    }
+    let project = Path::new(&args.dir);
+    let agents_dir = project.join(".claude").join("agents");
+    std::fs::create_dir_all(&agents_dir)
+        .with_context(|| format!("cannot create {}", agents_dir.display()))?;
+    let flow = playbook_core::flow::Flow::new(playbook);
+    let mut used: Vec<String> = Vec::new();
+    for (position, role) in flow.roles.iter().enumerate() {
+        // The same body `playbook prompt` prints for the role.
+        let body = playbook_orchestrator::prompt::render(playbook, role, &Map::new());
+        let mut agent = cc::export_role(playbook, role, position, &body);
+        agent.file_name = unique(&agent.file_name, &used);
+        used.push(agent.file_name.to_ascii_lowercase());
+        for note in &agent.notes {
+            eprintln!("note: {note}");
+        }
+        let path = agents_dir.join(&agent.file_name);
+        input::write_atomically(&path.to_string_lossy(), &agent.text)?;
+    }
+    let settings_path = project.join(".claude").join("settings.json");
+    let shown = settings_path.display().to_string();
+    let existing = if settings_path.exists() {
+        let bytes = input::read_file(&shown, 4 * 1024 * 1024, "settings files")?;
+        Some(String::from_utf8(bytes).with_context(|| format!("{shown} is not UTF-8 text"))?)
+    } else {
+        None
+    };
+    let command = hook_command(&args)?;
+    let merged = cc::merge_settings(existing.as_deref(), &command).map_err(|why| {
+        anyhow::anyhow!(
+            "{shown}: {why}; fix it or move it away, then export again (it was left as it was)"
+        )
+    })?;
+    input::write_atomically(&shown, &merged)?;
+    eprintln!(
+        "wrote {} subagent(s) to {} and the gate hook to {shown}",
+        flow.roles.len(),
+        agents_dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The hook command: the playbook relative to the project when it lies
+/// inside it (the project can move), else absolute.
+fn hook_command(args: &ExportArgs) -> Result<String> {
+    let playbook = std::fs::canonicalize(&args.playbook)
+        .with_context(|| format!("cannot resolve {}", args.playbook))?;
+    let project =
+        std::fs::canonicalize(&args.dir).with_context(|| format!("cannot resolve {}", args.dir))?;
+    let absolute = playbook.to_string_lossy().into_owned();
+    let relative = playbook
+        .strip_prefix(&project)
+        .ok()
+        .map(|r| r.to_string_lossy().replace('\\', "/"));
+    let at = match &relative {
+        Some(rel) => PlaybookPath::InProject(rel),
+        None => PlaybookPath::Absolute(&absolute),
+    };
+    let mut extra = Vec::new();
+    for s in &args.lock_scope {
+        extra.push(("--lock-scope", s.as_str()));
+    }
+    for s in &args.forbidden_scope {
+        extra.push(("--forbidden-scope", s.as_str()));
+    }
+    Ok(cc::gate_command(&args.gate_program, at, &extra))
+}
+
+/// `name`, or `name-2.md`... when a file of that name (ignoring case, as
+/// some file systems do) is already written.
+fn unique(name: &str, used: &[String]) -> String {
+    if !used.contains(&name.to_ascii_lowercase()) {
+        return name.to_string();
+    }
+    let stem = name.trim_end_matches(".md");
+    (2..)
+        .map(|i| format!("{stem}-{i}.md"))
+        .find(|n| !used.contains(&n.to_ascii_lowercase()))
+        .unwrap_or_else(|| name.to_string())
+}

@@ -1,0 +1,304 @@
+//! A playbook → one subagent file per role, and the `PreToolUse` hook entry
+//! of `.claude/settings.json` that runs `playbook gate`.
+//!
+//! Subagent file format: <https://code.claude.com/docs/en/sub-agents>.
+//! Hook configuration: <https://code.claude.com/docs/en/hooks#configuration>
+//! (`hooks.PreToolUse[]` of `{matcher, hooks: [{type: "command", command}]}`;
+//! `*` matches every tool).
+
+use serde_json::{Map, Value, json};
+
+use super::import::EXTENSION_KEY;
+use super::tools::{export_tools, is_claude_tool_name};
+use crate::model::{Playbook, RoleRef};
+
+/// Front matter key under which export keeps the role verbatim, so that a
+/// re-import gives back the same role. Claude Code reads only the keys it
+/// knows and ignores this one.
+pub const EXPORT_KEY: &str = "x_playbook";
+
+/// What marks a hook command as the one export wrote (replaced, not
+/// duplicated, by the next export).
+pub const GATE_MARKER: &str = " gate --playbook ";
+
+/// Keys of the extension that export does not copy into the front matter:
+/// the ones the role itself decides.
+const NOT_COPIED: &[&str] = &["name", "description", "tools", "tools_unmapped", EXPORT_KEY];
+
+/// One subagent file to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedAgent {
+    /// File name inside `.claude/agents/`.
+    pub file_name: String,
+    /// The whole text: front matter and body.
+    pub text: String,
+    /// What a person should know (tools with no Claude Code counterpart...).
+    pub notes: Vec<String>,
+}
+
+/// A file name for a role: its name with anything but letters, digits,
+/// `-`, `_` and `.` replaced, never hidden, never a path.
+pub fn agent_file_name(role_name: &str) -> String {
+    let mut stem: String = role_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(100)
+        .collect();
+    stem = stem.trim_start_matches(['.', '-']).to_string();
+    if stem.is_empty() {
+        stem = "role".into();
+    }
+    format!("{stem}.md")
+}
+
+/// The subagent file of one role. `body` is the role's rendered contract
+/// prompt (what `playbook prompt` prints); `position` its place in the
+/// playbook's role order, kept so that re-import restores the order.
+pub fn export_role(
+    playbook: &Playbook,
+    role: &RoleRef<'_>,
+    position: usize,
+    body: &str,
+) -> ExportedAgent {
+    let r = role.role;
+    let mut notes = Vec::new();
+    let mut front = Map::new();
+    front.insert("name".into(), json!(r.name));
+    let description = r
+        .responsibilities
+        .as_deref()
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            format!(
+                "Role `{}` of stage `{}` in playbook `{}`.",
+                r.name, role.stage, playbook.id
+            )
+        });
+    front.insert("description".into(), json!(description));
+    let extension = r.extra.get(EXTENSION_KEY).and_then(Value::as_object);
+    match &r.actions_allowed {
+        Some(actions) => {
+            let mut tools: Vec<String> = Vec::new();
+            fn push(t: &str, tools: &mut Vec<String>) {
+                if !tools.iter().any(|x| x == t) {
+                    tools.push(t.to_string());
+                }
+            }
+            for action in actions {
+                if is_claude_tool_name(action) {
+                    push(action, &mut tools);
+                    continue;
+                }
+                let mut any = false;
+                for t in export_tools(action) {
+                    push(t, &mut tools);
+                    any = true;
+                }
+                if !any {
+                    notes.push(format!(
+                        "role `{}`: Claude Code has no tool for `{action}`; the subagent cannot call it",
+                        r.name
+                    ));
+                }
+            }
+            let unmapped = extension
+                .and_then(|x| x.get("tools_unmapped"))
+                .and_then(Value::as_array);
+            for t in unmapped.into_iter().flatten().filter_map(Value::as_str) {
+                push(t, &mut tools);
+            }
+            if tools.is_empty() {
+                notes.push(format!(
+                    "role `{}` may call no tool; `playbook gate` denies every call it makes",
+                    r.name
+                ));
+            }
+            front.insert("tools".into(), json!(tools.join(", ")));
+        }
+        None => notes.push(format!(
+            "role `{}` has no `actions_allowed`: the subagent gets every tool and the gate allows them all",
+            r.name
+        )),
+    }
+    for (key, value) in extension.into_iter().flatten() {
+        if !NOT_COPIED.contains(&key.as_str()) && !front.contains_key(key) {
+            front.insert(key.clone(), value.clone());
+        }
+    }
+    let role_value = serde_json::to_value(r).unwrap_or(Value::Null);
+    front.insert(
+        EXPORT_KEY.into(),
+        json!({
+            "playbook": playbook.id,
+            "stage": role.stage,
+            "position": position,
+            "role": role_value,
+        }),
+    );
+    let yaml = yaml_serde::to_string(&Value::Object(front))
+        .unwrap_or_else(|e| format!("# could not write the front matter: {e}\n"));
+    ExportedAgent {
+        file_name: agent_file_name(&r.name),
+        text: format!("---\n{yaml}---\n\n{}\n", body.trim_end()),
+        notes,
+    }
+}
+
+/// `.claude/settings.json` with the gate's `PreToolUse` hook: the user's
+/// settings (`existing`, if the file exists) kept as they are, an earlier
+/// export's gate hook replaced. Refuses settings it would have to drop.
+pub fn merge_settings(existing: Option<&str>, command: &str) -> Result<String, String> {
+    let mut settings = match existing.map(str::trim) {
+        None | Some("") => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Err("it is not a JSON object".into()),
+            Err(e) => {
+                return Err(format!(
+                    "it is not valid JSON (line {}, column {}: {e})",
+                    e.line(),
+                    e.column()
+                ));
+            }
+        },
+    };
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(hooks) = hooks else {
+        return Err("its `hooks` is not an object".into());
+    };
+    let pre = hooks
+        .entry("PreToolUse")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    let Value::Array(pre) = pre else {
+        return Err("its `hooks.PreToolUse` is not a list".into());
+    };
+    let ours = |h: &Value| {
+        h.get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.contains(GATE_MARKER))
+    };
+    pre.retain_mut(|entry| {
+        let Some(list) = entry.get_mut("hooks").and_then(Value::as_array_mut) else {
+            return true;
+        };
+        let before = list.len();
+        list.retain(|h| !ours(h));
+        !(list.is_empty() && before > 0)
+    });
+    pre.push(json!({
+        "matcher": "*",
+        "hooks": [{ "type": "command", "command": command }],
+    }));
+    let mut text = serde_json::to_string_pretty(&Value::Object(settings))
+        .map_err(|e| format!("cannot write settings: {e}"))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Where the hook finds the playbook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaybookPath<'a> {
+    /// Inside the project: relative to `$CLAUDE_PROJECT_DIR`, which Claude
+    /// Code sets for hook commands, so the project can move.
+    InProject(&'a str),
+    /// Anywhere else: an absolute path.
+    Absolute(&'a str),
+}
+
+/// The hook's shell command. A gate that cannot start (the program is not
+/// on `PATH`) exits 127, which Claude Code treats as a non-blocking error
+/// and runs the tool; `|| exit 2` turns that into a blocking one, so the
+/// contract fails closed.
+/// `options` are further `(flag, value)` arguments of the gate.
+pub fn gate_command(program: &str, playbook: PlaybookPath<'_>, options: &[(&str, &str)]) -> String {
+    let mut path = match playbook {
+        PlaybookPath::InProject(rel) => format!("\"$CLAUDE_PROJECT_DIR\"/{}", shell_quote(rel)),
+        PlaybookPath::Absolute(abs) => shell_quote(abs),
+    };
+    for (flag, value) in options {
+        path.push_str(&format!(" {} {}", shell_quote(flag), shell_quote(value)));
+    }
+    format!(
+        "{}{GATE_MARKER}{path} || exit 2",
+        shell_quote(program).trim_end()
+    )
+}
+
+/// POSIX shell single quoting (a bare word when nothing needs quoting).
+fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '-' | '_' | '+' | ':'));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_never_leave_the_directory() {
+        assert_eq!(agent_file_name("code-reviewer"), "code-reviewer.md");
+        assert_eq!(agent_file_name("../../etc/passwd"), "etc-passwd.md");
+        assert_eq!(agent_file_name(".."), "role.md");
+        assert_eq!(agent_file_name("a b/c"), "a-b-c.md");
+    }
+
+    #[test]
+    fn settings_keep_the_users_keys_and_replace_the_old_gate() {
+        let existing = r#"{"model":"opus","hooks":{"PreToolUse":[
+            {"matcher":"Bash","hooks":[{"type":"command","command":"./lint.sh"}]},
+            {"matcher":"*","hooks":[{"type":"command","command":"playbook gate --playbook old.yaml || exit 2"}]}
+        ],"Stop":[]}}"#;
+        let cmd = gate_command("playbook", PlaybookPath::InProject("pb/team.yaml"), &[]);
+        let merged: Value =
+            serde_json::from_str(&merge_settings(Some(existing), &cmd).unwrap()).unwrap();
+        assert_eq!(merged["model"], "opus");
+        assert_eq!(merged["hooks"]["Stop"], json!([]));
+        let pre = merged["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 2);
+        assert_eq!(pre[0]["matcher"], "Bash");
+        assert_eq!(pre[1]["hooks"][0]["command"], cmd.as_str());
+        assert!(merge_settings(Some("[1]"), &cmd).is_err());
+        assert!(merge_settings(Some("{\"hooks\":3}"), &cmd).is_err());
+        assert!(
+            merge_settings(Some("{,"), &cmd)
+                .unwrap_err()
+                .contains("line 1")
+        );
+    }
+
+    #[test]
+    fn commands_quote_paths() {
+        assert_eq!(
+            gate_command(
+                "playbook",
+                PlaybookPath::InProject("team.yaml"),
+                &[("--lock-scope", "src dir")]
+            ),
+            "playbook gate --playbook \"$CLAUDE_PROJECT_DIR\"/team.yaml --lock-scope 'src dir' || exit 2"
+        );
+        assert_eq!(
+            gate_command(
+                "/opt/my tools/playbook",
+                PlaybookPath::Absolute("/x/it's.yaml"),
+                &[]
+            ),
+            "'/opt/my tools/playbook' gate --playbook '/x/it'\\''s.yaml' || exit 2"
+        );
+    }
+}

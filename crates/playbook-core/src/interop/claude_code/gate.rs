@@ -1,0 +1,560 @@
+//! The decision of `playbook gate`, Claude Code's `PreToolUse` hook that
+//! holds a subagent to its role's contract.
+//!
+//! Protocol, as <https://code.claude.com/docs/en/hooks> gives it:
+//! - input on stdin: a JSON object with the common fields `session_id`,
+//!   `transcript_path`, `cwd`, `permission_mode`, `hook_event_name`, and —
+//!   inside a subagent — `agent_id` and `agent_type` (the subagent's name),
+//!   plus, for `PreToolUse`, `tool_name`, `tool_input` and `tool_use_id`
+//!   (`Write`/`Edit`/`MultiEdit` name their file in `tool_input.file_path`,
+//!   `NotebookEdit` in `tool_input.notebook_path`, as absolute paths);
+//! - output: exit 0 with
+//!   `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+//!   "permissionDecision": "allow"|"deny"|"ask", "permissionDecisionReason": "..."}}`
+//!   on stdout (see "PreToolUse decision control"); exit 0 with no output
+//!   leaves the call to Claude Code's own permission flow.
+//!
+//! The role is the subagent's `agent_type` unless the command names one.
+//! The main session (no `agent_type`) and subagents the playbook does not
+//! know get no decision: the playbook governs its roles, not the person's
+//! own session. `strict` denies calls of subagents the playbook lacks.
+
+use serde_json::{Value, json};
+
+use super::import::EXTENSION_KEY;
+use super::tools::{FILE_WRITERS, tools_behind};
+use crate::model::{Playbook, Role};
+use crate::validate::DEFAULT_MUTATING_ACTIONS;
+
+/// Largest hook input read; real ones are a few KB plus the content of a
+/// `Write`, which can be a whole file.
+pub const MAX_HOOK_INPUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The role extension with write scopes for Claude Code use:
+/// `x_scope: {lock_scope: [...], forbidden_scope: [...]}`.
+pub const SCOPE_KEY: &str = "x_scope";
+
+/// The fields of a `PreToolUse` hook input the gate reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateInput {
+    pub tool_name: String,
+    pub tool_input: Value,
+    pub cwd: Option<String>,
+    pub agent_type: Option<String>,
+}
+
+/// Claude Code's three permission decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    Allow,
+    Deny,
+    Ask,
+}
+
+impl Permission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::Allow => "allow",
+            Permission::Deny => "deny",
+            Permission::Ask => "ask",
+        }
+    }
+}
+
+/// What the gate answers: a decision with its reason, or none (`None`:
+/// Claude Code's own permission flow decides).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub permission: Option<Permission>,
+    pub reason: String,
+}
+
+impl Decision {
+    fn new(permission: Permission, reason: String) -> Self {
+        Decision {
+            permission: Some(permission),
+            reason,
+        }
+    }
+
+    /// A deny for input the gate cannot read: failing closed.
+    pub fn malformed(why: &str) -> Self {
+        Decision::new(
+            Permission::Deny,
+            format!("the hook input cannot be read ({why}); the call is denied to be safe"),
+        )
+    }
+
+    /// The documented hook output, or `None` for no decision.
+    pub fn output(&self) -> Option<Value> {
+        let p = self.permission?;
+        Some(json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": p.as_str(),
+                "permissionDecisionReason": self.reason,
+            }
+        }))
+    }
+}
+
+/// Write scopes given on the command line (relative to the hook's `cwd`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scopes {
+    pub lock_scope: Vec<String>,
+    pub forbidden_scope: Vec<String>,
+    /// Absolute paths no subagent may write: the playbook the gate reads
+    /// (a role that rewrote it could widen its own contract).
+    pub protected: Vec<String>,
+}
+
+/// Reads a `PreToolUse` hook input.
+pub fn parse_input(text: &str) -> Result<GateInput, String> {
+    if text.len() > MAX_HOOK_INPUT_BYTES {
+        return Err(format!(
+            "the input is larger than {MAX_HOOK_INPUT_BYTES} bytes"
+        ));
+    }
+    let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| format!("not JSON: {e}"))?;
+    let Value::Object(map) = value else {
+        return Err("the input is not a JSON object".into());
+    };
+    let text_field = |key: &str| -> Result<Option<String>, String> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("`{key}` is not text")),
+        }
+    };
+    match text_field("hook_event_name")?.as_deref() {
+        None | Some("PreToolUse") => {}
+        Some(other) => {
+            return Err(format!(
+                "`hook_event_name` is `{other}`; playbook gate answers `PreToolUse` hooks only"
+            ));
+        }
+    }
+    let tool_name = text_field("tool_name")?
+        .filter(|t| !t.is_empty())
+        .ok_or("`tool_name` is missing")?;
+    let tool_input = match map.get("tool_input") {
+        Some(v @ Value::Object(_)) => v.clone(),
+        None | Some(Value::Null) => json!({}),
+        Some(_) => return Err("`tool_input` is not an object".into()),
+    };
+    Ok(GateInput {
+        tool_name,
+        tool_input,
+        cwd: text_field("cwd")?.filter(|c| !c.is_empty()),
+        agent_type: text_field("agent_type")?.filter(|a| !a.is_empty()),
+    })
+}
+
+/// The decision for one tool call. `role` names the role when the hook
+/// command does; otherwise the input's `agent_type` does.
+pub fn decide(
+    playbook: &Playbook,
+    role: Option<&str>,
+    input: &GateInput,
+    scopes: &Scopes,
+    strict: bool,
+) -> Decision {
+    let Some(name) = role.or(input.agent_type.as_deref()) else {
+        return Decision {
+            permission: None,
+            reason: "no subagent is active (the main session); the playbook governs its roles only"
+                .into(),
+        };
+    };
+    let Some(found) = playbook.role(name) else {
+        let reason = format!("`{name}` is not a role of playbook `{}`", playbook.id);
+        return if strict {
+            Decision::new(
+                Permission::Deny,
+                format!("{reason}; the gate is strict, so its calls are denied"),
+            )
+        } else {
+            Decision {
+                permission: None,
+                reason,
+            }
+        };
+    };
+    let r = found.role;
+    let tool = input.tool_name.as_str();
+    let who = format!("role `{}` of playbook `{}`", r.name, playbook.id);
+    if let Some(why) = tool_refusal(r, tool) {
+        return Decision::new(Permission::Deny, format!("{who} {why}"));
+    }
+    if let Some((_, key)) = FILE_WRITERS.iter().find(|(t, _)| *t == tool) {
+        let path = match input.tool_input.get(*key) {
+            Some(Value::String(p)) if !p.is_empty() => p,
+            _ => {
+                return Decision::new(
+                    Permission::Deny,
+                    format!(
+                        "`{tool}` names no file in `tool_input.{key}`; {who} writes only where its scopes allow"
+                    ),
+                );
+            }
+        };
+        match project_relative(path, input.cwd.as_deref()) {
+            Err(why) => {
+                return Decision::new(
+                    Permission::Deny,
+                    format!("{why}; {who} writes only inside the project"),
+                );
+            }
+            Ok(rel) => {
+                if let Some(p) = protected(&rel, input.cwd.as_deref(), &scopes.protected) {
+                    return Decision::new(
+                        Permission::Deny,
+                        format!(
+                            "`{path}` is the playbook `{p}` whose contracts the gate enforces; {who} may not change it"
+                        ),
+                    );
+                }
+                if let Some(why) = guarded(&rel) {
+                    return Decision::new(Permission::Deny, format!("{who}: {why}"));
+                }
+                if let Some(why) = scope_refusal(&rel, r, scopes) {
+                    return Decision::new(Permission::Deny, format!("{who}: {why}"));
+                }
+            }
+        }
+    }
+    if r.requires_user_approval() && is_mutating(playbook, tool) {
+        return Decision::new(
+            Permission::Ask,
+            format!(
+                "{who} needs a person's approval before a tool that changes the workspace (`{tool}`)"
+            ),
+        );
+    }
+    Decision::new(
+        Permission::Allow,
+        format!("`{tool}` is within the contract of {who}"),
+    )
+}
+
+/// Why the role may not call `tool`, or `None`.
+fn tool_refusal(role: &Role, tool: &str) -> Option<String> {
+    let actions = role.actions_allowed.as_deref()?;
+    let ours: Vec<&str> = tools_behind(tool).collect();
+    let base = |t: &str| t.split('(').next().unwrap_or(t).trim().to_string();
+    let granted = actions
+        .iter()
+        .any(|a| a == tool || ours.contains(&a.as_str()))
+        || role
+            .extra
+            .get(EXTENSION_KEY)
+            .and_then(|x| x.get("tools_unmapped"))
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.iter().filter_map(Value::as_str).any(|t| base(t) == tool));
+    if granted {
+        return None;
+    }
+    let listed = if actions.is_empty() {
+        "none".to_string()
+    } else {
+        actions.join(", ")
+    };
+    let counterpart = if ours.is_empty() {
+        String::new()
+    } else {
+        format!(" (`{tool}` is the playbook's {})", ours.join(" or "))
+    };
+    Some(format!(
+        "may not use `{tool}`{counterpart}: its actions_allowed are {listed}"
+    ))
+}
+
+fn is_mutating(playbook: &Playbook, tool: &str) -> bool {
+    let listed = |t: &str| match &playbook.mutating_actions {
+        Some(list) => list.iter().any(|m| m == t),
+        None => DEFAULT_MUTATING_ACTIONS.contains(&t),
+    };
+    FILE_WRITERS.iter().any(|(t, _)| *t == tool) || listed(tool) || tools_behind(tool).any(listed)
+}
+
+/// The protected path that the project-relative `rel` (under `cwd`) is, if any.
+fn protected<'a>(rel: &str, cwd: Option<&str>, protected: &'a [String]) -> Option<&'a str> {
+    let cwd = lexical(&cwd?.replace('\\', "/"))?;
+    let full: Vec<String> = cwd
+        .into_iter()
+        .chain(rel.split('/').map(str::to_string))
+        .collect();
+    protected
+        .iter()
+        .find(|p| {
+            lexical(&p.replace('\\', "/")).is_some_and(|pp| {
+                pp.len() == full.len()
+                    && pp.iter().zip(&full).all(|(a, b)| a.eq_ignore_ascii_case(b))
+            })
+        })
+        .map(String::as_str)
+}
+
+/// Claude Code files that decide what a subagent may do: a subagent that
+/// could rewrite them could remove the hook or widen its own tools.
+const GUARDED: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/agents",
+];
+
+/// Why a write to the project-relative `path` would change the rules the
+/// subagent runs under, or `None`. Compared without case, as the file
+/// systems of macOS and Windows do.
+fn guarded(path: &str) -> Option<String> {
+    let lower = path.to_ascii_lowercase();
+    GUARDED.iter().find(|g| within(&lower, g)).map(|g| {
+        format!("`{path}` is Claude Code configuration (`{g}`) that holds subagents to their contracts; only a person changes it")
+    })
+}
+
+/// Why writing the project-relative `path` breaks a scope, or `None`.
+fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
+    // A scope the role gives in a shape the gate cannot read confines every
+    // write (fail closed) rather than none.
+    let from_role = |key: &str| -> Result<Vec<String>, String> {
+        let bad = || {
+            Err(format!(
+                "its `{SCOPE_KEY}.{key}` is not a list of paths, so no write can be checked against it"
+            ))
+        };
+        let Some(scope) = role.extra.get(SCOPE_KEY) else {
+            return Ok(Vec::new());
+        };
+        match scope.get(key) {
+            None | Some(Value::Null) if scope.is_object() => Ok(Vec::new()),
+            Some(Value::String(s)) => Ok(vec![s.clone()]),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string).ok_or(()))
+                .collect::<Result<Vec<_>, ()>>()
+                .or_else(|()| bad()),
+            _ => bad(),
+        }
+    };
+    let role_forbidden = match from_role("forbidden_scope") {
+        Ok(list) => list,
+        Err(why) => return Some(why),
+    };
+    let role_lock = match from_role("lock_scope") {
+        Ok(list) => list,
+        Err(why) => return Some(why),
+    };
+    if let Some(f) = scopes
+        .forbidden_scope
+        .iter()
+        .chain(&role_forbidden)
+        // Without case: on a case-insensitive file system `SRC/x` is `src/x`,
+        // and a forbidden path must not be reachable by spelling it otherwise.
+        .find(|f| within(&path.to_ascii_lowercase(), &f.to_ascii_lowercase()))
+    {
+        return Some(format!("`{path}` is in the forbidden_scope (`{f}`)"));
+    }
+    // Each source that gives a lock_scope confines the writes.
+    for lock in [&scopes.lock_scope, &role_lock] {
+        if !lock.is_empty() && !lock.iter().any(|l| within(path, l)) {
+            return Some(format!(
+                "`{path}` is outside the lock_scope ({})",
+                lock.join(", ")
+            ));
+        }
+    }
+    None
+}
+
+/// Whether `path` lies in the scope entry `scope`: the file itself or a
+/// directory above it (`src`, `src/`, `src/**`; `.` is everything).
+fn within(path: &str, scope: &str) -> bool {
+    let scope = scope.replace('\\', "/");
+    let scope = scope
+        .trim_start_matches("./")
+        .trim_end_matches("**")
+        .trim_end_matches('/');
+    scope.is_empty()
+        || scope == "."
+        || path == scope
+        || (path.len() > scope.len()
+            && path.starts_with(scope)
+            && path.as_bytes()[scope.len()] == b'/')
+}
+
+/// `path` relative to `cwd`, `/`-separated, without `.` or `..`; `Err`
+/// when it leaves the project (absolute elsewhere, `..` above it, `~`),
+/// or points into `.git`.
+fn project_relative(path: &str, cwd: Option<&str>) -> Result<String, String> {
+    if path.contains('\0') {
+        return Err("the path contains a NUL byte".into());
+    }
+    let unified = path.replace('\\', "/");
+    let absolute = |p: &str| p.starts_with('/') || p.as_bytes().get(1) == Some(&b':');
+    if unified.starts_with('~') {
+        return Err(format!(
+            "`{path}` is in a home directory, outside the project"
+        ));
+    }
+    let parts = if absolute(&unified) {
+        let cwd = cwd
+            .map(|c| c.replace('\\', "/"))
+            .filter(|c| absolute(c))
+            .ok_or_else(|| format!("`{path}` is absolute and the hook input has no absolute `cwd` to compare it with"))?;
+        let base = lexical(&cwd).ok_or_else(|| format!("`cwd` `{cwd}` is not a usable path"))?;
+        let full =
+            lexical(&unified).ok_or_else(|| format!("`{path}` goes above the file system root"))?;
+        let same_drive = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+        if full.len() < base.len()
+            || !full
+                .iter()
+                .zip(&base)
+                .all(|(a, b)| a == b || same_drive(a, b) && a.ends_with(':'))
+        {
+            return Err(format!("`{path}` is outside the project directory `{cwd}`"));
+        }
+        full[base.len()..].to_vec()
+    } else {
+        lexical(&unified).ok_or_else(|| format!("`{path}` leaves the project directory"))?
+    };
+    if parts.is_empty() {
+        return Err(format!(
+            "`{path}` is the project directory itself, not a file"
+        ));
+    }
+    if parts[0].eq_ignore_ascii_case(".git") {
+        return Err(format!("`{path}` is inside `.git`"));
+    }
+    Ok(parts.join("/"))
+}
+
+/// The segments of a `/`-separated path with `.` and `..` resolved;
+/// `None` when `..` climbs above the start.
+fn lexical(path: &str) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p.to_string()),
+        }
+    }
+    Some(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_relative_to_cwd_and_never_escape() {
+        let cwd = Some("/work/proj");
+        assert_eq!(
+            project_relative("/work/proj/src/a.rs", cwd).unwrap(),
+            "src/a.rs"
+        );
+        assert_eq!(
+            project_relative("src/./b/../a.rs", cwd).unwrap(),
+            "src/a.rs"
+        );
+        assert_eq!(
+            project_relative("/work/proj/x/../src/a.rs", cwd).unwrap(),
+            "src/a.rs"
+        );
+        for bad in [
+            "/work/proj/../other/a.rs",
+            "/work/projX/a.rs",
+            "/etc/passwd",
+            "../a.rs",
+            "src/../../a.rs",
+            "~/.bashrc",
+            "/work/proj",
+            "/work/proj/.git/config",
+            "a\0b",
+        ] {
+            assert!(project_relative(bad, cwd).is_err(), "{bad}");
+        }
+        assert!(project_relative("/work/proj/a", None).is_err());
+        assert_eq!(
+            project_relative("C:\\p\\src\\a.rs", Some("c:\\p")).unwrap(),
+            "src/a.rs"
+        );
+    }
+
+    #[test]
+    fn role_scopes_fail_closed() {
+        let role = |scope: Value| Role {
+            name: "w".into(),
+            extra: [(SCOPE_KEY.to_string(), scope)].into_iter().collect(),
+            ..Default::default()
+        };
+        let none = Scopes::default();
+        assert!(scope_refusal("src/a", &role(json!({"lock_scope": "src"})), &none).is_none());
+        assert!(scope_refusal("doc/a", &role(json!({"lock_scope": ["src"]})), &none).is_some());
+        assert!(
+            scope_refusal(
+                "src/g/a",
+                &role(json!({"forbidden_scope": ["src/g"]})),
+                &none
+            )
+            .is_some()
+        );
+        for bad in [
+            json!({"lock_scope": 3}),
+            json!({"forbidden_scope": [1]}),
+            json!("src"),
+            json!(null),
+        ] {
+            assert!(
+                scope_refusal("src/a", &role(bad.clone()), &none).is_some(),
+                "{bad}"
+            );
+        }
+        let flags = Scopes {
+            lock_scope: vec!["src".into()],
+            ..Default::default()
+        };
+        assert!(scope_refusal("src/a", &role(json!({"lock_scope": ["src/a"]})), &flags).is_none());
+        assert!(scope_refusal("src/b", &role(json!({"lock_scope": ["src/a"]})), &flags).is_some());
+    }
+
+    #[test]
+    fn the_hook_configuration_is_guarded() {
+        assert!(guarded(".claude/settings.json").is_some());
+        assert!(guarded(".CLAUDE/agents/worker.md").is_some());
+        assert!(guarded(".claude/commands/x.md").is_none());
+        assert!(guarded("src/.claude/settings.json").is_none());
+    }
+
+    #[test]
+    fn scopes_are_prefixes_of_whole_segments() {
+        assert!(within("src/a.rs", "src"));
+        assert!(within("src/a.rs", "./src/"));
+        assert!(within("src/a.rs", "src/**"));
+        assert!(!within("srcx/a.rs", "src"));
+        assert!(within("a.rs", "."));
+    }
+
+    #[test]
+    fn malformed_input_is_refused_with_a_reason() {
+        for bad in [
+            "",
+            "[]",
+            "{}",
+            "{\"tool_name\":3}",
+            "{\"tool_name\":\"Write\",\"tool_input\":[]}",
+            "{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Write\"}",
+        ] {
+            assert!(parse_input(bad).is_err(), "{bad}");
+        }
+        let d = Decision::malformed("x");
+        assert_eq!(
+            d.output().unwrap()["hookSpecificOutput"]["permissionDecision"],
+            "deny"
+        );
+    }
+}
