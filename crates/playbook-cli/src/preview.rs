@@ -87,24 +87,33 @@ fn read_scenario(path: Option<&str>) -> Result<(Scenario, Option<String>)> {
     Ok((scenario, name))
 }
 
+/// Asks the approval question on standard error (preview and run ask alike).
+pub(crate) fn ask(request: &ApprovalRequest<'_>) {
+    let what = match &request.subject {
+        ApprovalSubject::Tool { tool } => format!("tool `{tool}`"),
+        ApprovalSubject::Gate { gate } => format!("gate `{gate}`"),
+    };
+    let role = request.role.map(|r| format!(" ({r})")).unwrap_or_default();
+    eprint!(
+        "approve {what} for {}{role} in stage {}? [y/N] ",
+        request.task_id, request.stage
+    );
+    let _ = std::io::stderr().flush();
+}
+
+/// Whether an answer line approves: `y` or `yes`, any case.
+pub(crate) fn approves(line: &str) -> bool {
+    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
 /// Asks a person on the terminal. End of input (or a read error) denies.
 struct Terminal;
 
 impl Approver for Terminal {
     async fn decide(&mut self, request: &ApprovalRequest<'_>) -> ApprovalDecision {
-        let what = match &request.subject {
-            ApprovalSubject::Tool { tool } => format!("tool `{tool}`"),
-            ApprovalSubject::Gate { gate } => format!("gate `{gate}`"),
-        };
-        let role = request.role.map(|r| format!(" ({r})")).unwrap_or_default();
-        eprint!(
-            "approve {what} for {}{role} in stage {}? [y/N] ",
-            request.task_id, request.stage
-        );
-        let _ = std::io::stderr().flush();
+        ask(request);
         let mut line = String::new();
-        let approved = std::io::stdin().lock().read_line(&mut line).is_ok()
-            && matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+        let approved = std::io::stdin().lock().read_line(&mut line).is_ok() && approves(&line);
         ApprovalDecision {
             approved,
             by: "user".into(),

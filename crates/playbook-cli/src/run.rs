@@ -17,7 +17,7 @@ use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
 
 use playbook_orchestrator::AnyApprover;
-use playbook_orchestrator::agent::{ApprovalDecision, ApprovalRequest, ApprovalSubject, Approver};
+use playbook_orchestrator::agent::{ApprovalDecision, ApprovalRequest, Approver};
 use playbook_orchestrator::event::{EventRecord, FnSink, JsonlSink, Outcome, describe};
 use playbook_orchestrator::scenario::RunInput;
 use playbook_orchestrator::stop::Stop;
@@ -110,21 +110,11 @@ struct Ask;
 impl Approver for Ask {
     async fn decide(&mut self, request: &ApprovalRequest<'_>) -> ApprovalDecision {
         use tokio::io::AsyncBufReadExt;
-        let what = match &request.subject {
-            ApprovalSubject::Tool { tool } => format!("tool `{tool}`"),
-            ApprovalSubject::Gate { gate } => format!("gate `{gate}`"),
-        };
-        let role = request.role.map(|r| format!(" ({r})")).unwrap_or_default();
-        eprint!(
-            "approve {what} for {}{role} in stage {}? [y/N] ",
-            request.task_id, request.stage
-        );
-        let _ = std::io::stderr().flush();
+        crate::preview::ask(request);
         let started = std::time::Instant::now();
         let mut line = String::new();
         let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
-        let approved = stdin.read_line(&mut line).await.is_ok()
-            && matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+        let approved = stdin.read_line(&mut line).await.is_ok() && crate::preview::approves(&line);
         ApprovalDecision {
             approved,
             by: "user".into(),

@@ -1,22 +1,11 @@
 //! `playbook validate`, `fmt`, `template` and `schema` through the real
 //! binary: exit codes, the Validator Output Contract and hostile input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use crate::{playbook, root};
 
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn playbook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {

@@ -1,22 +1,11 @@
 //! `playbook migrate` through the real binary: a legacy (agenterm) file
 //! becomes a 1.0.0 playbook whose choices are said, and nothing else is lost.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn playbook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use crate::{playbook, root};
 
 fn validate(path: &Path) -> Value {
     let out = playbook(&["validate", "--format", "json", path.to_str().unwrap()]);

@@ -1,20 +1,7 @@
 //! `playbook preview` through the real binary: neither the text report nor
 //! the JSONL log ever shows a secret an agent leaked.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn playbook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use crate::playbook;
 
 /// Secrets in the forms agents leak them, and the text that must not show.
 const SECRETS: &[(&str, &str)] = &[

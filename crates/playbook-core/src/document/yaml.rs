@@ -27,14 +27,19 @@ pub const MAX_ALIAS_NODES: usize = 100_000;
 /// expanded document stays within what the store will read back.
 pub const MAX_ALIAS_BYTES: usize = 1024 * 1024;
 
+/// The parser's next event, a scan error as a located syntax problem.
+fn next(parser: &mut Parser<std::str::Chars<'_>>) -> Result<(Event, Marker), Problem> {
+    parser.next_token().map_err(|e| Problem::Syntax {
+        message: e.info().to_string(),
+        location: Some(location(e.marker())),
+    })
+}
+
 pub(super) fn parse(text: &str) -> Result<Value, Problem> {
     let mut loader = Loader::default();
     let mut parser = Parser::new_from_str(text);
     loop {
-        let (event, mark) = parser.next_token().map_err(|e| Problem::Syntax {
-            message: e.info().to_string(),
-            location: Some(location(e.marker())),
-        })?;
+        let (event, mark) = next(&mut parser)?;
         if loader.event(event, mark)? {
             return Ok(loader.root.unwrap_or(Value::Null));
         }
@@ -49,10 +54,7 @@ pub(super) fn parse_first(text: &str) -> Result<(Value, Option<Location>), Probl
     let mut loader = Loader::default();
     let mut parser = Parser::new_from_str(text);
     loop {
-        let (event, mark) = parser.next_token().map_err(|e| Problem::Syntax {
-            message: e.info().to_string(),
-            location: Some(location(e.marker())),
-        })?;
+        let (event, mark) = next(&mut parser)?;
         if matches!(event, Event::DocumentStart) && loader.documents == 1 {
             let first = loader.root.take().unwrap_or(Value::Null);
             let at = location(&mark);
