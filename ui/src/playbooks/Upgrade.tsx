@@ -52,7 +52,8 @@ export function LegacyNotice({ doc, edit, notify }: Props) {
 
 function UpgradeDialog({ proposal, onCancel, onApply }: { proposal: Migrated; onCancel: () => void; onApply: () => void }) {
   const apply = useRef<HTMLButtonElement>(null);
-  useEffect(() => apply.current?.focus(), []);
+  // Focus without scrolling: the dialog opens at its title, not its buttons.
+  useEffect(() => apply.current?.focus({ preventScroll: true }), []);
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key === "Escape") {
       e.preventDefault();
