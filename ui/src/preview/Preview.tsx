@@ -13,6 +13,7 @@ import type { PreviewResult } from "../generated/PreviewResult";
 import type { Run } from "../generated/Run";
 import type { ScenarioInfo } from "../generated/ScenarioInfo";
 import { ApprovalDialog } from "./ApprovalDialog";
+import { Refusals } from "./Refusals";
 import { Timeline } from "./Timeline";
 
 type Props = {
@@ -268,6 +269,7 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
           <span>
             Worst case: <strong data-testid="worst-case">{worst}</strong> agent calls ({bounds.map((b) => `${b.stage} ≤ ${b.total ?? b.per_task}`).join(", ")})
           </span>
+          <Refusals events={events} />
           <span data-testid="loop-state">
             {[...loops.entries()].map(([who, { k, n }]) => (
               <span key={who} className="loop-chip">

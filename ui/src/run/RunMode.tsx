@@ -12,6 +12,7 @@ import type { Playbook } from "../generated/Playbook";
 import type { RealRunResult } from "../generated/RealRunResult";
 import type { RepoChoice } from "../generated/RepoChoice";
 import { ApprovalDialog } from "../preview/ApprovalDialog";
+import { Refusals } from "../preview/Refusals";
 import { Timeline } from "../preview/Timeline";
 import { agentSuggestions, describeRunError, remembered } from "./choices";
 import { TaskBranches } from "./TaskBranches";
@@ -248,6 +249,7 @@ export function RunMode({ doc, checked, onShowProblems, library }: Props) {
           <span className={`badge ${outcome === "passed" ? "badge-ok" : "badge-error"}`} data-testid="run-outcome" data-outcome={outcome}>
             {outcome}
           </span>
+          <Refusals events={events} />
           {result && (
             <span className="muted" data-testid="run-dir">
               Log: <code>{result.run_dir}</code>
