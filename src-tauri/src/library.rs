@@ -238,7 +238,15 @@ impl Library {
         if path.trim().is_empty() {
             return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
         }
-        let source = Source::read(Path::new(path.trim()))?;
+        let path = Path::new(path.trim());
+        let source = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+        {
+            claude_code_source(path)?
+        } else {
+            Source::read(path)?
+        };
         self.with(|s| Ok(s.import(&[source])?))
     }
 
@@ -420,4 +428,40 @@ impl Library {
             })
             .collect()
     }
+}
+
+/// A Claude Code subagent file stands for its folder of subagents: they are
+/// imported together as one playbook (the CLI's `import --from claude-code`),
+/// and the source's name says which importer read them.
+fn claude_code_source(file: &Path) -> Result<Source> {
+    use playbook_core::interop::claude_code as cc;
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let read = playbook_store::agent_files::read_agent_files(dir)
+        .map_err(|m| AppError::new(ErrorCode::InvalidInput, m))?;
+    // `.claude/agents` is named after its project.
+    let project = if dir.ends_with(".claude/agents") {
+        dir.parent().and_then(Path::parent).unwrap_or(dir)
+    } else {
+        dir
+    };
+    let name = std::fs::canonicalize(project)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "subagents".into());
+    let imported = cc::import(&read.files, &name)
+        .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    let text = document::to_string(&imported.playbook, Format::Yaml)
+        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?;
+    Ok(Source {
+        name: format!(
+            "{} (Claude Code subagents, {} file(s))",
+            dir.display(),
+            read.files.len()
+        ),
+        format: Format::Yaml,
+        text,
+    })
 }

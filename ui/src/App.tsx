@@ -52,7 +52,8 @@ export function App() {
   }, []);
 
   const openLibraryPlaybook = useCallback(
-    async (id: string) => {
+    /** `from` names where the playbook came from when it was just imported (a file, an importer). */
+    async (id: string, from?: string) => {
       try {
         const opened = await backend.open(id);
         load(opened.draft ?? opened.document);
@@ -68,7 +69,7 @@ export function App() {
         notify(
           opened.draft
             ? `Opened ${opened.summary.name} with your unsaved edits (autosaved ${new Date(opened.draft_updated_at ?? "").toLocaleString()}).`
-            : `Opened ${opened.summary.name}, version ${opened.base}.`,
+            : `Opened ${opened.summary.name}, version ${opened.base}${from ? `, imported from ${from}` : ""}.`,
         );
       } catch (e) {
         notify(`Could not open ${id}: ${messageOf(e)}`, "error");
@@ -347,7 +348,7 @@ export function App() {
             <Library
               examples={examples}
               refresh={refresh}
-              onOpen={(id) => void openLibraryPlaybook(id)}
+              onOpen={(id, from) => void openLibraryPlaybook(id, from)}
               onNewBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
               onNewFromTemplates={() => void newFromTemplates()}
               onNewFromExample={(ex) => void newFromExample(ex)}

@@ -140,7 +140,11 @@ export const backend = {
       title: "Open a playbook",
       multiple: false,
       directory: false,
-      filters: [{ name: "Playbooks", extensions: ["yaml", "yml", "json"] }],
+      // A Claude Code subagent file (.md) opens its folder of subagents as one playbook.
+      filters: [
+        { name: "Playbooks", extensions: ["yaml", "yml", "json"] },
+        { name: "Claude Code subagents", extensions: ["md"] },
+      ],
     });
     return typeof chosen === "string" ? chosen : null;
   },

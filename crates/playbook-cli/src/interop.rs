@@ -2,14 +2,12 @@
 //! claude-code`: the file side of crates/playbook-core/src/interop (which
 //! does the mapping and no IO).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use playbook_core::interop::claude_code::{
-    self as cc, AgentFile, MAX_AGENT_FILE_BYTES, PlaybookPath,
-};
+use playbook_core::interop::claude_code::{self as cc, AgentFile, PlaybookPath};
 use playbook_core::{Format, Severity};
 use serde_json::Map;
 
@@ -64,12 +62,7 @@ pub struct ExportArgs {
 pub fn import(args: ImportArgs) -> Result<ExitCode> {
     let ImportFormat::ClaudeCode = args.from;
     let dir = Path::new(&args.dir);
-    let nested = dir.join(".claude").join("agents");
-    let agents_dir = if nested.is_dir() {
-        nested
-    } else {
-        dir.to_path_buf()
-    };
+    let agents_dir = playbook_store::agent_files::agents_dir(dir);
     if !agents_dir.is_dir() {
         bail!(
             "{}: not a directory; give a project directory with `.claude/agents/*.md`, or that agents directory",
@@ -108,48 +101,11 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
 
 /// The `*.md` files of a directory, by name, each parsed.
 fn read_agent_files(dir: &Path) -> Result<Vec<AgentFile>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot list {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")) && p.is_file())
-        .collect();
-    paths.sort();
-    if paths.len() > cc::MAX_AGENT_FILES {
-        bail!(
-            "{}: {} subagent files; one import reads at most {}",
-            dir.display(),
-            paths.len(),
-            cc::MAX_AGENT_FILES
-        );
-    }
-    let mut files = Vec::with_capacity(paths.len());
-    let mut skipped = Vec::new();
-    for path in paths {
-        let shown = path.display().to_string();
-        let bytes = input::read_file(&shown, MAX_AGENT_FILE_BYTES, "subagent files")?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            anyhow::anyhow!(
-                "{shown} is not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            )
-        })?;
-        match cc::parse_agent(&shown, &text) {
-            Ok(file) => files.push(file),
-            // A README next to the subagents is skipped, said aloud; when
-            // nothing else is there, the refusal is the error.
-            Err(e) if e.not_a_subagent => skipped.push(e),
-            Err(e) => return Err(anyhow::Error::msg(e)),
-        }
-    }
-    if files.is_empty()
-        && let Some(first) = skipped.first()
-    {
-        return Err(anyhow::Error::msg(first.clone()));
-    }
-    for e in &skipped {
+    let read = playbook_store::agent_files::read_agent_files(dir).map_err(anyhow::Error::msg)?;
+    for e in &read.skipped {
         eprintln!("warning: skipped {e}");
     }
-    Ok(files)
+    Ok(read.files)
 }
 
 pub fn export(args: ExportArgs) -> Result<ExitCode> {

@@ -36,6 +36,7 @@
 //! adds a new version. Opening never writes to a file that is not ours:
 //! see [`Store::open`].
 
+pub mod agent_files;
 mod content;
 mod db;
 mod drafts;

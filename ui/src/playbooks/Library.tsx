@@ -9,7 +9,7 @@ import type { PlaybookSummary } from "../generated/PlaybookSummary";
 type Props = {
   examples: Example[];
   refresh: number;
-  onOpen: (id: string) => void;
+  onOpen: (id: string, from?: string) => void;
   onNewBlank: () => void;
   onNewFromTemplates: () => void;
   onNewFromExample: (example: Example) => void;
@@ -54,10 +54,11 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
     setFailure(null);
     try {
       const imported = await backend.importFile(file);
-      notify(`Imported ${imported.map((i) => `${i.saved.playbook} (${i.outcome.replace("_", " ")})`).join(", ")}.`);
+      // The source names the importer when the file was not a playbook (Claude Code subagents).
+      notify(`Imported ${imported.map((i) => `${i.saved.playbook} (${i.outcome.replace("_", " ")}) from ${i.source}`).join(", ")}.`);
       setPath("");
       reload();
-      if (open && imported[0]) onOpen(imported[0].saved.playbook);
+      if (open && imported[0]) onOpen(imported[0].saved.playbook, imported[0].source);
     } catch (e) {
       setFailure(importError(e));
     }

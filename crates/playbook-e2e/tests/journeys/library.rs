@@ -162,3 +162,33 @@ async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> 
     );
     app.quit().await
 }
+
+/// Open file… on a Claude Code subagent file opens its folder of subagents
+/// as one playbook, and the notice names the importer.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_claude_code_subagent_file_opens_as_a_playbook_of_its_folder() -> Result<()> {
+    let profile = Profile::new();
+    let agents = profile.path("shop/.claude/agents");
+    std::fs::create_dir_all(&agents)?;
+    std::fs::write(
+        agents.join("code-reviewer.md"),
+        "---\nname: code-reviewer\ndescription: Reviews the change for bugs.\ntools: Read, Grep\n---\nYou review code.\n",
+    )?;
+    std::fs::write(
+        agents.join("writer.md"),
+        "---\nname: writer\ndescription: Writes the change.\n---\nYou write code.\n",
+    )?;
+
+    let mut app = launch("claude-code-open", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.click("[data-testid=open-file]").await?;
+    app.answer_file_dialog("Open a playbook", &agents.join("writer.md"))
+        .await?;
+    app.find("[data-outline-role=code-reviewer]").await?;
+    app.find("[data-outline-role=writer]").await?;
+    app.until_text("[data-testid=notice]", "Claude Code subagents")
+        .await?;
+    app.screenshot("opened").await?;
+    app.quit().await
+}
