@@ -13,6 +13,7 @@ import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
 import { Library } from "./playbooks/Library";
 import { Templates } from "./playbooks/Templates";
+import { droppedFile } from "./playbooks/drop";
 import { useDocument } from "./playbooks/useDocument";
 import { Preview } from "./preview/Preview";
 import { RunMode } from "./run/RunMode";
@@ -94,6 +95,24 @@ export function App() {
     // Runs once at start.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+
+  // A file dropped on the window opens like Open file… does: imported into
+  // the library (a subagent file brings its folder), then opened.
+  useEffect(() => {
+    const stop = backend.onFileDrop((paths) => {
+      const choice = droppedFile(paths);
+      if ("error" in choice) return notify(choice.error, "error");
+      void backend
+        .importFile(choice.file)
+        .then((imported) => {
+          const first = imported[0];
+          const rest = choice.ignored > 0 ? ` (${choice.ignored} other dropped file(s) left alone)` : "";
+          if (first) void openLibraryPlaybook(first.saved.playbook, `${first.source}${rest}`);
+        })
+        .catch((e) => notify(`Could not open ${choice.file}: ${messageOf(e)}`, "error"));
+    });
+    return () => void stop.then((unlisten) => unlisten()).catch(() => undefined);
+  }, [notify, openLibraryPlaybook]);
 
   // Validate every revision; only the newest answer is shown.
   useEffect(() => {

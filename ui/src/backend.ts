@@ -3,6 +3,7 @@
 // place and the UI could run against a different backend.
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open, save } from "@tauri-apps/plugin-dialog";
 import type { AgentsFileChoice } from "./generated/AgentsFileChoice";
 import type { AppError } from "./generated/AppError";
@@ -133,6 +134,12 @@ export const backend = {
   compareTemplates: (name: string, from: number, to: number) =>
     call<Comparison>("compare_template_versions", { name, from, to }),
   deleteTemplate: (name: string) => call<void>("delete_template", { name }),
+
+  /** Calls `handler` with the paths of files dropped on the window. */
+  onFileDrop: (handler: (paths: string[]) => void): Promise<UnlistenFn> =>
+    getCurrentWebview().onDragDropEvent((e) => {
+      if (e.payload.type === "drop") handler(e.payload.paths);
+    }),
 
   /** Asks for a playbook file to open; null when the user cancels. */
   async choosePlaybookFile(): Promise<string | null> {
