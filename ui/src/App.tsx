@@ -111,6 +111,7 @@ export function App() {
         })
         .catch((e) => notify(`Could not open ${choice.file}: ${messageOf(e)}`, "error"));
     });
+    stop.catch((e) => notify(`Dropping files on the window is not available: ${messageOf(e)}`, "error"));
     return () => void stop.then((unlisten) => unlisten()).catch(() => undefined);
   }, [notify, openLibraryPlaybook]);
 
