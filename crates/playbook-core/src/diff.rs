@@ -575,4 +575,6 @@ fn stages(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<S
 }
 
 #[cfg(test)]
+mod claims_tests;
+#[cfg(test)]
 mod tests;

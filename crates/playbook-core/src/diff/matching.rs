@@ -14,7 +14,11 @@
 //! old role now hands off to one unmatched role in the old role's place
 //! (same stage and position, same mode, not unrelated), while the role
 //! carrying the old name sits elsewhere: that is "renamed `worker` to
-//! `coder`, then added a new `worker`". Every role is matched at most once.
+//! `coder`, then added a new `worker`". Conversely, a role renamed into a
+//! freed name (`reviewer` removed, `test_author` renamed to `reviewer`) is
+//! recognised when it sits in its old place with its mode and is clearly
+//! more like its old self than like the old holder of the name. Every role
+//! is matched at most once.
 
 use std::collections::{HashMap, HashSet};
 
@@ -208,6 +212,7 @@ impl Context<'_, '_> {
         }
         let referrers_of = prior.unwrap_or(&m).clone();
         self.hand_over_names(&mut m, &referrers_of);
+        self.take_freed_names(&mut m);
         self.match_unmatched(&mut m, &referrers_of);
         m
     }
@@ -273,6 +278,31 @@ impl Context<'_, '_> {
             if m.old_of(c).is_none() {
                 m.remove(i);
                 m.insert(i, c);
+            }
+        }
+    }
+
+    /// Breaks same-name pairs where the new role is another old role renamed
+    /// into a freed name: it sits in that role's place, has its mode and is
+    /// clearly more like it than like the old holder of the name.
+    fn take_freed_names(&self, m: &mut RoleMatch) {
+        let pairs: Vec<(usize, usize)> = m.old_to_new.iter().map(|(&i, &j)| (i, j)).collect();
+        for (i, j) in pairs {
+            if self.same_place(i, j) {
+                continue;
+            }
+            let (holder, role) = (self.old.roles[i].role, self.new.roles[j].role);
+            let kept = role_similarity(holder, role);
+            let better = (0..self.old.roles.len())
+                .filter(|&k| self.old.first[k] && m.new_of(k).is_none() && self.same_place(k, j))
+                .find(|&k| {
+                    let other = self.old.roles[k].role;
+                    let similarity = role_similarity(other, role);
+                    other.mode == role.mode && similarity >= 0.6 && similarity > kept
+                });
+            if let Some(k) = better {
+                m.remove(i);
+                m.insert(k, j);
             }
         }
     }
