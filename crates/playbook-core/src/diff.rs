@@ -181,8 +181,24 @@ impl Changes {
     /// order found.
     fn finish(mut self, mutating: &[String]) -> Diff {
         let ctx = widening::Context { mutating };
+        // Widening changes are read first, before the rename that explains
+        // a new name, so each says which role it was.
+        let renamed: HashMap<String, String> = self
+            .0
+            .iter()
+            .filter(|c| c.kind == ChangeKind::RoleRenamed)
+            .filter_map(|c| {
+                let old = c.before.as_ref()?.as_str()?;
+                Some((c.role.clone()?, old.to_string()))
+            })
+            .collect();
         for change in &mut self.0 {
             change.widening = widening::widens(change, &ctx);
+            if change.widening
+                && let Some(old) = change.role.as_ref().and_then(|r| renamed.get(r))
+            {
+                change.sentence.push_str(&format!(" (renamed from {old})"));
+            }
         }
         self.0.sort_by_key(|c| !c.widening);
         Diff { changes: self.0 }

@@ -93,7 +93,7 @@ fn rename_add_from_template_and_drop_approval_reads_as_done() {
         assert_eq!(
             said,
             [
-                "WIDENS: coder no longer requires user approval".to_string(),
+                "WIDENS: coder no longer requires user approval (renamed from worker)".to_string(),
                 "role worker renamed to coder".into(),
                 format!("role {new_role} added to stage build"),
                 format!("handoff {new_role} → reviewer added"),
@@ -122,7 +122,10 @@ fn a_new_role_with_a_template_identical_to_the_old_does_not_steal_its_identity()
         set_approval(&mut v3, "coder", false);
         let d = diff(&v1, &v3);
         let said = sentences(&d);
-        assert_eq!(said[0], "WIDENS: coder no longer requires user approval");
+        assert_eq!(
+            said[0],
+            "WIDENS: coder no longer requires user approval (renamed from worker)"
+        );
         assert!(
             said.contains(&"role worker renamed to coder".to_string()),
             "{said:#?}"
