@@ -285,6 +285,14 @@ fn check_claims(old: &Playbook, new: &Playbook, d: &Diff) {
         }
         normalise(&mut entry.1);
     }
+    let stage_renames: HashMap<String, String> = of(ChangeKind::StageRenamed)
+        .map(|c| (text(&c.before), text(&c.after)))
+        .collect();
+    for entry in state.values_mut() {
+        if let Some(to) = stage_renames.get(&entry.0) {
+            entry.0 = to.clone();
+        }
+    }
     for c in of(ChangeKind::RoleMoved) {
         let role = c.role.clone().expect("role");
         state.get_mut(&role).expect("moved role").0 = text(&c.after);
@@ -355,6 +363,7 @@ enum Edit {
     MaxIterations(usize, Option<u32>),
     Gate(usize, Option<usize>),
     Swap(usize, usize),
+    RenameStage(usize, usize),
 }
 
 const NAMES: [&str; 8] = [
@@ -375,6 +384,7 @@ const TOOLS: [&str; 6] = [
     "run_tests",
     "deploy",
 ];
+const STAGES: [&str; 5] = ["plan", "build", "test", "implement", "verify"];
 const GATES: [&str; 3] = ["review_passed", "size(commit_sha) > 0", "tests_green"];
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -388,6 +398,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0..20usize, proptest::option::of(0..8u32)).prop_map(|(r, n)| Edit::MaxIterations(r, n)),
         (0..20usize, proptest::option::of(0..GATES.len())).prop_map(|(r, g)| Edit::Gate(r, g)),
         (0..20usize, 0..20usize).prop_map(|(a, b)| Edit::Swap(a, b)),
+        (0..3usize, 0..STAGES.len()).prop_map(|(s, n)| Edit::RenameStage(s, n)),
     ]
 }
 
@@ -509,6 +520,20 @@ impl World {
                     .get_or_insert_with(Gates::default)
                     .pass_condition = g.map(|g| GATES[g].to_string());
             }
+            Edit::RenameStage(s, n) => {
+                if self.playbook.workflow.contains_key(STAGES[n]) {
+                    return;
+                }
+                // Keeps the stage's position, as the editor does.
+                let stages = std::mem::take(&mut self.playbook.workflow);
+                self.playbook.workflow = stages
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, (name, stage))| {
+                        (if k == s { STAGES[n].to_string() } else { name }, stage)
+                    })
+                    .collect();
+            }
             Edit::Swap(a, b) => {
                 let (Some((s, i)), Some((t, j))) = (self.at(a), self.at(b)) else {
                     return;
@@ -619,4 +644,36 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_stage_renamed_with_its_roles_is_two_renames_and_nothing_else() {
+    let v1 = tdd();
+    let mut v3 = v1.clone();
+    rename(&mut v3, "worker", "coder");
+    rename(&mut v3, "test_author", "red");
+    let stages = std::mem::take(&mut v3.workflow);
+    v3.workflow = stages
+        .into_iter()
+        .map(|(name, stage)| {
+            (
+                if name == "build" {
+                    "implement".into()
+                } else {
+                    name
+                },
+                stage,
+            )
+        })
+        .collect();
+    let d = diff(&v1, &v3);
+    assert_eq!(
+        sentences(&d),
+        [
+            "stage build renamed to implement",
+            "role test_author renamed to red",
+            "role worker renamed to coder",
+        ]
+    );
+    check_claims(&v1, &v3, &d);
 }

@@ -16,8 +16,9 @@
 //! carrying the old name sits elsewhere: that is "renamed `worker` to
 //! `coder`, then added a new `worker`". Conversely, a role renamed into a
 //! freed name (`reviewer` removed, `test_author` renamed to `reviewer`) is
-//! recognised when it sits in its old place with its mode and is clearly
-//! more like its old self than like the old holder of the name. Every role
+//! recognised when it has its old mode, sits in its old place or the old
+//! holder of the name had another mode, and is clearly more like its old
+//! self than like the old holder. Every role
 //! is matched at most once.
 
 use std::collections::{HashMap, HashSet};
@@ -29,8 +30,13 @@ use crate::model::{Playbook, Role, RoleRef, Stage};
 use super::json;
 
 /// Old stage name → new stage name, for stages present on one side only
-/// whose roles mostly coincide.
-pub(super) fn match_stages(old: &Playbook, new: &Playbook) -> HashMap<String, String> {
+/// whose roles mostly coincide. `role_names` maps old role names to new
+/// ones, so a stage renamed together with its roles is still recognised.
+pub(super) fn match_stages(
+    old: &Playbook,
+    new: &Playbook,
+    role_names: &HashMap<String, String>,
+) -> HashMap<String, String> {
     let gone: Vec<&str> = old
         .workflow
         .keys()
@@ -46,14 +52,18 @@ pub(super) fn match_stages(old: &Playbook, new: &Playbook) -> HashMap<String, St
     if gone.len().saturating_mul(came.len()) > MAX_RENAME_CANDIDATE_PAIRS {
         return HashMap::new();
     }
-    let names = |stage: &Stage| -> HashSet<String> {
-        stage.roles().iter().map(|r| r.name.clone()).collect()
+    let names = |stage: &Stage, map: Option<&HashMap<String, String>>| -> HashSet<String> {
+        stage
+            .roles()
+            .iter()
+            .map(|r| map.and_then(|m| m.get(&r.name)).unwrap_or(&r.name).clone())
+            .collect()
     };
     let mut scored = Vec::new();
     for (i, o) in gone.iter().enumerate() {
         for (j, n) in came.iter().enumerate() {
             let (a, b) = (&old.workflow[*o], &new.workflow[*n]);
-            let (ra, rb) = (names(a), names(b));
+            let (ra, rb) = (names(a, Some(role_names)), names(b, None));
             let score = if ra.is_empty() && rb.is_empty() {
                 // Two empty stages: a rename only if nothing else differs.
                 let strip = |s: &Stage| serde_json::to_value(s).ok();
@@ -110,6 +120,16 @@ pub(super) struct RoleMatch {
 }
 
 impl RoleMatch {
+    /// Old role name → new role name, for every matched role.
+    pub(super) fn names(&self, old: &Playbook, new: &Playbook) -> HashMap<String, String> {
+        let (o, n): (Vec<RoleRef<'_>>, Vec<RoleRef<'_>>) =
+            (old.roles().collect(), new.roles().collect());
+        self.old_to_new
+            .iter()
+            .filter_map(|(&i, &j)| Some((o.get(i)?.role.name.clone(), n.get(j)?.role.name.clone())))
+            .collect()
+    }
+
     fn insert(&mut self, old: usize, new: usize) {
         self.old_to_new.insert(old, new);
         self.new_to_old.insert(new, old);
@@ -288,13 +308,17 @@ impl Context<'_, '_> {
     fn take_freed_names(&self, m: &mut RoleMatch) {
         let pairs: Vec<(usize, usize)> = m.old_to_new.iter().map(|(&i, &j)| (i, j)).collect();
         for (i, j) in pairs {
-            if self.same_place(i, j) {
+            let (holder, role) = (self.old.roles[i].role, self.new.roles[j].role);
+            // A mode change is rare in an edit: a role of another mode that
+            // took the name is evidence enough without the place.
+            let mode_changed = holder.mode != role.mode;
+            if !mode_changed && self.same_place(i, j) {
                 continue;
             }
-            let (holder, role) = (self.old.roles[i].role, self.new.roles[j].role);
             let kept = role_similarity(holder, role);
             let better = (0..self.old.roles.len())
-                .filter(|&k| self.old.first[k] && m.new_of(k).is_none() && self.same_place(k, j))
+                .filter(|&k| self.old.first[k] && m.new_of(k).is_none())
+                .filter(|&k| mode_changed || self.same_place(k, j))
                 .find(|&k| {
                     let other = self.old.roles[k].role;
                     let similarity = role_similarity(other, role);
