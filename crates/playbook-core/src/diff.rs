@@ -121,12 +121,7 @@ pub fn diff(old: &Playbook, new: &Playbook) -> Diff {
     playbook_fields(&mut out, old, new);
     policies(&mut out, old, new);
     mutating_actions(&mut out, old, new);
-    // Roles first without stage renames, to recognise a stage renamed
-    // together with its roles; then roles again, places read through the
-    // stage renames.
-    let by_stage_name = matching::match_roles(old, new, &HashMap::new());
-    let stage_renames = matching::match_stages(old, new, &by_stage_name.names(old, new));
-    let role_match = matching::match_roles(old, new, &stage_renames);
+    let (stage_renames, role_match) = matching::match_all(old, new);
     stages(&mut out, old, new, &stage_renames);
     roles::entry_roles(&mut out, old, new, &stage_renames, &role_match);
     roles::roles(&mut out, old, new, &stage_renames, &role_match);

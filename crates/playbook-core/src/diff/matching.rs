@@ -21,6 +21,7 @@
 //! self than like the old holder. Every role
 //! is matched at most once.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -32,7 +33,7 @@ use super::json;
 /// Old stage name → new stage name, for stages present on one side only
 /// whose roles mostly coincide. `role_names` maps old role names to new
 /// ones, so a stage renamed together with its roles is still recognised.
-pub(super) fn match_stages(
+fn match_stages(
     old: &Playbook,
     new: &Playbook,
     role_names: &HashMap<String, String>,
@@ -194,31 +195,61 @@ impl<'a> Side<'a> {
     }
 }
 
-/// Matches the roles of `old` to those of `new`; see the module comment.
-pub(super) fn match_roles(
-    old: &Playbook,
-    new: &Playbook,
-    stage_renames: &HashMap<String, String>,
-) -> RoleMatch {
+/// Matches stages and roles of `old` to those of `new`: roles first
+/// without stage renames (so a stage renamed together with its roles is
+/// recognised by them), then the stages, then roles again with places read
+/// through the stage renames. Returns the stage renames and the role match.
+pub(super) fn match_all(old: &Playbook, new: &Playbook) -> (HashMap<String, String>, RoleMatch) {
     let (o, n) = (Side::new(old), Side::new(new));
-    let ctx = Context {
+    // Similarity is the costly part (text distance); every pass shares it.
+    let cache = Similarities::default();
+    let no_renames = HashMap::new();
+    let by_stage_name = Context {
         old: &o,
         new: &n,
-        stage_renames,
-    };
-    // Referrers may be renamed too: the second pass reads their identity
-    // from the first pass's matching.
-    let first = ctx.match_once(None);
-    ctx.match_once(Some(&first))
+        stage_renames: &no_renames,
+        cache: &cache,
+    }
+    .match_roles();
+    let stage_renames = match_stages(old, new, &by_stage_name.names(old, new));
+    let roles = Context {
+        old: &o,
+        new: &n,
+        stage_renames: &stage_renames,
+        cache: &cache,
+    }
+    .match_roles();
+    (stage_renames, roles)
 }
+
+/// Role similarities by (old index, new index), computed once.
+#[derive(Default)]
+struct Similarities(RefCell<HashMap<(usize, usize), f64>>);
 
 struct Context<'s, 'a> {
     old: &'s Side<'a>,
     new: &'s Side<'a>,
     stage_renames: &'s HashMap<String, String>,
+    cache: &'s Similarities,
 }
 
 impl Context<'_, '_> {
+    fn match_roles(&self) -> RoleMatch {
+        // Referrers may be renamed too: the second pass reads their identity
+        // from the first pass's matching.
+        let first = self.match_once(None);
+        self.match_once(Some(&first))
+    }
+
+    fn similarity(&self, i: usize, j: usize) -> f64 {
+        if let Some(&known) = self.cache.0.borrow().get(&(i, j)) {
+            return known;
+        }
+        let value = role_similarity(self.old.roles[i].role, self.new.roles[j].role);
+        self.cache.0.borrow_mut().insert((i, j), value);
+        value
+    }
+
     fn match_once(&self, prior: Option<&RoleMatch>) -> RoleMatch {
         let mut m = RoleMatch::default();
         let new_by_name: HashMap<&str, usize> = (0..self.new.roles.len())
@@ -289,7 +320,7 @@ impl Context<'_, '_> {
             if self.same_place(i, c)
                 && !self.same_place(i, j)
                 && a.mode == by_ref.mode
-                && role_similarity(a, by_ref) >= HANDED_OVER_MIN_SIMILARITY
+                && self.similarity(i, c) >= HANDED_OVER_MIN_SIMILARITY
             {
                 moves.push((i, c));
             }
@@ -315,13 +346,13 @@ impl Context<'_, '_> {
             if !mode_changed && self.same_place(i, j) {
                 continue;
             }
-            let kept = role_similarity(holder, role);
+            let kept = self.similarity(i, j);
             let better = (0..self.old.roles.len())
                 .filter(|&k| self.old.first[k] && m.new_of(k).is_none())
                 .filter(|&k| mode_changed || self.same_place(k, j))
                 .find(|&k| {
                     let other = self.old.roles[k].role;
-                    let similarity = role_similarity(other, role);
+                    let similarity = self.similarity(k, j);
                     other.mode == role.mode && similarity >= 0.6 && similarity > kept
                 });
             if let Some(k) = better {
@@ -355,7 +386,7 @@ impl Context<'_, '_> {
                     _ => 0.0,
                 };
                 let place = self.same_place(i, j);
-                let similarity = role_similarity(self.old.roles[i].role, self.new.roles[j].role);
+                let similarity = self.similarity(i, j);
                 let accepted = similarity >= 0.6
                     || (evidence > 0.0 && similarity >= HANDED_OVER_MIN_SIMILARITY)
                     || (place && similarity >= 0.45);
@@ -393,7 +424,7 @@ impl Context<'_, '_> {
 
 /// How alike two roles are, ignoring their names: the share of contract
 /// fields with equal values, text fields counting by similarity.
-pub(super) fn role_similarity(a: &Role, b: &Role) -> f64 {
+fn role_similarity(a: &Role, b: &Role) -> f64 {
     let text = |x: &Option<String>, y: &Option<String>| match (x, y) {
         (None, None) => None,
         (Some(x), Some(y)) => Some(strsim::normalized_levenshtein(x, y)),
