@@ -677,3 +677,157 @@ fn a_stage_renamed_with_its_roles_is_two_renames_and_nothing_else() {
     );
     check_claims(&v1, &v3, &d);
 }
+
+/// Each rule of the widening table, one edit each, and a narrowing edit
+/// of the same field that must not be marked.
+#[test]
+fn every_widening_rule_marks_its_edit_and_only_it() {
+    type EditFn = fn(&mut Playbook);
+    let cases: [(&str, EditFn, bool); 16] = [
+        (
+            "approval dropped",
+            |p| set_approval(p, "worker", false),
+            true,
+        ),
+        (
+            "approval required",
+            |p| set_approval(p, "reviewer", true),
+            false,
+        ),
+        (
+            "tool added",
+            |p| {
+                role_mut(p, "reviewer")
+                    .actions_allowed
+                    .get_or_insert_with(Vec::new)
+                    .push("git_commit".into())
+            },
+            true,
+        ),
+        (
+            "tool removed",
+            |p| role_mut(p, "worker").actions_allowed = Some(vec!["read_file".into()]),
+            false,
+        ),
+        (
+            "tool left mutating_actions",
+            |p| p.mutating_actions = Some(vec!["write_file".into()]),
+            true,
+        ),
+        (
+            "agent added",
+            |p| {
+                role_mut(p, "reviewer").allowed_agents = Some(vec!["claude".into(), "codex".into()])
+            },
+            true,
+        ),
+        (
+            "agents emptied: anyone",
+            |p| role_mut(p, "reviewer").allowed_agents = Some(vec![]),
+            true,
+        ),
+        (
+            "agent removed",
+            |p| role_mut(p, "worker").allowed_agents = Some(vec!["claude".into()]),
+            false,
+        ),
+        (
+            "retry limit raised",
+            |p| {
+                role_mut(p, "reviewer")
+                    .retry_policy
+                    .get_or_insert_with(RetryPolicy::default)
+                    .max_iterations = Some(9)
+            },
+            true,
+        ),
+        (
+            "retry limit lowered",
+            |p| {
+                role_mut(p, "reviewer")
+                    .retry_policy
+                    .get_or_insert_with(RetryPolicy::default)
+                    .max_iterations = Some(1)
+            },
+            false,
+        ),
+        (
+            "escalation trigger removed",
+            |p| {
+                role_mut(p, "reviewer")
+                    .retry_policy
+                    .get_or_insert_with(RetryPolicy::default)
+                    .escalate_on = Some(vec![])
+            },
+            true,
+        ),
+        (
+            "pass condition removed",
+            |p| {
+                role_mut(p, "worker")
+                    .gates
+                    .get_or_insert_with(Gates::default)
+                    .pass_condition = None
+            },
+            true,
+        ),
+        (
+            "exit gate removed",
+            |p| {
+                p.workflow
+                    .get_mut("test")
+                    .expect("test")
+                    .stage_policy
+                    .get_or_insert_with(Default::default)
+                    .exit_gate = None
+            },
+            true,
+        ),
+        (
+            "stage enabled",
+            |p| p.workflow.get_mut("test").expect("test").enabled = Some(true),
+            false,
+        ),
+        (
+            "role added that writes without approval",
+            |p| {
+                let mut role = role_template(RoleMode::Worker);
+                role.name = "hotfix".into();
+                role.gates = None;
+                p.workflow
+                    .get_mut("build")
+                    .expect("build")
+                    .roles
+                    .get_or_insert_with(Vec::new)
+                    .push(role);
+            },
+            true,
+        ),
+        (
+            "role added from a template (asks approval)",
+            |p| add_from_template(p, "build", RoleMode::Worker, "doc_writer"),
+            false,
+        ),
+    ];
+    for (what, edit, widens) in cases {
+        let v1 = tdd();
+        let mut v3 = v1.clone();
+        edit(&mut v3);
+        let d = diff(&v1, &v3);
+        assert!(
+            !d.is_empty() || what == "stage enabled",
+            "{what}: something changed"
+        );
+        assert_eq!(
+            d.changes.iter().any(|c| c.widening),
+            widens,
+            "{what}: {:#?}",
+            sentences(&d)
+        );
+    }
+    // A disabled stage turned back on widens.
+    let mut v1 = tdd();
+    v1.workflow.get_mut("test").expect("test").enabled = Some(false);
+    let d = diff(&v1, &tdd());
+    assert_eq!(sentences(&d), ["WIDENS: stage test enabled"]);
+}
