@@ -234,11 +234,18 @@ pub fn diff_files(args: DiffArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Widening changes come first in a diff; the text marks each so a
+/// reviewer skimming the list cannot miss one.
 fn print_diff(diff: &Diff, format: Output) {
     match format {
         Output::Json => print_json(diff),
         Output::Text if diff.is_empty() => println!("no changes"),
-        Output::Text => diff.sentences().for_each(|s| println!("{s}")),
+        Output::Text => {
+            for change in &diff.changes {
+                let marker = if change.widening { "WIDENS: " } else { "" };
+                println!("{marker}{}", change.sentence);
+            }
+        }
     }
 }
 

@@ -6,24 +6,32 @@
 //! fact, each with a plain sentence, its kind, and the values before and
 //! after, for the app and for `playbook diff`.
 //!
-//! **Identity.** Stages are matched by name and roles by name (names are
-//! unique within a playbook). A stage or role that disappears while a new
-//! one appears is reported as a rename when their contents are similar
-//! enough — a renamed role keeps most of its contract — so renaming `coder`
-//! to `implementer` reads as one rename, not a removal and an addition with
-//! every handoff to it changed. Handoff edges are compared after mapping old
-//! names through the renames, on the flow graph of [`crate::flow`], so an
-//! implicit "next role of the stage" edge counts like an explicit one.
+//! **Identity.** Stages are matched by name, then renamed stages by their
+//! roles. Roles are matched on identity evidence — the same name, handoff
+//! references that followed a rename, the same place, contract similarity —
+//! so renaming `coder` to `implementer` reads as one rename, and a new role
+//! taking a freed name is not mistaken for the old one
+//! ([`matching`]). Role fields and handoff edges are compared on matched
+//! roles, on the flow graph of [`crate::flow`] (an implicit "next role of the
+//! stage" edge counts like an explicit one), so an edge that only changed
+//! names is no change.
+//!
+//! **Widening first.** Every change is classified against one table,
+//! [`widening::WIDENING_RULES`]; the ones that widen what agents may do
+//! without a person's say carry `widening: true` and come first.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::flow::{EdgeKind, Flow};
 use crate::model::{Playbook, Role, Stage};
 use crate::validate::DEFAULT_MUTATING_ACTIONS;
+
+mod matching;
+mod roles;
+pub mod widening;
 
 /// Every change from one playbook to another, in document order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
@@ -68,6 +76,9 @@ pub struct Change {
     pub after: Option<Value>,
     /// The change in one plain sentence, e.g. `reviewer may now use merge_worktree`.
     pub sentence: String,
+    /// Whether the change widens what agents may do without a person's
+    /// say ([`widening::WIDENING_RULES`]); such changes come first.
+    pub widening: bool,
 }
 
 /// What kind of change it is; the app groups and colours by it.
@@ -110,13 +121,12 @@ pub fn diff(old: &Playbook, new: &Playbook) -> Diff {
     playbook_fields(&mut out, old, new);
     policies(&mut out, old, new);
     mutating_actions(&mut out, old, new);
-    let stage_renames = match_stages(old, new);
-    let role_renames = match_roles(old, new);
+    let (stage_renames, role_match) = matching::match_all(old, new);
     stages(&mut out, old, new, &stage_renames);
-    entry_roles(&mut out, old, new, &stage_renames, &role_renames);
-    roles(&mut out, old, new, &stage_renames, &role_renames);
-    handoffs(&mut out, old, new, &role_renames);
-    Diff { changes: out.0 }
+    roles::entry_roles(&mut out, old, new, &stage_renames, &role_match);
+    roles::roles(&mut out, old, new, &stage_renames, &role_match);
+    roles::handoffs(&mut out, old, new, &role_match);
+    out.finish(&effective_mutating(new))
 }
 
 /// Compares two versions of one role on its own, as a team's role template
@@ -133,7 +143,7 @@ pub fn diff_roles(old: &Role, new: &Role) -> Diff {
         .role(name)
         .values(json(&old.name), json(&new.name));
     }
-    role_fields(&mut out, "", name, old, new);
+    roles::role_fields(&mut out, "", name, old, new);
     let (before, after) = (
         old.handoff_to.clone().unwrap_or_default(),
         new.handoff_to.clone().unwrap_or_default(),
@@ -159,13 +169,40 @@ pub fn diff_roles(old: &Role, new: &Role) -> Diff {
     for change in &mut out.0 {
         change.stage = None;
     }
-    Diff { changes: out.0 }
+    out.finish(&effective_mutating_default())
 }
 
 #[derive(Default)]
 struct Changes(Vec<Change>);
 
 impl Changes {
+    /// Marks the widening changes and lists them first, each group in the
+    /// order found.
+    fn finish(mut self, mutating: &[String]) -> Diff {
+        let ctx = widening::Context { mutating };
+        // Widening changes are read first, before the rename that explains
+        // a new name, so each says which role it was.
+        let renamed: HashMap<String, String> = self
+            .0
+            .iter()
+            .filter(|c| c.kind == ChangeKind::RoleRenamed)
+            .filter_map(|c| {
+                let old = c.before.as_ref()?.as_str()?;
+                Some((c.role.clone()?, old.to_string()))
+            })
+            .collect();
+        for change in &mut self.0 {
+            change.widening = widening::widens(change, &ctx);
+            if change.widening
+                && let Some(old) = change.role.as_ref().and_then(|r| renamed.get(r))
+            {
+                change.sentence.push_str(&format!(" (renamed from {old})"));
+            }
+        }
+        self.0.sort_by_key(|c| !c.widening);
+        Diff { changes: self.0 }
+    }
+
     fn push(&mut self, kind: ChangeKind, sentence: String) -> &mut Change {
         self.0.push(Change {
             kind,
@@ -175,6 +212,7 @@ impl Changes {
             before: None,
             after: None,
             sentence,
+            widening: false,
         });
         self.0.last_mut().expect("just pushed")
     }
@@ -353,11 +391,15 @@ fn policies(out: &mut Changes, old: &Playbook, new: &Playbook) {
 fn effective_mutating(playbook: &Playbook) -> Vec<String> {
     match &playbook.mutating_actions {
         Some(list) => list.clone(),
-        None => DEFAULT_MUTATING_ACTIONS
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        None => effective_mutating_default(),
     }
+}
+
+fn effective_mutating_default() -> Vec<String> {
+    DEFAULT_MUTATING_ACTIONS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// A tool leaving the mutating list runs without approval from then on.
@@ -405,153 +447,6 @@ fn join<S: AsRef<str>>(items: &[S]) -> String {
             last.as_ref()
         ),
     }
-}
-
-fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
-    let union = a.union(b).count();
-    if union == 0 {
-        return 0.0;
-    }
-    a.intersection(b).count() as f64 / union as f64
-}
-
-/// Most (removed, added) pairs whose similarity is computed to find renames.
-const MAX_RENAME_CANDIDATE_PAIRS: usize = 40_000;
-
-/// Pairs of (old name, new name) with the highest scores first, each name
-/// used once, keeping pairs scoring at least `threshold`.
-fn best_pairs(
-    old: &[&str],
-    new: &[&str],
-    threshold: f64,
-    score: impl Fn(&str, &str) -> f64,
-) -> HashMap<String, String> {
-    // Scoring is quadratic; past a few hundred candidates on each side the
-    // edit is a rewrite, not a set of renames, and reporting removals and
-    // additions keeps a huge diff fast.
-    if old.len().saturating_mul(new.len()) > MAX_RENAME_CANDIDATE_PAIRS {
-        return HashMap::new();
-    }
-    let mut scored: Vec<(f64, usize, usize)> = Vec::new();
-    for (i, o) in old.iter().enumerate() {
-        for (j, n) in new.iter().enumerate() {
-            let s = score(o, n);
-            if s >= threshold {
-                scored.push((s, i, j));
-            }
-        }
-    }
-    // Highest score first; ties in document order, so the result is stable.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let mut used_old = HashSet::new();
-    let mut used_new = HashSet::new();
-    let mut pairs = HashMap::new();
-    for (_, i, j) in scored {
-        if used_old.contains(&i) || used_new.contains(&j) {
-            continue;
-        }
-        used_old.insert(i);
-        used_new.insert(j);
-        pairs.insert(old[i].to_string(), new[j].to_string());
-    }
-    pairs
-}
-
-/// Stage renames: old name → new name, for stages present on one side only
-/// whose roles mostly coincide.
-fn match_stages(old: &Playbook, new: &Playbook) -> HashMap<String, String> {
-    let gone: Vec<&str> = old
-        .workflow
-        .keys()
-        .filter(|k| !new.workflow.contains_key(*k))
-        .map(String::as_str)
-        .collect();
-    let came: Vec<&str> = new
-        .workflow
-        .keys()
-        .filter(|k| !old.workflow.contains_key(*k))
-        .map(String::as_str)
-        .collect();
-    let names = |stage: &Stage| -> HashSet<String> {
-        stage.roles().iter().map(|r| r.name.clone()).collect()
-    };
-    best_pairs(&gone, &came, 0.5, |o, n| {
-        let (a, b) = (&old.workflow[o], &new.workflow[n]);
-        let (ra, rb) = (names(a), names(b));
-        if ra.is_empty() && rb.is_empty() {
-            // Two empty stages: a rename only if nothing else differs.
-            let strip = |s: &Stage| serde_json::to_value(s).ok();
-            return if strip(a) == strip(b) { 1.0 } else { 0.0 };
-        }
-        jaccard(&ra, &rb)
-    })
-}
-
-/// How alike two roles are, ignoring their names: the share of contract
-/// fields with equal values, text fields counting by similarity.
-fn role_similarity(a: &Role, b: &Role) -> f64 {
-    let text = |x: &Option<String>, y: &Option<String>| match (x, y) {
-        (None, None) => None,
-        (Some(x), Some(y)) => Some(strsim::normalized_levenshtein(x, y)),
-        _ => Some(0.0),
-    };
-    let list = |x: &Option<Vec<String>>, y: &Option<Vec<String>>| match (x, y) {
-        (None, None) => None,
-        (Some(x), Some(y)) => {
-            let (x, y): (HashSet<&String>, HashSet<&String>) =
-                (x.iter().collect(), y.iter().collect());
-            Some(if x.is_empty() && y.is_empty() {
-                1.0
-            } else {
-                jaccard(&x, &y)
-            })
-        }
-        _ => Some(0.0),
-    };
-    let same = |x: Option<Value>, y: Option<Value>| match (x, y) {
-        (None, None) => None,
-        (x, y) => Some(if x == y { 1.0 } else { 0.0 }),
-    };
-    let scores = [
-        text(&a.responsibilities, &b.responsibilities),
-        text(&a.suggested_prompt, &b.suggested_prompt),
-        list(&a.allowed_agents, &b.allowed_agents),
-        same(json(&a.mode), json(&b.mode)),
-        list(&a.inputs_required, &b.inputs_required),
-        same(json(&a.outputs_contract), json(&b.outputs_contract)),
-        list(&a.actions_allowed, &b.actions_allowed),
-        same(json(&a.gates), json(&b.gates)),
-        same(json(&a.retry_policy), json(&b.retry_policy)),
-        list(&a.completion_criteria, &b.completion_criteria),
-    ];
-    let present: Vec<f64> = scores.into_iter().flatten().collect();
-    if present.is_empty() {
-        return 0.0;
-    }
-    let mut score = present.iter().sum::<f64>() / present.len() as f64;
-    if a.mode != b.mode {
-        // A worker renamed into a reviewer is a different role.
-        score *= 0.5;
-    }
-    score
-}
-
-/// Role renames: old name → new name, for roles present on one side only.
-fn match_roles(old: &Playbook, new: &Playbook) -> HashMap<String, String> {
-    let gone: Vec<&str> = old
-        .roles()
-        .map(|r| r.role.name.as_str())
-        .filter(|n| new.role(n).is_none())
-        .collect();
-    let came: Vec<&str> = new
-        .roles()
-        .map(|r| r.role.name.as_str())
-        .filter(|n| old.role(n).is_none())
-        .collect();
-    best_pairs(&gone, &came, 0.6, |o, n| match (old.role(o), new.role(n)) {
-        (Some(a), Some(b)) => role_similarity(a.role, b.role),
-        _ => 0.0,
-    })
 }
 
 fn stages(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<String, String>) {
@@ -694,370 +589,7 @@ fn stages(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<S
     }
 }
 
-/// A task enters a stage at its first role, so reordering roles can change
-/// who sees the work first.
-fn entry_roles(
-    out: &mut Changes,
-    old: &Playbook,
-    new: &Playbook,
-    stage_renames: &HashMap<String, String>,
-    role_renames: &HashMap<String, String>,
-) {
-    for (old_stage, was) in old.stages() {
-        let name = stage_renames
-            .get(old_stage)
-            .map(String::as_str)
-            .unwrap_or(old_stage);
-        let Some(stage) = new.workflow.get(name) else {
-            continue;
-        };
-        let before = was.roles().first().map(|r| {
-            role_renames
-                .get(&r.name)
-                .cloned()
-                .unwrap_or_else(|| r.name.clone())
-        });
-        let after = stage.roles().first().map(|r| r.name.clone());
-        // Only a reordering counts: an entry role that was added or removed
-        // is reported as such.
-        let existed =
-            |name: &str| old.role(name).is_some() || role_renames.values().any(|n| n == name);
-        if let (Some(before), Some(after)) = (&before, &after)
-            && before != after
-            && new.role(before).is_some()
-            && existed(after)
-        {
-            out.push(
-                ChangeKind::StageFieldChanged,
-                format!("stage {name} now starts at {after} (was {before})"),
-            )
-            .stage(name)
-            .field("roles/0")
-            .values(json(before), json(after));
-        }
-    }
-}
-
-fn roles(
-    out: &mut Changes,
-    old: &Playbook,
-    new: &Playbook,
-    stage_renames: &HashMap<String, String>,
-    renames: &HashMap<String, String>,
-) {
-    let old_name_of = |new_name: &str| -> Option<String> {
-        renames
-            .iter()
-            .find(|(_, n)| n.as_str() == new_name)
-            .map(|(o, _)| o.clone())
-            .or_else(|| old.role(new_name).is_some().then(|| new_name.to_string()))
-    };
-    let mut seen = HashSet::new();
-    for r in new.roles() {
-        let name = r.role.name.as_str();
-        // A repeated name is an error the validator reports; compare the first.
-        if !seen.insert(name) {
-            continue;
-        }
-        let Some(was) = old_name_of(name).and_then(|o| old.role(&o)) else {
-            out.push(
-                ChangeKind::RoleAdded,
-                format!("role {name} added to stage {}", r.stage),
-            )
-            .stage(r.stage)
-            .role(name)
-            .values(None, json(r.role));
-            continue;
-        };
-        if was.role.name != name {
-            out.push(
-                ChangeKind::RoleRenamed,
-                format!("role {} renamed to {name}", was.role.name),
-            )
-            .stage(r.stage)
-            .role(name)
-            .values(json(&was.role.name), json(&name));
-        }
-        let was_stage = stage_renames
-            .get(was.stage)
-            .map(String::as_str)
-            .unwrap_or(was.stage);
-        if was_stage != r.stage {
-            out.push(
-                ChangeKind::RoleMoved,
-                format!(
-                    "role {name} moved from stage {was_stage} to stage {}",
-                    r.stage
-                ),
-            )
-            .stage(r.stage)
-            .role(name)
-            .values(json(&was_stage), json(&r.stage));
-        }
-        role_fields(out, r.stage, name, was.role, r.role);
-    }
-    let mut seen = HashSet::new();
-    for r in old.roles() {
-        let name = r.role.name.as_str();
-        if seen.insert(name) && new.role(name).is_none() && !renames.contains_key(name) {
-            out.push(
-                ChangeKind::RoleRemoved,
-                format!("role {name} removed from stage {}", r.stage),
-            )
-            .stage(r.stage)
-            .role(name)
-            .values(json(r.role), None);
-        }
-    }
-}
-
-fn role_fields(out: &mut Changes, stage: &str, name: &str, was: &Role, role: &Role) {
-    let locate = |c: &mut Change, field: &str| {
-        c.stage(stage).role(name).field(field);
-    };
-
-    // Tools: each direction is one change listing the tools.
-    let (before, after) = (was.actions_allowed(), role.actions_allowed());
-    let widened: Vec<&String> = after.iter().filter(|t| !before.contains(t)).collect();
-    let narrowed: Vec<&String> = before.iter().filter(|t| !after.contains(t)).collect();
-    if !widened.is_empty() {
-        let c = out
-            .push(
-                ChangeKind::ToolsWidened,
-                format!("{name} may now use {}", join(&widened)),
-            )
-            .values(json(&was.actions_allowed), json(&role.actions_allowed));
-        locate(c, "actions_allowed");
-    }
-    if !narrowed.is_empty() {
-        let c = out
-            .push(
-                ChangeKind::ToolsNarrowed,
-                format!("{name} may no longer use {}", join(&narrowed)),
-            )
-            .values(json(&was.actions_allowed), json(&role.actions_allowed));
-        locate(c, "actions_allowed");
-    }
-
-    // Approval: absent means no approval.
-    match (was.requires_user_approval(), role.requires_user_approval()) {
-        (true, false) => {
-            let c = out
-                .push(
-                    ChangeKind::ApprovalDropped,
-                    format!("{name} no longer requires user approval"),
-                )
-                .values(json(&true), json(&false));
-            locate(c, "gates.requires_user_approval");
-        }
-        (false, true) => {
-            let c = out
-                .push(
-                    ChangeKind::ApprovalRequired,
-                    format!("{name} now requires user approval"),
-                )
-                .values(json(&false), json(&true));
-            locate(c, "gates.requires_user_approval");
-        }
-        _ => {}
-    }
-
-    let label = format!("pass condition of {name}");
-    if let Some(c) = field_change(
-        out,
-        ChangeKind::GateChanged,
-        &label,
-        json(&was.pass_condition()),
-        json(&role.pass_condition()),
-    ) {
-        locate(c, "gates.pass_condition");
-    }
-    let label = format!("retry limit of {name}");
-    if let Some(c) = field_change(
-        out,
-        ChangeKind::RetryLimitChanged,
-        &label,
-        json(&was.max_iterations()),
-        json(&role.max_iterations()),
-    ) {
-        locate(c, "retry_policy.max_iterations");
-    }
-
-    let fields: [(&str, Option<Value>, Option<Value>); 9] = [
-        (
-            "responsibilities",
-            json(&was.responsibilities),
-            json(&role.responsibilities),
-        ),
-        (
-            "allowed_agents",
-            json(&was.allowed_agents),
-            json(&role.allowed_agents),
-        ),
-        (
-            "suggested_prompt",
-            json(&was.suggested_prompt),
-            json(&role.suggested_prompt),
-        ),
-        ("mode", json(&was.mode), json(&role.mode)),
-        (
-            "inputs_required",
-            json(&was.inputs_required),
-            json(&role.inputs_required),
-        ),
-        (
-            "outputs_contract.type",
-            json(&was.output_type()),
-            json(&role.output_type()),
-        ),
-        (
-            "outputs_contract.required",
-            json(
-                &was.outputs_contract
-                    .as_ref()
-                    .and_then(|o| o.required.clone()),
-            ),
-            json(
-                &role
-                    .outputs_contract
-                    .as_ref()
-                    .and_then(|o| o.required.clone()),
-            ),
-        ),
-        (
-            "retry_policy.escalate_on",
-            json(
-                &was.retry_policy
-                    .as_ref()
-                    .and_then(|p| p.escalate_on.clone()),
-            ),
-            json(
-                &role
-                    .retry_policy
-                    .as_ref()
-                    .and_then(|p| p.escalate_on.clone()),
-            ),
-        ),
-        (
-            "completion_criteria",
-            json(&was.completion_criteria),
-            json(&role.completion_criteria),
-        ),
-    ];
-    for (field, before, after) in fields {
-        // Prose is reported as changed, not quoted: the values are in before/after.
-        let long = matches!(
-            field,
-            "responsibilities" | "suggested_prompt" | "completion_criteria"
-        );
-        if long && before.is_some() && after.is_some() && before != after {
-            let c = out
-                .push(
-                    ChangeKind::RoleFieldChanged,
-                    format!("{field} of {name} changed"),
-                )
-                .values(before, after);
-            locate(c, field);
-            continue;
-        }
-        let label = format!("{field} of {name}");
-        if let Some(c) = field_change(out, ChangeKind::RoleFieldChanged, &label, before, after) {
-            locate(c, field);
-        }
-    }
-    let nested = |extra: Option<&crate::model::Extra>| extra.cloned().unwrap_or_default();
-    for (owner, before, after) in [
-        (String::new(), was.extra.clone(), role.extra.clone()),
-        (
-            "outputs_contract.".to_string(),
-            nested(was.outputs_contract.as_ref().map(|o| &o.extra)),
-            nested(role.outputs_contract.as_ref().map(|o| &o.extra)),
-        ),
-        (
-            "gates.".to_string(),
-            nested(was.gates.as_ref().map(|g| &g.extra)),
-            nested(role.gates.as_ref().map(|g| &g.extra)),
-        ),
-        (
-            "retry_policy.".to_string(),
-            nested(was.retry_policy.as_ref().map(|p| &p.extra)),
-            nested(role.retry_policy.as_ref().map(|p| &p.extra)),
-        ),
-    ] {
-        let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
-        for key in keys {
-            let field = format!("{owner}{key}");
-            let label = format!("{field} of {name}");
-            if let Some(c) = field_change(
-                out,
-                ChangeKind::RoleFieldChanged,
-                &label,
-                before.get(key).cloned(),
-                after.get(key).cloned(),
-            ) {
-                locate(c, &field);
-            }
-        }
-    }
-}
-
-/// Edges of the flow graph as (from, to, explicit), old names mapped to new.
-fn edges(
-    playbook: &Playbook,
-    rename: &HashMap<String, String>,
-) -> BTreeSet<(String, String, bool)> {
-    let flow = Flow::new(playbook);
-    let name = |i: usize| {
-        let n = flow.roles[i].role.name.as_str();
-        rename.get(n).cloned().unwrap_or_else(|| n.to_string())
-    };
-    (0..flow.roles.len())
-        .flat_map(|i| {
-            flow.successors(i)
-                .map(move |(j, kind)| (i, j, kind == EdgeKind::Handoff))
-                .collect::<Vec<_>>()
-        })
-        .map(|(i, j, explicit)| (name(i), name(j), explicit))
-        .collect()
-}
-
-fn handoffs(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<String, String>) {
-    let before = edges(old, renames);
-    let after = edges(new, &HashMap::new());
-    let plain = |set: &BTreeSet<(String, String, bool)>| -> BTreeSet<(String, String)> {
-        set.iter().map(|(a, b, _)| (a.clone(), b.clone())).collect()
-    };
-    let (b, a) = (plain(&before), plain(&after));
-    let describe = |explicit: bool| {
-        if explicit {
-            ""
-        } else {
-            " (next role of the stage)"
-        }
-    };
-    for (from, to, explicit) in &after {
-        if !b.contains(&(from.clone(), to.clone())) {
-            out.push(
-                ChangeKind::HandoffAdded,
-                format!("handoff {from} → {to} added{}", describe(*explicit)),
-            )
-            .role(from)
-            .field("handoff_to")
-            .values(None, json(&to));
-        }
-    }
-    for (from, to, explicit) in &before {
-        if !a.contains(&(from.clone(), to.clone())) {
-            out.push(
-                ChangeKind::HandoffRemoved,
-                format!("handoff {from} → {to} removed{}", describe(*explicit)),
-            )
-            .role(from)
-            .field("handoff_to")
-            .values(json(&to), None);
-        }
-    }
-}
-
+#[cfg(test)]
+mod claims_tests;
 #[cfg(test)]
 mod tests;

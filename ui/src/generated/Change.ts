@@ -21,4 +21,9 @@ field?: string, before?: JsonValue, after?: JsonValue,
 /**
  * The change in one plain sentence, e.g. `reviewer may now use merge_worktree`.
  */
-sentence: string, };
+sentence: string, 
+/**
+ * Whether the change widens what agents may do without a person's
+ * say ([`widening::WIDENING_RULES`]); such changes come first.
+ */
+widening: boolean, };

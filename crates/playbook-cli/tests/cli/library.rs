@@ -229,3 +229,84 @@ fn killing_db_import_at_random_points_loses_no_finished_import() {
         "some imports were killed, or the test proves nothing (seed {seed})"
     );
 }
+
+/// The three versions of the reported review: rename `worker` to `coder`
+/// (handoffs follow), add `doc_writer` from the worker template, turn off
+/// `coder`'s approval.
+fn renamed_added_approval_dropped() -> [String; 3] {
+    let v1 = include_str!("../../../../playbooks/tdd.yaml")
+        .replace("$schema: ../schemas/playbook.schema.json\n", "");
+    let renamed = v1
+        .replace("- name: worker", "- name: coder")
+        .replace("handoff_to: [worker]", "handoff_to: [coder]");
+    let doc_writer = "      - name: doc_writer
+        responsibilities: Implement one task against the spec and commit the change.
+        allowed_agents: [claude, codex]
+        mode: worker
+        inputs_required: [task, spec_path]
+        outputs_contract: {type: work_result, required: [commit_sha, summary]}
+        actions_allowed: [read_file, write_file, edit_file, run_tests, git_commit]
+        gates: {requires_user_approval: true, pass_condition: size(commit_sha) > 0}
+        handoff_to: [reviewer]
+  test:
+";
+    let v2 = renamed.replacen("  test:\n", doc_writer, 1);
+    let (head, coder) = v2.split_once("- name: coder").expect("coder");
+    let v3 = format!(
+        "{head}- name: coder{}",
+        coder.replacen(
+            "requires_user_approval: true",
+            "requires_user_approval: false",
+            1
+        )
+    );
+    [v1, v2, v3]
+}
+
+#[test]
+fn a_dropped_approval_after_a_rename_and_an_added_role_is_listed_first_as_widening() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<String> = renamed_added_approval_dropped()
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let path = dir.path().join(format!("v{}.yaml", i + 1));
+            std::fs::write(&path, text).unwrap();
+            path.to_string_lossy().into_owned()
+        })
+        .collect();
+    let expected = "WIDENS: coder no longer requires user approval (renamed from worker)\n\
+                    role worker renamed to coder\n\
+                    role doc_writer added to stage build\n\
+                    handoff doc_writer → reviewer added\n";
+
+    let files = Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .args(["diff", &paths[0], &paths[2]])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&files), expected, "{}", stderr(&files));
+
+    let json = Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .args(["diff", &paths[0], &paths[2], "--format", "json"])
+        .output()
+        .unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON output");
+    assert_eq!(value["changes"][0]["kind"], "approval_dropped");
+    assert_eq!(value["changes"][0]["role"], "coder");
+    assert_eq!(value["changes"][0]["widening"], true);
+    assert_eq!(value["changes"][1]["widening"], false);
+
+    // The same versions saved in the library read the same.
+    let db = dir.path().join("library.db");
+    for (base, path) in [("1", &paths[0]), ("2", &paths[1]), ("3", &paths[2])] {
+        let saved = playbook(&db, &["db", "save", "tdd", path, "--base", base]);
+        assert!(saved.status.success(), "{}", stderr(&saved));
+    }
+    let diff = playbook(&db, &["db", "diff", "tdd", "2", "4"]);
+    assert_eq!(stdout(&diff), expected, "{}", stderr(&diff));
+    let step = playbook(&db, &["db", "diff", "tdd", "3", "4"]);
+    assert_eq!(
+        stdout(&step),
+        "WIDENS: coder no longer requires user approval\n"
+    );
+}

@@ -426,7 +426,7 @@ fn two_versions_of_a_role_template_differ_in_contract_sentences() {
         "{sentences:#?}"
     );
     assert!(
-        sentences.contains(&"strict-reviewer may now use run_tests"),
+        sentences.contains(&"strict-reviewer may now use run_tests (renamed from reviewer)"),
         "{sentences:#?}"
     );
     assert!(
@@ -438,4 +438,8 @@ fn two_versions_of_a_role_template_differ_in_contract_sentences() {
         "{sentences:#?}"
     );
     assert!(changes.changes.iter().all(|c| c.stage.is_none()));
+    assert!(
+        changes.changes[0].widening,
+        "widening changes come first: {sentences:#?}"
+    );
 }
