@@ -70,7 +70,7 @@ pub fn import(
     let mut roles: Vec<Role> = Vec::new();
     let mut no_tools: Vec<&str> = Vec::new();
     for (position, id) in order.iter().enumerate() {
-        let role = read_task(
+        let (role, placeholder_names) = read_task(
             &agents,
             &tasks,
             id,
@@ -79,10 +79,8 @@ pub fn import(
             &mut notes,
             &mut no_tools,
         )?;
-        for input in role.inputs_required.iter().flatten() {
-            if !input.ends_with(OUTPUT_SUFFIX) || !order.iter().any(|t| output_field(t) == *input) {
-                push_unique(&mut run_inputs, input.clone());
-            }
+        for input in placeholder_names {
+            push_unique(&mut run_inputs, input);
         }
         roles.push(role);
     }
@@ -157,7 +155,7 @@ fn read_task<'t>(
     earlier: &[&str],
     notes: &mut Vec<Note>,
     no_tools: &mut Vec<&'t str>,
-) -> Result<Role, ImportError> {
+) -> Result<(Role, Vec<String>), ImportError> {
     let note = |notes: &mut Vec<Note>, message: String| {
         notes.push(Note {
             file: tasks.file.to_string(),
@@ -314,8 +312,10 @@ fn read_task<'t>(
         }
     }
 
-    // Placeholders are filled from the crew's inputs: run inputs here.
-    let mut inputs: Vec<String> = Vec::new();
+    // Placeholders are filled from the crew's `kickoff(inputs=...)`: they
+    // become run inputs of the playbook, not inputs a role requires, so a
+    // preview without values still runs the flow (the prompt shows them).
+    let mut placeholder_names: Vec<String> = Vec::new();
     for text in [
         Some(&description),
         Some(&expected),
@@ -327,9 +327,10 @@ fn read_task<'t>(
     .flatten()
     {
         for name in placeholders(text) {
-            push_unique(&mut inputs, name);
+            push_unique(&mut placeholder_names, name);
         }
     }
+    let mut inputs: Vec<String> = Vec::new();
     for upstream in reads {
         if earlier.contains(&upstream.as_str()) {
             push_unique(&mut inputs, output_field(upstream));
@@ -405,7 +406,7 @@ fn read_task<'t>(
     };
     role.extra
         .insert(EXTENSION_KEY.into(), Value::Object(extension));
-    Ok(role)
+    Ok((role, placeholder_names))
 }
 
 /// Handoffs: each task hands on to the next one in the file (the order a

@@ -129,12 +129,7 @@ fn a_research_crew_becomes_a_valid_flow() {
         report.gates.as_ref().unwrap().requires_user_approval,
         Some(true)
     );
-    assert!(
-        report
-            .inputs_required()
-            .contains(&"research_task_output".to_string())
-    );
-    assert!(report.inputs_required().contains(&"topic".to_string()));
+    assert_eq!(report.inputs_required(), ["research_task_output"]);
     assert_eq!(report.handoff_to, None);
     // Tools unknown from YAML: read-only, said aloud.
     assert_eq!(report.actions_allowed(), ["read_file", "search_code"]);
