@@ -104,7 +104,7 @@ pub fn import(
             notes.push(Note {
                 file: agents.file.to_string(),
                 message: format!(
-                    "agent `{agent}` has no task, so no role: in a hierarchical crew it may be the manager (`manager_agent` in crew.py); it is kept under `{EXTENSION_KEY}.agents`"
+                    "agent `{agent}` has no task in YAML, so no role: crew.py may assign it tasks, or it may be a hierarchical crew's manager (`manager_agent`); it is kept under `{EXTENSION_KEY}.agents`"
                 ),
             });
         }
@@ -207,7 +207,7 @@ fn read_task<'t>(
         note(
             notes,
             format!(
-                "task `{id}` names no agent: in a hierarchical crew the manager assigns it; the role has no `{EXTENSION_KEY}.agent`"
+                "task `{id}` names no agent in YAML: crew.py gives it one (`Task(agent=...)`), or in a hierarchical crew the manager assigns it — check which, and add its role and goal to the role"
             ),
         );
     }
