@@ -29,12 +29,14 @@ impl<'a> Config<'a> {
         let value = parse_document(source.text, Format::Yaml).map_err(|findings| {
             let first = findings.into_iter().next();
             match first {
-                Some(f) => ImportError::new(
+                // The reader's hint for an empty file is about playbooks.
+                Some(f) if f.message.starts_with("the document is empty") => ImportError::new(
                     file,
-                    f.location.map(|l| l.line),
-                    f.message,
-                    format!("{}; CrewAI cannot load it either", f.hint),
+                    None,
+                    format!("the file has no {what}s"),
+                    format!("define at least one `<{what}_id>:` with its fields"),
                 ),
+                Some(f) => ImportError::new(file, f.location.map(|l| l.line), f.message, f.hint),
                 None => ImportError::new(file, None, "cannot be read as YAML", ""),
             }
         })?;

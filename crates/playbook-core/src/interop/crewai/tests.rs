@@ -244,6 +244,7 @@ fn bad_crews_are_refused_naming_file_and_line() {
     );
     let e = crew(AGENTS, "# nothing yet\n").unwrap_err();
     assert_eq!(e.file, "config/tasks.yaml");
+    assert!(e.message.contains("no tasks"), "{e}");
     let e = crew(AGENTS, "{}\n").unwrap_err();
     assert!(e.message.contains("no tasks"), "{e}");
     let e = crew(AGENTS, "t:\n  description: {a: 1}\n  expected_output: y\n").unwrap_err();
@@ -265,6 +266,17 @@ fn hostile_sizes_and_shapes_do_not_panic() {
     let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
     assert!(crew(bomb, TASKS).is_err());
     assert!(crew(AGENTS, "t:\n  description: \"\\0\"\n").is_err());
+    for hostile in [
+        "? [a, b]\n: x\n",
+        "t:\n  description: !!binary aGVsbG8=\n  expected_output: e\n",
+        "t:\n  description: d\n  expected_output: e\n---\nu: 1\n",
+        "\"\u{202e}t\":\n  description: d\n  expected_output: e\n",
+        "t:\n  description: d\n  expected_output: e\n  agent: researcher\n  context: {a: 1}\n",
+    ] {
+        let e = crew(AGENTS, hostile).unwrap_err();
+        assert_eq!(e.file, "config/tasks.yaml", "{hostile}: {e}");
+        assert!(e.line.is_some(), "{hostile}: {e}");
+    }
     // Placeholders: only CrewAI's identifiers; JSON examples are not inputs.
     let odd = "t:\n  description: 'Return {\"a\": 1} for {topic} and {bad name} {x{y}} {'\n  expected_output: '{}'\n";
     let imp = crew(AGENTS, odd).unwrap();
