@@ -2,7 +2,7 @@
 //! claude-code`: the file side of crates/playbook-core/src/interop (which
 //! does the mapping and no IO).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -13,11 +13,15 @@ use serde_json::Map;
 
 use crate::input;
 
+mod crewai;
+
 /// Formats `import` reads.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ImportFormat {
     /// Claude Code subagents: `.claude/agents/*.md`.
     ClaudeCode,
+    /// CrewAI crews: `config/agents.yaml` and `config/tasks.yaml`.
+    Crewai,
 }
 
 /// Formats `export` writes.
@@ -32,7 +36,9 @@ pub struct ImportArgs {
     /// The format of the files to read.
     #[arg(long, value_enum)]
     from: ImportFormat,
-    /// A project directory (its `.claude/agents` is read) or the agents directory itself.
+    /// Claude Code: a project directory (its `.claude/agents` is read) or the agents
+    /// directory itself. CrewAI: the crew's project directory (its
+    /// `src/<package>/config/` or `config/`) or the config directory itself.
     dir: String,
     /// Write the playbook here (`.json` for JSON, else YAML) instead of standard output.
     #[arg(long)]
@@ -60,8 +66,60 @@ pub struct ExportArgs {
 }
 
 pub fn import(args: ImportArgs) -> Result<ExitCode> {
-    let ImportFormat::ClaudeCode = args.from;
     let dir = Path::new(&args.dir);
+    let dir_name = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| args.dir.clone());
+    let (playbook, notes, source) = match args.from {
+        ImportFormat::ClaudeCode => {
+            let (imported, source) = import_claude_code(&args, dir, &dir_name)?;
+            let notes: Vec<(String, String)> = imported
+                .notes
+                .into_iter()
+                .map(|n| (n.file, n.message))
+                .collect();
+            (imported.playbook, notes, source)
+        }
+        ImportFormat::Crewai => {
+            let (imported, source) = crewai::import(dir, &args.dir, &dir_name)?;
+            let notes: Vec<(String, String)> = imported
+                .notes
+                .into_iter()
+                .map(|n| (n.file, n.message))
+                .collect();
+            (imported.playbook, notes, source)
+        }
+    };
+    for (file, message) in &notes {
+        eprintln!("note: {file}: {message}");
+    }
+    let format = args
+        .out
+        .as_deref()
+        .map(Format::from_path)
+        .unwrap_or(Format::Yaml);
+    let text = playbook_core::document::to_string(&playbook, format)
+        .map_err(|e| anyhow::anyhow!("cannot write the playbook: {e:?}"))?;
+    let roles = playbook.roles().count();
+    match &args.out {
+        Some(out) => {
+            input::write_atomically(out, &text)?;
+            eprintln!(
+                "imported {roles} role(s) from {} into {out}; `playbook validate {out}` lists what to complete",
+                source.display()
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn import_claude_code(
+    args: &ImportArgs,
+    dir: &Path,
+    dir_name: &str,
+) -> Result<(cc::Import, PathBuf)> {
     let agents_dir = playbook_store::agent_files::agents_dir(dir);
     if !agents_dir.is_dir() {
         bail!(
@@ -70,33 +128,8 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
         );
     }
     let files = read_agent_files(&agents_dir)?;
-    let dir_name = std::fs::canonicalize(dir)
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| args.dir.clone());
-    let imported = cc::import(&files, &dir_name).map_err(anyhow::Error::msg)?;
-    for note in &imported.notes {
-        eprintln!("note: {}: {}", note.file, note.message);
-    }
-    let format = args
-        .out
-        .as_deref()
-        .map(Format::from_path)
-        .unwrap_or(Format::Yaml);
-    let text = playbook_core::document::to_string(&imported.playbook, format)
-        .map_err(|e| anyhow::anyhow!("cannot write the playbook: {e:?}"))?;
-    let roles = imported.playbook.roles().count();
-    match &args.out {
-        Some(out) => {
-            input::write_atomically(out, &text)?;
-            eprintln!(
-                "imported {roles} role(s) from {} into {out}; `playbook validate {out}` lists what to complete",
-                agents_dir.display()
-            );
-        }
-        None => print!("{text}"),
-    }
-    Ok(ExitCode::SUCCESS)
+    let imported = cc::import(&files, dir_name).map_err(anyhow::Error::msg)?;
+    Ok((imported, agents_dir))
 }
 
 /// The `*.md` files of a directory, by name, each parsed.

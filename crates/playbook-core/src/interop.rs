@@ -3,3 +3,4 @@
 //! write the files; these modules turn text into playbooks and back.
 
 pub mod claude_code;
+pub mod crewai;

@@ -4,6 +4,7 @@
 mod authoring;
 mod ci;
 mod claude_code;
+mod crewai;
 mod hostile;
 mod library;
 mod migrate;
