@@ -142,7 +142,12 @@ export function VersionHistory({ title, refresh, versions: load, compare, restor
           ) : (
             <ul className="changes" data-testid="semantic-diff">
               {comparison.diff.changes.map((c, i) => (
-                <li key={i} className={`change change-${c.kind}`}>
+                <li key={i} className={`change change-${c.kind}${c.widening ? " widening" : ""}`} data-widening={c.widening || undefined}>
+                  {c.widening && (
+                    <strong className="badge badge-error" title="Agents may now do more without a person's say">
+                      widens
+                    </strong>
+                  )}{" "}
                   {c.sentence}
                 </li>
               ))}
