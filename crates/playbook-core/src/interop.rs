@@ -4,3 +4,4 @@
 
 pub mod claude_code;
 pub mod crewai;
+mod names;

@@ -399,34 +399,12 @@ fn kind(value: &Value) -> &'static str {
 }
 
 /// A playbook id from a directory name: lowercase letters, digits, `-`.
-fn id_from(dir_name: &str) -> String {
-    let mut id = String::new();
-    for c in display_name(dir_name).chars() {
-        if c.is_ascii_alphanumeric() {
-            id.push(c.to_ascii_lowercase());
-        } else if !id.ends_with('-') && !id.is_empty() {
-            id.push('-');
-        }
-        if id.len() >= 64 {
-            break;
-        }
-    }
-    let id = id.trim_end_matches('-');
-    if id.is_empty() {
-        "claude-code-agents".into()
-    } else {
-        id.to_string()
-    }
+fn id_from(name: &str) -> String {
+    super::super::names::id_from(display_name(name), "claude-code-agents")
 }
 
-fn display_name(dir_name: &str) -> &str {
-    let trimmed = dir_name.trim_end_matches(['/', '\\']);
-    let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
-    if last.is_empty() || last == "." || last == ".." {
-        "this project"
-    } else {
-        last
-    }
+fn display_name(name: &str) -> &str {
+    super::super::names::display_name(name, "this project")
 }
 
 #[cfg(test)]

@@ -475,33 +475,11 @@ fn push_unique(list: &mut Vec<String>, item: String) {
     }
 }
 
-/// A playbook id from a directory name: lowercase letters, digits, `-`.
-fn id_from(crew_name: &str) -> String {
-    let mut id = String::new();
-    for c in display_name(crew_name).chars() {
-        if c.is_ascii_alphanumeric() {
-            id.push(c.to_ascii_lowercase());
-        } else if !id.ends_with('-') && !id.is_empty() {
-            id.push('-');
-        }
-        if id.len() >= 64 {
-            break;
-        }
-    }
-    let id = id.trim_end_matches('-');
-    if id.is_empty() {
-        "crewai-crew".into()
-    } else {
-        id.to_string()
-    }
+/// A playbook id from a crew name: lowercase letters, digits, `-`.
+fn id_from(name: &str) -> String {
+    super::super::names::id_from(display_name(name), "crewai-crew")
 }
 
 fn display_name(name: &str) -> &str {
-    let trimmed = name.trim_end_matches(['/', '\\']);
-    let last = trimmed.rsplit(['/', '\\']).next().unwrap_or(trimmed);
-    if last.is_empty() || last == "." || last == ".." {
-        "crew"
-    } else {
-        last
-    }
+    super::super::names::display_name(name, "crew")
 }
