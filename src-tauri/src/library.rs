@@ -244,6 +244,8 @@ impl Library {
             .is_some_and(|e| e.eq_ignore_ascii_case("md"))
         {
             claude_code_source(path)?
+        } else if playbook_store::crew_files::is_crew_file(path) {
+            crew_source(path)?
         } else {
             Source::read(path)?
         };
@@ -461,6 +463,25 @@ fn claude_code_source(file: &Path) -> Result<Source> {
             dir.display(),
             read.files.len()
         ),
+        format: Format::Yaml,
+        text,
+    })
+}
+
+/// A crew's `agents.yaml` or `tasks.yaml` stands for its crew: both are
+/// imported together as one playbook (the CLI's `import --from crewai`).
+fn crew_source(file: &Path) -> Result<Source> {
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let shown = dir.display().to_string();
+    let (imported, config) = playbook_store::crew_files::import(dir, &shown, &shown)
+        .map_err(|m| AppError::new(ErrorCode::InvalidInput, m))?;
+    let text = document::to_string(&imported.playbook, Format::Yaml)
+        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?;
+    Ok(Source {
+        name: format!("{} (CrewAI crew)", config.display()),
         format: Format::Yaml,
         text,
     })

@@ -147,9 +147,10 @@ export const backend = {
       title: "Open a playbook",
       multiple: false,
       directory: false,
-      // A Claude Code subagent file (.md) opens its folder of subagents as one playbook.
+      // A Claude Code subagent file (.md) opens its folder of subagents as one
+      // playbook; a crew's agents.yaml or tasks.yaml opens its CrewAI crew.
       filters: [
-        { name: "Playbooks", extensions: ["yaml", "yml", "json"] },
+        { name: "Playbooks and CrewAI configs", extensions: ["yaml", "yml", "json"] },
         { name: "Claude Code subagents", extensions: ["md"] },
       ],
     });

@@ -43,3 +43,48 @@ fn a_subagent_file_imports_its_folder_as_one_playbook_named_by_its_importer() {
         .unwrap_err();
     assert!(error.message.contains("broken.md"), "{}", error.message);
 }
+
+const AGENTS: &str = "researcher:\n  role: Senior researcher\n  goal: Find what is new about {topic}\n  backstory: Curious.\nanalyst:\n  role: Reporting analyst\n  goal: Write the report\n  backstory: Careful.\n";
+const TASKS: &str = "research_task:\n  description: Research {topic}.\n  expected_output: Ten bullet points.\n  agent: researcher\nreporting_task:\n  description: Write a report from the research.\n  expected_output: A markdown report.\n  agent: analyst\n  context: [research_task]\n  human_input: true\n";
+
+#[test]
+fn a_crew_config_file_imports_its_crew_as_one_playbook_named_by_its_importer() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir
+        .path()
+        .join("news")
+        .join("src")
+        .join("news")
+        .join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("agents.yaml"), AGENTS).unwrap();
+    std::fs::write(config.join("tasks.yaml"), TASKS).unwrap();
+    let library = Library::open(dir.path().join("library.db"));
+
+    let imported = library
+        .import_file(config.join("tasks.yaml").to_str().unwrap())
+        .expect("a crew's tasks.yaml imports its crew");
+    assert!(
+        imported[0].source.contains("(CrewAI crew)"),
+        "{}",
+        imported[0].source
+    );
+    let opened = library
+        .open_playbook(imported[0].saved.playbook.as_str())
+        .unwrap();
+    let text = serde_json::to_string(&opened).unwrap();
+    assert!(
+        text.contains("research_task") && text.contains("reporting_task"),
+        "{text}"
+    );
+
+    // A lone tasks.yaml (no agents.yaml beside it) is read as a playbook file.
+    let lone = dir.path().join("lone");
+    std::fs::create_dir_all(&lone).unwrap();
+    std::fs::write(lone.join("tasks.yaml"), TASKS).unwrap();
+    assert!(
+        library
+            .import_file(lone.join("tasks.yaml").to_str().unwrap())
+            .is_err()
+    );
+}

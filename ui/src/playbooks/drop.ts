@@ -1,5 +1,6 @@
 // What a drop on the window opens: the first file of a kind Open file
-// takes (a playbook, or a Claude Code subagent file), or why nothing.
+// takes (a playbook, a CrewAI config, a Claude Code subagent file), or why
+// nothing.
 const OPENABLE = ["yaml", "yml", "json", "md"];
 
 export type DropChoice = { file: string; ignored: number } | { error: string };
@@ -12,7 +13,7 @@ export function droppedFile(paths: string[]): DropChoice {
       error:
         paths.length === 0
           ? "Nothing was dropped."
-          : `Drop a playbook (.yaml, .yml, .json) or a Claude Code subagent file (.md); ${paths.length === 1 ? "that file is" : "those files are"} neither.`,
+          : `Drop a playbook (.yaml, .yml, .json), a CrewAI agents.yaml or tasks.yaml, or a Claude Code subagent file (.md); ${paths.length === 1 ? "that file is" : "those files are"} none of these.`,
     };
   }
   return { file, ignored: paths.length - 1 };
