@@ -11,6 +11,7 @@ const COMMANDS: &[&str] = &[
     "check_source",
     "render_document",
     "migrate_document",
+    "library_export_claude_code",
     "role_template",
     "examples",
     "read_playbook_file",

@@ -7,6 +7,18 @@ use playbook_core::{Finding, Format, Playbook, RoleMode};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+/// A playbook exported for Claude Code into a project folder.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ExportedClaudeCode {
+    /// The project folder chosen.
+    pub dir: String,
+    /// The files written, relative to it.
+    pub files: Vec<String>,
+    /// What a person should know (tools with no Claude Code counterpart...).
+    pub notes: Vec<String>,
+}
+
 /// A legacy (agenterm) document upgraded to 1.0.0, for the person to
 /// confirm before it replaces the open one.
 #[derive(Debug, Clone, Serialize, TS)]

@@ -302,6 +302,35 @@ pub async fn run_choose_repository(
     }
 }
 
+/// Exports a library playbook for Claude Code into a project folder chosen
+/// in the native dialog (kept on this side: the page never names the path).
+#[tauri::command]
+pub async fn library_export_claude_code(
+    app: AppHandle,
+    library: State<'_, Library>,
+    runs: State<'_, Runs>,
+    id: String,
+) -> Result<Option<crate::api::ExportedClaudeCode>> {
+    let mut dialog = app
+        .dialog()
+        .file()
+        .set_title("Export for Claude Code: choose the project folder");
+    // A folder view (beside the last repository, else home), not the
+    // "Recent" list, where no folder can be chosen.
+    if let Some(start) = runs.dialog_start() {
+        dialog = dialog.set_directory(start);
+    }
+    let Some(dir) = chosen(|done| dialog.pick_folder(done)).await? else {
+        return Ok(None);
+    };
+    let (files, notes) = library.export_claude_code(&id, &dir)?;
+    Ok(Some(crate::api::ExportedClaudeCode {
+        dir: dir.display().to_string(),
+        files,
+        notes,
+    }))
+}
+
 /// Opens the native file dialog for an agents file (docs/agents.md); kept
 /// on this side like a repository.
 #[tauri::command]

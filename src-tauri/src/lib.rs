@@ -32,6 +32,7 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::migrate_document,
+            commands::library_export_claude_code,
             commands::check_source,
             commands::render_document,
             commands::role_template,

@@ -283,6 +283,74 @@ impl Library {
         crate::workbench::write_text_file(path, &text)
     }
 
+    /// Exports a playbook for Claude Code into the project `dir`: the
+    /// playbook itself as `.claude/playbooks/<id>.yaml` (the file the gate
+    /// hook reads), one subagent per role and the merged settings with the
+    /// hook (the CLI's `export --to claude-code`). Returns the files written,
+    /// relative to the project, and the notes to show.
+    pub fn export_claude_code(
+        &self,
+        playbook: &str,
+        dir: &Path,
+    ) -> Result<(Vec<String>, Vec<String>)> {
+        use playbook_core::interop::claude_code::{self as cc, PlaybookPath};
+        let pid = id(playbook)?;
+        let text = self.with(|s| Ok(s.export(&pid, None, Format::Yaml)?))?;
+        let report =
+            playbook_core::validate_source(&text, Format::Yaml, &playbook_core::Options::default());
+        let model = report.playbook.ok_or_else(|| {
+            AppError::new(
+                ErrorCode::InvalidInput,
+                "the playbook has no valid structure; fix its errors first",
+            )
+        })?;
+        let playbook_file = format!(".claude/playbooks/{}.yaml", pid.as_str());
+        let command = cc::gate_command("playbook", PlaybookPath::InProject(&playbook_file), &[]);
+        let settings = dir.join(".claude").join("settings.json");
+        let existing = if settings.exists() {
+            let bytes = playbook_store::userfile::read_bounded(&settings, 4 * 1024 * 1024)
+                .map_err(|e| {
+                    AppError::new(
+                        ErrorCode::InvalidInput,
+                        format!("{}: {e}", settings.display()),
+                    )
+                })?;
+            Some(String::from_utf8(bytes).map_err(|_| {
+                AppError::new(
+                    ErrorCode::InvalidInput,
+                    format!("{} is not UTF-8 text", settings.display()),
+                )
+            })?)
+        } else {
+            None
+        };
+        let body = |role: &playbook_core::model::RoleRef<'_>| {
+            playbook_orchestrator::prompt::render(&model, role, &serde_json::Map::new())
+        };
+        let export = cc::export_project(&model, body, existing.as_deref(), &command).map_err(|why| {
+            AppError::new(
+                ErrorCode::InvalidInput,
+                format!("{}: {why}; fix it or move it away, then export again (nothing was written)", settings.display()),
+            )
+        })?;
+        for sub in ["agents", "playbooks"] {
+            let folder = dir.join(".claude").join(sub);
+            std::fs::create_dir_all(&folder).map_err(|e| {
+                AppError::new(
+                    ErrorCode::Io,
+                    format!("cannot create {}: {e}", folder.display()),
+                )
+            })?;
+        }
+        let mut written = vec![playbook_file.clone()];
+        crate::workbench::write_text_file(&dir.join(&playbook_file).to_string_lossy(), &text)?;
+        for (relative, content) in &export.files {
+            crate::workbench::write_text_file(&dir.join(relative).to_string_lossy(), content)?;
+            written.push(relative.clone());
+        }
+        Ok((written, export.notes))
+    }
+
     pub fn history(&self, playbook: &str) -> Result<Vec<VersionInfo>> {
         let pid = id(playbook)?;
         self.with(|s| Ok(s.history(&pid)?))

@@ -33,6 +33,7 @@ import type { TemplateSummary } from "./generated/TemplateSummary";
 import type { VersionInfo } from "./generated/VersionInfo";
 import type { Example } from "./generated/Example";
 import type { FileText } from "./generated/FileText";
+import type { ExportedClaudeCode } from "./generated/ExportedClaudeCode";
 import type { Include } from "./generated/Include";
 import type { Migrated } from "./generated/Migrated";
 import type { Format } from "./generated/Format";
@@ -118,6 +119,8 @@ export const backend = {
   duplicate: (id: string) => call<Saved>("library_duplicate", { id }),
   remove: (id: string) => call<void>("library_delete", { id }),
   importFile: (path: string) => call<Imported[]>("library_import_file", { path }),
+  /** Exports a playbook for Claude Code into a project folder the user picks (null when cancelled). */
+  exportClaudeCode: (id: string) => call<ExportedClaudeCode | null>("library_export_claude_code", { id }),
   importText: (name: string, text: string) => call<Imported[]>("library_import_text", { name, text }),
   exportFile: (id: string, path: string) => call<void>("library_export", { id, path }),
   history: (id: string) => call<VersionInfo[]>("history", { id }),

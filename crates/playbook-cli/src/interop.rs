@@ -175,23 +175,6 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
         );
     }
     let project = Path::new(&args.dir);
-    let agents_dir = project.join(".claude").join("agents");
-    std::fs::create_dir_all(&agents_dir)
-        .with_context(|| format!("cannot create {}", agents_dir.display()))?;
-    let flow = playbook_core::flow::Flow::new(playbook);
-    let mut used: Vec<String> = Vec::new();
-    for (position, role) in flow.roles.iter().enumerate() {
-        // The same body `playbook prompt` prints for the role.
-        let body = playbook_orchestrator::prompt::render(playbook, role, &Map::new());
-        let mut agent = cc::export_role(playbook, role, position, &body);
-        agent.file_name = unique(&agent.file_name, &used);
-        used.push(agent.file_name.to_ascii_lowercase());
-        for note in &agent.notes {
-            eprintln!("note: {note}");
-        }
-        let path = agents_dir.join(&agent.file_name);
-        input::write_atomically(&path.to_string_lossy(), &agent.text)?;
-    }
     let settings_path = project.join(".claude").join("settings.json");
     let shown = settings_path.display().to_string();
     let existing = if settings_path.exists() {
@@ -201,16 +184,28 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
         None
     };
     let command = hook_command(&args)?;
-    let merged = cc::merge_settings(existing.as_deref(), &command).map_err(|why| {
-        anyhow::anyhow!(
-            "{shown}: {why}; fix it or move it away, then export again (it was left as it was)"
-        )
-    })?;
-    input::write_atomically(&shown, &merged)?;
+    // Each subagent's body is what `playbook prompt` prints for its role.
+    let body = |role: &playbook_core::model::RoleRef<'_>| {
+        playbook_orchestrator::prompt::render(playbook, role, &Map::new())
+    };
+    let export =
+        cc::export_project(playbook, body, existing.as_deref(), &command).map_err(|why| {
+            anyhow::anyhow!(
+                "{shown}: {why}; fix it or move it away, then export again (nothing was written)"
+            )
+        })?;
+    for note in &export.notes {
+        eprintln!("note: {note}");
+    }
+    std::fs::create_dir_all(project.join(".claude").join("agents"))
+        .with_context(|| format!("cannot create {}/.claude/agents", project.display()))?;
+    for (relative, text) in &export.files {
+        input::write_atomically(&project.join(relative).to_string_lossy(), text)?;
+    }
     eprintln!(
         "wrote {} subagent(s) to {} and the gate hook to {shown}",
-        flow.roles.len(),
-        agents_dir.display()
+        export.files.len() - 1,
+        project.join(".claude").join("agents").display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -239,17 +234,4 @@ fn hook_command(args: &ExportArgs) -> Result<String> {
         extra.push(("--forbidden-scope", s.as_str()));
     }
     Ok(cc::gate_command(&args.gate_program, at, &extra))
-}
-
-/// `name`, or `name-2.md`... when a file of that name (ignoring case, as
-/// some file systems do) is already written.
-fn unique(name: &str, used: &[String]) -> String {
-    if !used.contains(&name.to_ascii_lowercase()) {
-        return name.to_string();
-    }
-    let stem = name.trim_end_matches(".md");
-    (2..)
-        .map(|i| format!("{stem}-{i}.md"))
-        .find(|n| !used.contains(&n.to_ascii_lowercase()))
-        .unwrap_or_else(|| name.to_string())
 }

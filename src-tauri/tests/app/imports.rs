@@ -88,3 +88,49 @@ fn a_crew_config_file_imports_its_crew_as_one_playbook_named_by_its_importer() {
             .is_err()
     );
 }
+
+#[test]
+fn a_library_playbook_exports_for_claude_code_with_its_file_and_the_gate_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = Library::open(dir.path().join("library.db"));
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"model": "mine", "hooks": {}}"#,
+    )
+    .unwrap();
+
+    let (files, _notes) = library
+        .export_claude_code("tdd", &project)
+        .expect("the example exports");
+    assert_eq!(files[0], ".claude/playbooks/tdd.yaml");
+    assert!(project.join(".claude/playbooks/tdd.yaml").is_file());
+    let agents = std::fs::read_dir(project.join(".claude/agents"))
+        .unwrap()
+        .count();
+    assert_eq!(agents, files.len() - 2, "one subagent per role: {files:?}");
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(project.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["model"], "mine", "the user's settings are kept");
+    let hook = settings["hooks"]["PreToolUse"].to_string();
+    assert!(
+        hook.contains("playbook gate") && hook.contains(".claude/playbooks/tdd.yaml"),
+        "{hook}"
+    );
+
+    // Settings that cannot be merged stop the export before anything is written.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(other.join(".claude")).unwrap();
+    std::fs::write(other.join(".claude/settings.json"), "not json").unwrap();
+    assert!(library.export_claude_code("tdd", &other).is_err());
+    assert!(
+        !other.join(".claude/agents").exists()
+            || std::fs::read_dir(other.join(".claude/agents"))
+                .unwrap()
+                .count()
+                == 0
+    );
+}

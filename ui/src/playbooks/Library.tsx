@@ -219,6 +219,25 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
                   >
                     Export…
                   </button>
+                  <button
+                    type="button"
+                    data-export-claude={p.id}
+                    title="Write one Claude Code subagent per role and a hook that holds each to its contract"
+                    onClick={async () => {
+                      try {
+                        const done = await backend.exportClaudeCode(p.id);
+                        if (!done) return;
+                        const notes = done.notes.length ? ` Notes: ${done.notes.join(" ")}` : "";
+                        notify(
+                          `Exported ${p.name} for Claude Code into ${done.dir}: ${done.files.length} files. The hook runs \`playbook gate\`: the playbook CLI must be installed there.${notes}`,
+                        );
+                      } catch (e) {
+                        notify(messageOf(e), "error");
+                      }
+                    }}
+                  >
+                    Claude Code…
+                  </button>
                   {confirmDelete === p.id ? (
                     <button
                       type="button"

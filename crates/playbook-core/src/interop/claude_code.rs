@@ -22,8 +22,8 @@ pub mod tools;
 
 pub use agent_file::{AgentFile, MAX_AGENT_FILE_BYTES, parse_agent};
 pub use export::{
-    EXPORT_KEY, ExportedAgent, GATE_MARKER, PlaybookPath, agent_file_name, export_role,
-    gate_command, merge_settings,
+    EXPORT_KEY, ExportedAgent, GATE_MARKER, PlaybookPath, ProjectExport, agent_file_name,
+    export_project, export_role, gate_command, merge_settings,
 };
 pub use gate::{
     Decision, GateInput, MAX_HOOK_INPUT_BYTES, Permission, SCOPE_KEY, Scopes, decide, parse_input,

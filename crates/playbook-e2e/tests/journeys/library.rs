@@ -192,3 +192,30 @@ async fn a_claude_code_subagent_file_opens_as_a_playbook_of_its_folder() -> Resu
     app.screenshot("opened").await?;
     app.quit().await
 }
+
+/// Export for Claude Code writes the playbook, one subagent per role and
+/// the gate hook into the project folder chosen in the native dialog.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_playbook_exports_for_claude_code_into_a_chosen_project() -> Result<()> {
+    let profile = Profile::new();
+    let project = profile.path("shop");
+    std::fs::create_dir_all(&project)?;
+
+    let mut app = launch("claude-code-export", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.click("[data-export-claude=tdd]").await?;
+    app.answer_folder_dialog(
+        "Export for Claude Code: choose the project folder",
+        &project,
+    )
+    .await?;
+    app.until_text("[data-testid=notice]", "for Claude Code")
+        .await?;
+    app.screenshot("exported").await?;
+    assert!(project.join(".claude/playbooks/tdd.yaml").is_file());
+    assert!(project.join(".claude/agents/reviewer.md").is_file());
+    let settings = std::fs::read_to_string(project.join(".claude/settings.json"))?;
+    assert!(settings.contains("playbook gate"), "{settings}");
+    app.quit().await
+}

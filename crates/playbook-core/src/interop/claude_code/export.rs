@@ -302,3 +302,53 @@ mod tests {
         );
     }
 }
+
+/// The files an export writes into a project, relative to it, and what a
+/// person should know. Pure: the caller reads the existing settings and
+/// writes the files (the CLI and the app, each with its atomic writer).
+#[derive(Debug, Clone)]
+pub struct ProjectExport {
+    /// `(path relative to the project, text)`: each subagent file under
+    /// `.claude/agents/`, then `.claude/settings.json`.
+    pub files: Vec<(String, String)>,
+    pub notes: Vec<String>,
+}
+
+/// Every file of an export: one subagent per role (with `body` giving each
+/// role's rendered prompt) and the settings with the gate hook `command`
+/// merged into `existing` settings. Fails (writing nothing) when the
+/// existing settings cannot be merged.
+pub fn export_project(
+    playbook: &Playbook,
+    body: impl Fn(&RoleRef<'_>) -> String,
+    existing_settings: Option<&str>,
+    command: &str,
+) -> Result<ProjectExport, String> {
+    let flow = crate::flow::Flow::new(playbook);
+    let mut used: Vec<String> = Vec::new();
+    let mut files = Vec::new();
+    let mut notes = Vec::new();
+    for (position, role) in flow.roles.iter().enumerate() {
+        let mut agent = export_role(playbook, role, position, &body(role));
+        agent.file_name = unique(&agent.file_name, &used);
+        used.push(agent.file_name.to_ascii_lowercase());
+        notes.extend(agent.notes);
+        files.push((format!(".claude/agents/{}", agent.file_name), agent.text));
+    }
+    let settings = merge_settings(existing_settings, command)?;
+    files.push((".claude/settings.json".to_string(), settings));
+    Ok(ProjectExport { files, notes })
+}
+
+/// `name`, or `name-2.md`... when a file of that name (ignoring case, as
+/// some file systems do) is already written.
+fn unique(name: &str, used: &[String]) -> String {
+    if !used.contains(&name.to_ascii_lowercase()) {
+        return name.to_string();
+    }
+    let stem = name.trim_end_matches(".md");
+    (2..)
+        .map(|i| format!("{stem}-{i}.md"))
+        .find(|n| !used.contains(&n.to_ascii_lowercase()))
+        .unwrap_or_else(|| name.to_string())
+}
