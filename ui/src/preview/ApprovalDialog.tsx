@@ -1,6 +1,8 @@
 // The dialog of an approval request: the run waits until the user approves
-// or denies. Enter approves, Escape denies; focus stays in the dialog.
-import { useEffect, useRef } from "react";
+// or denies. Enter approves; Escape answers nothing (a denial is never made
+// by a stray key): it moves focus to Deny and says how to answer. Focus
+// stays in the dialog.
+import { useEffect, useRef, useState } from "react";
 import type { ApprovalPrompt } from "../generated/ApprovalPrompt";
 
 type Props = {
@@ -13,13 +15,19 @@ type Props = {
 
 export function ApprovalDialog({ prompt, waiting, onAnswer, onApproveRest }: Props) {
   const approve = useRef<HTMLButtonElement>(null);
+  const deny = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => approve.current?.focus(), [prompt.id]);
+  const [escaped, setEscaped] = useState(false);
+  useEffect(() => {
+    setEscaped(false);
+    approve.current?.focus();
+  }, [prompt.id]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key === "Escape") {
       e.preventDefault();
-      onAnswer(false);
+      setEscaped(true);
+      deny.current?.focus();
     } else if (e.key === "Tab") {
       // Keep focus inside the dialog while it is open.
       const buttons = [...(box.current?.querySelectorAll("button") ?? [])];
@@ -69,11 +77,16 @@ export function ApprovalDialog({ prompt, waiting, onAnswer, onApproveRest }: Pro
           The role's contract sets <code>requires_user_approval</code> or a manual gate, so the run waits for you.
           {waiting > 0 && ` ${waiting} more request${waiting === 1 ? "" : "s"} waiting.`}
         </p>
+        {escaped && (
+          <p className="small" role="status" data-testid="approval-escape">
+            Escape does not answer: choose Approve or Deny (Enter on the focused button). The run waits for you.
+          </p>
+        )}
         <div className="modal-actions">
           <button ref={approve} type="button" className="primary" onClick={() => onAnswer(true)} data-testid="approve">
             Approve
           </button>
-          <button type="button" onClick={() => onAnswer(false)} data-testid="deny">
+          <button ref={deny} type="button" onClick={() => onAnswer(false)} data-testid="deny">
             Deny
           </button>
           <button type="button" className="link" onClick={onApproveRest} data-testid="approve-rest">

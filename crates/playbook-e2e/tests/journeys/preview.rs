@@ -30,6 +30,12 @@ async fn the_review_fails_twice_preview_shows_three_iterations_and_the_pass() ->
         !timeline.contains("Run finished"),
         "the run waits for the answer:\n{timeline}"
     );
+    // Escape answers nothing: the dialog stays and says how to answer.
+    app.keys(&char::from(Key::Escape).to_string()).await?;
+    app.until_text("[data-testid=approval-escape]", "does not answer")
+        .await?;
+    // Focus went to Deny; Shift+Tab goes back to Approve.
+    app.shortcut(&[Key::Shift], char::from(Key::Tab)).await?;
     // Enter on the focused Approve button answers the first request.
     let id = app
         .find("[data-testid=approval-dialog]")
