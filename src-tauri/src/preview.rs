@@ -3,8 +3,8 @@
 //! as they happen (the command streams them to the UI as Tauri events) and
 //! recorded in the library's runs, with approvals asked of the user.
 
+use playbook_core::Playbook;
 use playbook_core::flow::Flow;
-use playbook_core::{Format, Playbook};
 use playbook_orchestrator::{Approval, EventRecord, Scenario, run_scenario};
 use serde_json::{Map, Value};
 
@@ -68,19 +68,7 @@ pub fn run(
     ask: Option<AskTheUser<impl FnMut(&ApprovalPrompt)>>,
     on_event: impl FnMut(&EventRecord),
 ) -> Result<PreviewResult> {
-    let text = workbench::render_value(&document, Format::Yaml)?;
-    let checked = workbench::check_source(&text, Format::Yaml);
-    let Some(playbook) = checked.playbook.filter(|_| checked.allow) else {
-        let errors: Vec<_> = checked.findings.iter().filter(|f| f.is_error()).collect();
-        return Err(AppError::new(
-            ErrorCode::Blocked,
-            format!(
-                "the playbook has {} error(s); fix them before running a preview",
-                errors.len()
-            ),
-        )
-        .with_details(serde_json::json!({ "findings": errors })));
-    };
+    let playbook = workbench::runnable(&document, "running a preview")?;
     let scenario = scenario(&request.scenario)?;
     let mut record_error = None;
     let recorder = match (library, &request.playbook) {

@@ -12,6 +12,28 @@ use crate::api::{
 };
 use crate::error::{AppError, ErrorCode, Result};
 
+/// The typed playbook of an edited document when it has no error, else a
+/// `Blocked` error carrying the errors, saying they must be fixed before
+/// `what` ("running it", "running a preview").
+pub fn runnable(document: &Value, what: &str) -> Result<playbook_core::Playbook> {
+    let text = render_value(document, Format::Yaml)?;
+    let checked = check_source(&text, Format::Yaml);
+    match checked.playbook.filter(|_| checked.allow) {
+        Some(playbook) => Ok(playbook),
+        None => {
+            let errors: Vec<_> = checked.findings.iter().filter(|f| f.is_error()).collect();
+            Err(AppError::new(
+                ErrorCode::Blocked,
+                format!(
+                    "the playbook has {} error(s); fix them before {what}",
+                    errors.len()
+                ),
+            )
+            .with_details(serde_json::json!({ "findings": errors })))
+        }
+    }
+}
+
 /// Upgrades a legacy (agenterm) document to 1.0.0 (the same migration as
 /// `playbook migrate`), with the semantic diff against the document as its
 /// legacy reading sees it, for the person to confirm.

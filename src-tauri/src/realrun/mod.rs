@@ -19,7 +19,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use playbook_core::Format;
 use playbook_orchestrator::EventRecord;
 use playbook_orchestrator::agent::Approver;
 use playbook_orchestrator::event::TaskState;
@@ -263,19 +262,7 @@ pub fn run(
     on_event: impl FnMut(&EventRecord),
 ) -> Result<RealRunResult> {
     let (goal, agent) = check_request(request)?;
-    let text = workbench::render_value(&document, Format::Yaml)?;
-    let checked = workbench::check_source(&text, Format::Yaml);
-    let Some(playbook) = checked.playbook.filter(|_| checked.allow) else {
-        let errors: Vec<_> = checked.findings.iter().filter(|f| f.is_error()).collect();
-        return Err(AppError::new(
-            ErrorCode::Blocked,
-            format!(
-                "the playbook has {} error(s); fix them before running it",
-                errors.len()
-            ),
-        )
-        .with_details(serde_json::json!({ "findings": errors })));
-    };
+    let playbook = workbench::runnable(&document, "running it")?;
     let (repo, agents_file, stop) = runs.begin(request)?;
     let _active = ActiveRun(runs);
     // The base is read now, so the diffs shown later compare against the
