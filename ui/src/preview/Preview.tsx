@@ -14,6 +14,7 @@ import type { Run } from "../generated/Run";
 import type { ScenarioInfo } from "../generated/ScenarioInfo";
 import { ApprovalDialog } from "./ApprovalDialog";
 import { Refusals } from "./Refusals";
+import { routeApproval } from "./routeApproval";
 import { Timeline } from "./Timeline";
 
 type Props = {
@@ -102,11 +103,9 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
       buffer.current.push(record);
       setEvents([...buffer.current]);
     });
-    const unlistenApprovals = await backend.onApprovalRequest((prompt) => {
-      if (!shown.current) void backend.answerApproval(prompt.id, false);
-      else if (approveRest.current) void backend.answerApproval(prompt.id, true);
-      else setAsking((queue) => [...queue, prompt]);
-    });
+    const unlistenApprovals = await backend.onApprovalRequest((prompt) =>
+      routeApproval(prompt, { shown: shown.current, approveRest: approveRest.current }, (p) => setAsking((queue) => [...queue, p])),
+    );
     try {
       const finished = await backend.runPreview(doc, {
         scenario,

@@ -13,6 +13,7 @@ import type { RealRunResult } from "../generated/RealRunResult";
 import type { RepoChoice } from "../generated/RepoChoice";
 import { ApprovalDialog } from "../preview/ApprovalDialog";
 import { Refusals } from "../preview/Refusals";
+import { routeApproval } from "../preview/routeApproval";
 import { Timeline } from "../preview/Timeline";
 import { agentSuggestions, describeRunError, remembered } from "./choices";
 import { TaskBranches } from "./TaskBranches";
@@ -104,11 +105,9 @@ export function RunMode({ doc, checked, onShowProblems, library }: Props) {
       buffer.current.push(record);
       setEvents([...buffer.current]);
     });
-    const unlistenApprovals = await backend.onApprovalRequest((prompt) => {
-      if (!shown.current) void backend.answerApproval(prompt.id, false);
-      else if (approveRest.current) void backend.answerApproval(prompt.id, true);
-      else setAsking((queue) => [...queue, prompt]);
-    });
+    const unlistenApprovals = await backend.onApprovalRequest((prompt) =>
+      routeApproval(prompt, { shown: shown.current, approveRest: approveRest.current }, (p) => setAsking((queue) => [...queue, p])),
+    );
     try {
       const finished = await backend.startRun(doc, {
         repository: repo.id,
