@@ -5,3 +5,22 @@
 pub mod claude_code;
 pub mod crewai;
 mod names;
+
+/// How an importer's error reads: `file:line: message; hint` (the line
+/// when known, the hint when there is one).
+pub(crate) fn fmt_located(
+    f: &mut std::fmt::Formatter<'_>,
+    file: &str,
+    line: Option<usize>,
+    message: &str,
+    hint: &str,
+) -> std::fmt::Result {
+    match line {
+        Some(line) => write!(f, "{file}:{line}: {message}")?,
+        None => write!(f, "{file}: {message}")?,
+    }
+    if !hint.is_empty() {
+        write!(f, "; {hint}")?;
+    }
+    Ok(())
+}

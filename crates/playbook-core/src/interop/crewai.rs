@@ -71,14 +71,7 @@ impl ImportError {
 
 impl std::fmt::Display for ImportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message)?,
-            None => write!(f, "{}: {}", self.file, self.message)?,
-        }
-        if !self.hint.is_empty() {
-            write!(f, "; {}", self.hint)?;
-        }
-        Ok(())
+        super::fmt_located(f, &self.file, self.line, &self.message, &self.hint)
     }
 }
 
