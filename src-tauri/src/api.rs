@@ -182,15 +182,6 @@ pub struct Example {
     pub source: String,
 }
 
-/// A file read from disk through an open dialog or a typed path.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
-#[ts(export)]
-pub struct FileText {
-    pub path: String,
-    pub format: Format,
-    pub text: String,
-}
-
 impl FlowView {
     pub fn new(playbook: &Playbook) -> FlowView {
         let flow = Flow::new(playbook);

@@ -18,11 +18,12 @@ use tauri_plugin_dialog::{DialogExt, FilePath};
 
 use crate::api::{
     AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, Example,
-    FileText, Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult,
-    RepoChoice, ScenarioInfo, TemplateChecked, TemplateOpened,
+    Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult, RepoChoice,
+    ScenarioInfo, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
+use crate::grants::{Access, Grants};
 use crate::library::Library;
 use crate::realrun::{self, Runs};
 use crate::workbench::LastChecked;
@@ -63,14 +64,54 @@ pub fn examples() -> Vec<Example> {
     workbench::examples()
 }
 
+/// Writes text to a file the person chose in a save dialog of this session.
 #[tauri::command(async)]
-pub fn read_playbook_file(path: String) -> Result<FileText> {
-    workbench::read_playbook_file(&path)
+pub fn write_text_file(grants: State<'_, Grants>, path: String, text: String) -> Result<()> {
+    let path = grants.check(Access::Write, &path)?;
+    workbench::write_text_file(&path, &text)
 }
 
-#[tauri::command(async)]
-pub fn write_text_file(path: String, text: String) -> Result<()> {
-    workbench::write_text_file(&path, &text)
+/// Opens the native dialog for a playbook file to open or import; the
+/// chosen file may then be read (`None` when the dialog was cancelled).
+#[tauri::command]
+pub async fn choose_playbook_file(
+    app: AppHandle,
+    grants: State<'_, Grants>,
+) -> Result<Option<String>> {
+    let dialog = app
+        .dialog()
+        .file()
+        .set_title("Open a playbook")
+        // A Claude Code subagent file (.md) opens its folder of subagents as
+        // one playbook; a crew's agents.yaml or tasks.yaml opens its crew.
+        .add_filter("Playbooks and CrewAI configs", &["yaml", "yml", "json"])
+        .add_filter("Claude Code subagents", &["md"]);
+    let Some(path) = chosen(|done| dialog.pick_file(done)).await? else {
+        return Ok(None);
+    };
+    grants.allow(Access::Read, &path);
+    Ok(Some(path.display().to_string()))
+}
+
+/// Opens the native save dialog; the chosen file may then be written.
+#[tauri::command]
+pub async fn choose_export_path(
+    app: AppHandle,
+    grants: State<'_, Grants>,
+    default_name: String,
+    title: String,
+) -> Result<Option<String>> {
+    let dialog = app
+        .dialog()
+        .file()
+        .set_title(title)
+        .set_file_name(default_name)
+        .add_filter("Playbooks", &["yaml", "yml", "json"]);
+    let Some(path) = chosen(|done| dialog.save_file(done)).await? else {
+        return Ok(None);
+    };
+    grants.allow(Access::Write, &path);
+    Ok(Some(path.display().to_string()))
 }
 
 #[tauri::command(async)]
@@ -130,8 +171,12 @@ pub fn library_delete(library: State<'_, Library>, id: String) -> Result<()> {
 }
 
 #[tauri::command(async)]
-pub fn library_import_file(library: State<'_, Library>, path: String) -> Result<Vec<Imported>> {
-    library.import_file(&path)
+pub fn library_import_file(
+    library: State<'_, Library>,
+    grants: State<'_, Grants>,
+    path: String,
+) -> Result<Vec<Imported>> {
+    library.import_file(&grants.check(Access::Read, &path)?)
 }
 
 #[tauri::command(async)]
@@ -144,8 +189,13 @@ pub fn library_import_text(
 }
 
 #[tauri::command(async)]
-pub fn library_export(library: State<'_, Library>, id: String, path: String) -> Result<()> {
-    library.export(&id, &path)
+pub fn library_export(
+    library: State<'_, Library>,
+    grants: State<'_, Grants>,
+    id: String,
+    path: String,
+) -> Result<()> {
+    library.export(&id, &grants.check(Access::Write, &path)?)
 }
 
 #[tauri::command(async)]

@@ -43,6 +43,9 @@ pub enum ErrorCode {
     Agent,
     /// A real run is going on; one runs at a time.
     Busy,
+    /// A file the person did not choose in this session (dialog or drop);
+    /// the page cannot name files on its own (`grants.rs`).
+    Forbidden,
     /// A bug: something that should not happen did.
     Internal,
 }

@@ -14,6 +14,7 @@ pub mod approvals;
 pub mod commands;
 pub mod error;
 pub mod gateway;
+pub mod grants;
 pub mod library;
 pub mod preview;
 pub mod realrun;
@@ -29,6 +30,8 @@ pub fn run() {
         .manage(approvals::Pending::default())
         .manage(realrun::Runs::default())
         .manage(workbench::LastChecked::default())
+        .manage(grants::Grants::default())
+        .on_window_event(grants::on_window_event)
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::migrate_document,
@@ -37,7 +40,8 @@ pub fn run() {
             commands::render_document,
             commands::role_template,
             commands::examples,
-            commands::read_playbook_file,
+            commands::choose_playbook_file,
+            commands::choose_export_path,
             commands::write_text_file,
             commands::app_info,
             commands::library_list,

@@ -234,11 +234,7 @@ impl Library {
     }
 
     /// Imports a file; a malformed file is refused and the library is unchanged.
-    pub fn import_file(&self, path: &str) -> Result<Vec<Imported>> {
-        if path.trim().is_empty() {
-            return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
-        }
-        let path = Path::new(path.trim());
+    pub fn import_file(&self, path: &Path) -> Result<Vec<Imported>> {
         let source = if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("md"))
@@ -277,9 +273,10 @@ impl Library {
     }
 
     /// Writes the latest version to `path`, as YAML unless it ends in `.json`.
-    pub fn export(&self, playbook: &str, path: &str) -> Result<()> {
+    pub fn export(&self, playbook: &str, path: &Path) -> Result<()> {
         let pid = id(playbook)?;
-        let text = self.with(|s| Ok(s.export(&pid, None, Format::from_path(path))?))?;
+        let format = Format::from_path(&path.to_string_lossy());
+        let text = self.with(|s| Ok(s.export(&pid, None, format)?))?;
         crate::workbench::write_text_file(path, &text)
     }
 
@@ -343,9 +340,9 @@ impl Library {
             })?;
         }
         let mut written = vec![playbook_file.clone()];
-        crate::workbench::write_text_file(&dir.join(&playbook_file).to_string_lossy(), &text)?;
+        crate::workbench::write_text_file(&dir.join(&playbook_file), &text)?;
         for (relative, content) in &export.files {
-            crate::workbench::write_text_file(&dir.join(relative).to_string_lossy(), content)?;
+            crate::workbench::write_text_file(&dir.join(relative), content)?;
             written.push(relative.clone());
         }
         Ok((written, export.notes))

@@ -5,11 +5,10 @@ use playbook_core::document::{self, MAX_DOCUMENT_BYTES};
 use playbook_core::locate::SourceMap;
 use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
 use serde_json::Value;
+use std::path::Path;
 use std::sync::Mutex;
 
-use crate::api::{
-    Checked, DocumentChange, Example, FileText, FlowView, Include, Migrated, TemplateChecked,
-};
+use crate::api::{Checked, DocumentChange, Example, FlowView, Include, Migrated, TemplateChecked};
 use crate::error::{AppError, ErrorCode, Result};
 
 /// The typed playbook of an edited document when it has no error, else a
@@ -292,48 +291,11 @@ pub fn examples() -> Vec<Example> {
     .collect()
 }
 
-/// Reads a playbook file chosen by the user. Refuses binary and oversized
-/// files with a clear message instead of handing megabytes to the editor.
-pub fn read_playbook_file(path: &str) -> Result<FileText> {
-    let path = path.trim();
-    if path.is_empty() {
-        return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
-    }
-    // The shared reader: FIFOs and devices (whose size reads as 0) are
-    // refused without blocking, and nothing past the limit is read.
-    use playbook_store::userfile::{ReadError, read_bounded};
-    let bytes =
-        read_bounded(std::path::Path::new(path), MAX_DOCUMENT_BYTES).map_err(|e| match e {
-            ReadError::Io(e) => io_error(path, e),
-            ReadError::TooLarge { limit } => AppError::new(
-                ErrorCode::TooLarge,
-                format!("{path} is larger than {limit} bytes, the most a playbook may be"),
-            ),
-            ReadError::Directory => AppError::new(
-                ErrorCode::InvalidInput,
-                format!("{path} is a folder, not a playbook file"),
-            ),
-            other => AppError::new(ErrorCode::InvalidInput, format!("{path}: {other}")),
-        })?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        AppError::new(
-            ErrorCode::InvalidInput,
-            format!("{path} is not UTF-8 text; a playbook is a YAML or JSON text file"),
-        )
-    })?;
-    Ok(FileText {
-        path: path.to_string(),
-        format: Format::from_path(path),
-        text,
-    })
-}
-
-/// Writes exported text to the path chosen in a save dialog.
-pub fn write_text_file(path: &str, text: &str) -> Result<()> {
-    if path.trim().is_empty() {
-        return Err(AppError::new(ErrorCode::InvalidInput, "no file was chosen"));
-    }
-    std::fs::write(path, text).map_err(|e| io_error(path, e))
+/// Writes text to a file, atomically: a crash or a full disk leaves the
+/// old content, never half of the new one.
+pub fn write_text_file(path: &Path, text: &str) -> Result<()> {
+    playbook_store::userfile::write_atomically(path, text.as_bytes())
+        .map_err(|e| io_error(&path.display().to_string(), e))
 }
 
 fn io_error(path: &str, e: std::io::Error) -> AppError {

@@ -3,8 +3,6 @@
 // place and the UI could run against a different backend.
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { open, save } from "@tauri-apps/plugin-dialog";
 import type { AgentsFileChoice } from "./generated/AgentsFileChoice";
 import type { AppError } from "./generated/AppError";
 import type { BranchDiff } from "./generated/BranchDiff";
@@ -32,7 +30,6 @@ import type { TemplateSaved } from "./generated/TemplateSaved";
 import type { TemplateSummary } from "./generated/TemplateSummary";
 import type { VersionInfo } from "./generated/VersionInfo";
 import type { Example } from "./generated/Example";
-import type { FileText } from "./generated/FileText";
 import type { ExportedClaudeCode } from "./generated/ExportedClaudeCode";
 import type { Include } from "./generated/Include";
 import type { Migrated } from "./generated/Migrated";
@@ -80,7 +77,6 @@ export const backend = {
   migrateDocument: (document: Playbook) => call<Migrated>("migrate_document", { document }),
   roleTemplate: (mode: RoleMode) => call<Role>("role_template", { mode }),
   examples: () => call<Example[]>("examples"),
-  readPlaybookFile: (path: string) => call<FileText>("read_playbook_file", { path }),
   writeTextFile: (path: string, text: string) => call<void>("write_text_file", { path, text }),
 
   // Preview runs (playbook-orchestrator). Events stream as `preview-event`.
@@ -138,34 +134,22 @@ export const backend = {
     call<Comparison>("compare_template_versions", { name, from, to }),
   deleteTemplate: (name: string) => call<void>("delete_template", { name }),
 
-  /** Calls `handler` with the paths of files dropped on the window. */
-  onFileDrop: (handler: (paths: string[]) => void): Promise<UnlistenFn> =>
-    getCurrentWebview().onDragDropEvent((e) => {
-      if (e.payload.type === "drop") handler(e.payload.paths);
-    }),
+  // Files: the page never names a file on its own. Dialogs are opened by
+  // the Rust side, which honours a path in a file command only when the
+  // person chose it in this session (a dialog or a drop; grants.rs).
 
-  /** Asks for a playbook file to open; null when the user cancels. */
-  async choosePlaybookFile(): Promise<string | null> {
-    const chosen = await open({
-      title: "Open a playbook",
-      multiple: false,
-      directory: false,
-      // A Claude Code subagent file (.md) opens its folder of subagents as one
-      // playbook; a crew's agents.yaml or tasks.yaml opens its CrewAI crew.
-      filters: [
-        { name: "Playbooks and CrewAI configs", extensions: ["yaml", "yml", "json"] },
-        { name: "Claude Code subagents", extensions: ["md"] },
-      ],
-    });
-    return typeof chosen === "string" ? chosen : null;
-  },
+  /** Calls `handler` with the paths of files dropped on the window (granted for reading first). */
+  onFileDrop: (handler: (paths: string[]) => void): Promise<UnlistenFn> =>
+    listen<string[]>("file-drop", (e) => handler(e.payload)),
+
+  /**
+   * Asks for a playbook file to open or import; null when the user cancels. A
+   * Claude Code subagent file (.md) brings its folder of subagents; a crew's
+   * agents.yaml or tasks.yaml brings its CrewAI crew.
+   */
+  choosePlaybookFile: () => call<string | null>("choose_playbook_file"),
 
   /** Asks where to write an export; null when the user cancels. */
-  async chooseExportPath(defaultName: string, title = "Export the playbook"): Promise<string | null> {
-    return await save({
-      title,
-      defaultPath: defaultName,
-      filters: [{ name: "Playbooks", extensions: ["yaml", "yml", "json"] }],
-    });
-  },
+  chooseExportPath: (defaultName: string, title = "Export the playbook") =>
+    call<string | null>("choose_export_path", { defaultName, title }),
 };

@@ -57,34 +57,11 @@ pub fn read_file(path: &str, limit: usize, what: &str) -> Result<Vec<u8>> {
     })
 }
 
-/// Replaces a file's content atomically: write a sibling, then rename it
-/// over the original, so a crash leaves either the old or the new text.
+/// Replaces a file's content atomically (`playbook_store::userfile`), so a
+/// crash leaves either the old or the new text.
 pub fn write_atomically(path: &str, text: &str) -> Result<()> {
-    let target = Path::new(path);
-    let dir = target
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = target.file_name().context("path has no file name")?;
-    let temp = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = std::fs::File::create(&temp).and_then(|mut file| {
-        std::io::Write::write_all(&mut file, text.as_bytes())?;
-        file.sync_all()
-    });
-    if let Err(error) = written {
-        // A partial temporary file (the disk filled up) is not left behind.
-        let _ = std::fs::remove_file(&temp);
-        return Err(write_error(error, path));
-    }
-    if let Err(error) = std::fs::rename(&temp, target) {
-        let _ = std::fs::remove_file(&temp);
-        return Err(write_error(error, path));
-    }
-    Ok(())
+    playbook_store::userfile::write_atomically(Path::new(path), text.as_bytes())
+        .map_err(|error| write_error(error, path))
 }
 
 fn write_error(error: std::io::Error, path: &str) -> anyhow::Error {

@@ -1,5 +1,6 @@
-//! Reading a file a user names: the one function the CLI, the app and
-//! import share, so every path refuses the same things the same way.
+//! Reading and writing a file a user names: the functions the CLI, the app
+//! and import share, so every path refuses the same things the same way and
+//! no save can leave half a file.
 //!
 //! Only regular files are read. A FIFO would block forever and a device
 //! (`/dev/zero`, `/dev/urandom`) never ends, and both report a size of 0,
@@ -60,6 +61,33 @@ fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 
+/// Replaces a file's content atomically: write a sibling, flush it, then
+/// rename it over the original, so a crash or a full disk leaves either
+/// the old or the new text, never a mix; a partial sibling is removed.
+pub fn write_atomically(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = target.file_name().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
+    })?;
+    let temp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = File::create(&temp).and_then(|mut file| {
+        std::io::Write::write_all(&mut file, bytes)?;
+        file.sync_all()
+    });
+    let renamed = written.and_then(|()| std::fs::rename(&temp, target));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    renamed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +126,32 @@ mod tests {
                 Err(ReadError::NotRegular)
             ));
         }
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_the_whole_file_and_leaves_no_sibling() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.yaml");
+        std::fs::write(&path, "old text that is longer than the new one\n").unwrap();
+        write_atomically(&path, b"new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_failed_atomic_write_leaves_the_original_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the file should be: the rename fails.
+        let path = dir.path().join("taken");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("inside"), "kept").unwrap();
+        assert!(write_atomically(&path, b"new").is_err());
+        assert_eq!(
+            std::fs::read_to_string(path.join("inside")).unwrap(),
+            "kept"
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "the partial sibling is removed");
     }
 }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use playbook_studio::api::{
-    AgentsFileChoice, AppInfo, BranchDiff, Checked, Comparison, Example, FileText, Opened,
-    PreviewResult, RealRunRequest, RealRunResult, RepoChoice, ScenarioInfo,
+    AgentsFileChoice, AppInfo, BranchDiff, Checked, Comparison, Example, Opened, PreviewResult,
+    RealRunRequest, RealRunResult, RepoChoice, ScenarioInfo,
 };
 use playbook_studio::error::AppError;
 use ts_rs::TS;
@@ -33,7 +33,6 @@ fn committed_typescript_types_match_the_rust_types() {
     let cfg = ts_rs::Config::from_env().with_out_dir(fresh.path());
     Checked::export_all(&cfg).unwrap();
     Example::export_all(&cfg).unwrap();
-    FileText::export_all(&cfg).unwrap();
     AppInfo::export_all(&cfg).unwrap();
     AppError::export_all(&cfg).unwrap();
     playbook_core::Role::export_all(&cfg).unwrap();

@@ -17,7 +17,7 @@ fn a_subagent_file_imports_its_folder_as_one_playbook_named_by_its_importer() {
     let library = Library::open(dir.path().join("library.db"));
 
     let imported = library
-        .import_file(agents.join("writer.md").to_str().unwrap())
+        .import_file(&agents.join("writer.md"))
         .expect("a subagent file imports");
     assert_eq!(imported.len(), 1);
     assert!(
@@ -38,9 +38,7 @@ fn a_subagent_file_imports_its_folder_as_one_playbook_named_by_its_importer() {
 
     // A malformed subagent is refused, naming the file, and nothing is imported.
     std::fs::write(agents.join("broken.md"), "---\nname: [unclosed\n---\nx\n").unwrap();
-    let error = library
-        .import_file(agents.join("writer.md").to_str().unwrap())
-        .unwrap_err();
+    let error = library.import_file(&agents.join("writer.md")).unwrap_err();
     assert!(error.message.contains("broken.md"), "{}", error.message);
 }
 
@@ -62,7 +60,7 @@ fn a_crew_config_file_imports_its_crew_as_one_playbook_named_by_its_importer() {
     let library = Library::open(dir.path().join("library.db"));
 
     let imported = library
-        .import_file(config.join("tasks.yaml").to_str().unwrap())
+        .import_file(&config.join("tasks.yaml"))
         .expect("a crew's tasks.yaml imports its crew");
     assert!(
         imported[0].source.contains("(CrewAI crew)"),
@@ -82,11 +80,7 @@ fn a_crew_config_file_imports_its_crew_as_one_playbook_named_by_its_importer() {
     let lone = dir.path().join("lone");
     std::fs::create_dir_all(&lone).unwrap();
     std::fs::write(lone.join("tasks.yaml"), TASKS).unwrap();
-    assert!(
-        library
-            .import_file(lone.join("tasks.yaml").to_str().unwrap())
-            .is_err()
-    );
+    assert!(library.import_file(&lone.join("tasks.yaml")).is_err());
 }
 
 #[test]

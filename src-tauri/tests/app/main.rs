@@ -1,6 +1,7 @@
 //! Behaviour of the app's workbench (what the commands call), without a window.
 
 mod generated;
+mod grants;
 mod imports;
 mod preview;
 mod realrun;

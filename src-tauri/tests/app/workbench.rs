@@ -3,7 +3,6 @@
 
 use playbook_core::{Format, RoleMode};
 use playbook_studio::api::{FlowEdgeKind, Include};
-use playbook_studio::error::ErrorCode;
 use playbook_studio::workbench;
 use serde_json::{Value, json};
 
@@ -130,33 +129,6 @@ fn every_role_template_validates_its_own_mode() {
         let role = workbench::role_template(mode);
         assert_eq!(role.mode, Some(mode), "the {mode} template has its mode");
     }
-}
-
-#[test]
-fn reading_a_missing_file_is_not_found_and_names_the_path() {
-    let err = workbench::read_playbook_file("/nonexistent/playbook.yaml").unwrap_err();
-    assert_eq!(err.code, ErrorCode::NotFound);
-    assert!(err.message.contains("/nonexistent/playbook.yaml"));
-}
-
-#[test]
-fn reading_a_binary_file_is_refused_as_invalid_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("x.yaml");
-    std::fs::write(&path, [0xff, 0xfe, 0x00, 0x80]).unwrap();
-    let err = workbench::read_playbook_file(path.to_str().unwrap()).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidInput, "{}", err.message);
-}
-
-#[test]
-fn error_serialises_as_code_message_details() {
-    let err = workbench::read_playbook_file("").unwrap_err();
-    let json = serde_json::to_value(&err).unwrap();
-    assert_eq!(
-        json["code"], "invalid_input",
-        "the UI switches on this code"
-    );
-    assert!(json["message"].is_string());
 }
 
 #[test]

@@ -3,4 +3,4 @@
 /**
  * What went wrong, as a stable code. Documented in `docs/error-codes.md`, section "App".
  */
-export type AppErrorCode = "invalid_input" | "invalid_playbook" | "blocked" | "too_large" | "io" | "not_found" | "conflict" | "stale" | "store" | "engine" | "repository" | "agent" | "busy" | "internal";
+export type AppErrorCode = "invalid_input" | "invalid_playbook" | "blocked" | "too_large" | "io" | "not_found" | "conflict" | "stale" | "store" | "engine" | "repository" | "agent" | "busy" | "forbidden" | "internal";

@@ -27,7 +27,6 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
   const [items, setItems] = useState<PlaybookSummary[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [query, setQuery] = useState("");
-  const [path, setPath] = useState("");
   const [failure, setFailure] = useState<ImportError | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
@@ -56,7 +55,6 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
       const imported = await backend.importFile(file);
       // The source names the importer when the file was not a playbook (Claude Code subagents).
       notify(`Imported ${imported.map((i) => `${i.saved.playbook} (${i.outcome.replace("_", " ")}) from ${i.source}`).join(", ")}.`);
-      setPath("");
       reload();
       if (open && imported[0]) onOpen(imported[0].saved.playbook, imported[0].source);
     } catch (e) {
@@ -114,20 +112,6 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
         <button type="button" data-testid="import-file" onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f)).catch((e) => setFailure(importError(e)))}>
           Import file…
         </button>
-        <span className="inline">
-          <input
-            type="text"
-            aria-label="Path of a file to import"
-            placeholder="or a file path"
-            value={path}
-            data-testid="import-path"
-            onChange={(e) => setPath(e.target.value.slice(0, 4096))}
-            onKeyDown={(e) => e.key === "Enter" && importFrom(path)}
-          />
-          <button type="button" data-testid="import-path-button" onClick={() => importFrom(path)}>
-            Import
-          </button>
-        </span>
       </div>
       {failure && (
         <div className="banner banner-error" role="alert" data-testid="import-error">

@@ -23,11 +23,9 @@ async fn importing_a_malformed_file_shows_a_clear_error_and_leaves_the_library_u
         .len();
     app.screenshot("library").await?;
 
-    app.find("[data-testid=import-path]")
-        .await?
-        .send_keys(malformed.to_str().unwrap())
+    app.click("[data-testid=import-file]").await?;
+    app.answer_file_dialog("Open a playbook", &malformed)
         .await?;
-    app.click("[data-testid=import-path-button]").await?;
     app.until_text("[data-testid=import-error]", "library is unchanged")
         .await?;
     let message = app.text("[data-testid=import-error]").await?;
@@ -217,5 +215,71 @@ async fn a_playbook_exports_for_claude_code_into_a_chosen_project() -> Result<()
     assert!(project.join(".claude/agents/reviewer.md").is_file());
     let settings = std::fs::read_to_string(project.join(".claude/settings.json"))?;
     assert!(settings.contains("playbook gate"), "{settings}");
+    app.quit().await
+}
+
+/// The page cannot name files on its own: a path no dialog or drop gave in
+/// this session is refused by the backend for reading and for writing, and
+/// the page has no dialog of its own to open. A script in the page is one.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_made_up_path_is_refused_by_the_backend() -> Result<()> {
+    let profile = Profile::new();
+    let secret = profile.path("secret.yaml");
+    let tdd = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks/tdd.yaml"),
+    )?;
+    std::fs::write(&secret, tdd.replacen("id: tdd", "id: secret", 1))?;
+    let target = profile.path("overwritten.txt");
+    std::fs::write(&target, "the person's file\n")?;
+    let mut app = launch("made-up-path", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.find("[data-testid=library-table]").await?;
+
+    // The Tauri IPC as any script in the page would call it.
+    let invoke = |command: &str, args: serde_json::Value| {
+        format!(
+            "return window.__TAURI_INTERNALS__.invoke({command:?}, {args})\
+             .then(() => 'accepted', (e) => (e && e.code) || String(e));"
+        )
+    };
+    let read = app
+        .execute(&invoke(
+            "library_import_file",
+            serde_json::json!({ "path": secret }),
+        ))
+        .await?;
+    assert_eq!(read, "forbidden", "a made-up path is not read");
+    let write = app
+        .execute(&invoke(
+            "write_text_file",
+            serde_json::json!({ "path": target, "text": "owned" }),
+        ))
+        .await?;
+    assert_eq!(write, "forbidden", "a made-up path is not written");
+    assert_eq!(
+        std::fs::read_to_string(&target)?,
+        "the person's file\n",
+        "the file is untouched"
+    );
+    let export = app
+        .execute(&invoke(
+            "library_export",
+            serde_json::json!({ "id": "tdd", "path": target }),
+        ))
+        .await?;
+    assert_eq!(export, "forbidden", "an export needs a chosen target");
+    let dialog = app
+        .execute(&invoke(
+            "plugin:dialog|open",
+            serde_json::json!({ "options": {} }),
+        ))
+        .await?;
+    assert_ne!(dialog, "accepted", "the page opens no dialog of its own");
+
+    // Chosen in the dialog, the same file is imported.
+    app.click("[data-testid=import-file]").await?;
+    app.answer_file_dialog("Open a playbook", &secret).await?;
+    app.find("[data-open=secret]").await?;
     app.quit().await
 }
