@@ -130,6 +130,29 @@ pub fn library_delete(library: State<'_, Library>, id: String) -> Result<()> {
 }
 
 #[tauri::command(async)]
+pub fn library_undelete(library: State<'_, Library>, id: String) -> Result<()> {
+    library.undelete(&id)
+}
+
+#[tauri::command(async)]
+pub fn library_open_example(
+    library: State<'_, Library>,
+    example: String,
+    new_copy: bool,
+) -> Result<crate::api::ExampleOpened> {
+    library.open_example(&example, new_copy)
+}
+
+#[tauri::command(async)]
+pub fn library_version(
+    library: State<'_, Library>,
+    id: String,
+    number: u32,
+) -> Result<crate::api::VersionDocument> {
+    library.version(&id, number)
+}
+
+#[tauri::command(async)]
 pub fn library_import_file(library: State<'_, Library>, path: String) -> Result<Vec<Imported>> {
     library.import_file(&path)
 }

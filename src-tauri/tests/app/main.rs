@@ -2,6 +2,7 @@
 
 mod generated;
 mod imports;
+mod library;
 mod preview;
 mod realrun;
 mod templates;
