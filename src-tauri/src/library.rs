@@ -168,6 +168,14 @@ impl Library {
         let pid = id(playbook)?;
         self.with(|s| {
             let summary = s.summary(&pid)?;
+            // A deleted playbook is out of the list; opening it (say, as the
+            // last one open before a restart) would lead to saves that fail.
+            if summary.deleted_at.is_some() {
+                return Err(AppError::new(
+                    ErrorCode::NotFound,
+                    format!("playbook `{playbook}` was deleted; Undo right after deleting, or `playbook db undelete {playbook}`, brings it back"),
+                ));
+            }
             let version = s.version(&pid, None)?;
             let draft = s.draft(&pid)?;
             Ok(Opened {

@@ -62,6 +62,8 @@ fn opening_an_example_twice_opens_the_same_unchanged_copy() {
 fn the_example_after_its_copy_was_deleted_is_a_new_copy_not_an_error() {
     let (_dir, library) = library();
     library.delete("tdd").unwrap();
+    let closed = library.open_playbook("tdd").unwrap_err();
+    assert!(closed.message.contains("deleted"), "{}", closed.message);
     // The deleted `tdd` keeps its id for restore; the example goes to `tdd-2`.
     let opened = library.open_example("tdd", false).unwrap();
     assert_eq!(opened.playbook.as_str(), "tdd-2");

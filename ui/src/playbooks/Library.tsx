@@ -1,7 +1,8 @@
 // The library: every playbook with its name, last edit and validity; new,
-// import, export, duplicate, delete, search.
+// open a file, export, duplicate, delete (confirmed, undoable), search.
 import { useEffect, useMemo, useState } from "react";
 import { backend, BackendError, messageOf } from "../backend";
+import { ConfirmDialog } from "../Modal";
 import type { Example } from "../generated/Example";
 import type { Finding } from "../generated/Finding";
 import type { PlaybookSummary } from "../generated/PlaybookSummary";
@@ -12,7 +13,10 @@ type Props = {
   onOpen: (id: string, from?: string) => void;
   onNewBlank: () => void;
   onNewFromTemplates: () => void;
-  onNewFromExample: (example: Example) => void;
+  /** Opens the library's unchanged copy of an example, or makes one. */
+  onOpenExample: (example: Example) => void;
+  /** After a delete: the app closes the playbook if it is open and offers Undo. */
+  onDeleted: (playbook: PlaybookSummary) => void;
   notify: (m: string, kind?: "info" | "error") => void;
 };
 
@@ -23,13 +27,13 @@ function importError(e: unknown): ImportError {
   return { message: messageOf(e), findings: details?.findings ?? [] };
 }
 
-export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTemplates, onNewFromExample, notify }: Props) {
+export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTemplates, onOpenExample, onDeleted, notify }: Props) {
   const [items, setItems] = useState<PlaybookSummary[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [query, setQuery] = useState("");
   const [path, setPath] = useState("");
   const [failure, setFailure] = useState<ImportError | null>(null);
-  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState<PlaybookSummary | null>(null);
   const [tick, setTick] = useState(0);
   const reload = () => setTick((t) => t + 1);
 
@@ -84,15 +88,15 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
         <button type="button" onClick={onNewFromTemplates} data-testid="new-from-templates">
           New from role templates
         </button>
-        <label className="inline">
-          New from example:{" "}
+        <label className="inline" title="Opens the library's copy of the example while it is unchanged; otherwise adds a fresh copy. Duplicate makes more copies.">
+          Open example:{" "}
           <select
-            aria-label="New from example"
+            aria-label="Open example"
             value=""
             data-testid="new-from-example"
             onChange={(e) => {
               const ex = examples.find((x) => x.id === e.target.value);
-              if (ex) onNewFromExample(ex);
+              if (ex) onOpenExample(ex);
             }}
           >
             <option value="">choose…</option>
@@ -106,29 +110,30 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
         <button
           type="button"
           data-testid="open-file"
-          title="Open a playbook file in the editor; it is added to the library, where its versions are kept"
+          title="Adds a playbook file (YAML or JSON, a Claude Code subagent file, a CrewAI crew) to the library and opens it in the editor. A file whose id is already in the library becomes its next version."
           onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f, true)).catch((e) => setFailure(importError(e)))}
         >
           Open file…
         </button>
-        <button type="button" data-testid="import-file" onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f)).catch((e) => setFailure(importError(e)))}>
-          Import file…
-        </button>
-        <span className="inline">
+        <span className="inline" title="Adds the file at a typed path to the library without opening it, e.g. a path copied from a terminal.">
           <input
             type="text"
-            aria-label="Path of a file to import"
-            placeholder="or a file path"
+            aria-label="Path of a file to add to the library"
+            placeholder="or type a file path"
             value={path}
             data-testid="import-path"
             onChange={(e) => setPath(e.target.value.slice(0, 4096))}
             onKeyDown={(e) => e.key === "Enter" && importFrom(path)}
           />
           <button type="button" data-testid="import-path-button" onClick={() => importFrom(path)}>
-            Import
+            Add to library
           </button>
         </span>
       </div>
+      <p className="muted small" data-testid="library-file-help">
+        Open file… adds a file to the library and opens it; a typed path is added without opening. Export… writes a
+        playbook's latest saved version to a file; the editor's Export to file… writes what is open, unsaved edits included.
+      </p>
       {failure && (
         <div className="banner banner-error" role="alert" data-testid="import-error">
           <p>
@@ -206,6 +211,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
                   <button
                     type="button"
                     data-export={p.id}
+                    title="Write the latest saved version to a YAML or JSON file (unsaved edits are not included)"
                     onClick={async () => {
                       try {
                         const target = await backend.chooseExportPath(`${p.id}.yaml`);
@@ -238,28 +244,9 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
                   >
                     Claude Code…
                   </button>
-                  {confirmDelete === p.id ? (
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() =>
-                        backend
-                          .remove(p.id)
-                          .then(() => {
-                            notify(`Deleted ${p.name}.`);
-                            setConfirmDelete(null);
-                            reload();
-                          })
-                          .catch((e) => notify(messageOf(e), "error"))
-                      }
-                    >
-                      Confirm delete
-                    </button>
-                  ) : (
-                    <button type="button" className="danger" onClick={() => setConfirmDelete(p.id)}>
-                      Delete
-                    </button>
-                  )}
+                  <button type="button" className="danger" data-delete={p.id} onClick={() => setConfirmDelete(p)}>
+                    Delete…
+                  </button>
                 </td>
               </tr>
             ))}
@@ -273,8 +260,39 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
           </tbody>
         </table>
       )}
+      {confirmDelete && (
+        <ConfirmDialog
+          title={`Delete ${confirmDelete.name}?`}
+          confirmLabel={`Delete ${versionsOf(confirmDelete.latest.number)}`}
+          testid="confirm-delete"
+          onCancel={() => setConfirmDelete(null)}
+          onConfirm={() => {
+            const p = confirmDelete;
+            setConfirmDelete(null);
+            backend
+              .remove(p.id)
+              .then(() => {
+                reload();
+                onDeleted(p);
+              })
+              .catch((e) => notify(`Could not delete ${p.name}: ${messageOf(e)}`, "error"));
+          }}
+        >
+          <p>
+            The playbook <strong>{confirmDelete.name}</strong> (<code>{confirmDelete.id}</code>) and its{" "}
+            {versionsOf(confirmDelete.latest.number)}
+            {confirmDelete.has_draft ? ", with its unsaved draft," : ""} leave the library.
+          </p>
+          <p className="muted small">Undo right after, or later with `playbook db undelete {confirmDelete.id}`, brings it back with its history.</p>
+        </ConfirmDialog>
+      )}
     </section>
   );
+}
+
+/** "1 version", "3 versions". Versions are numbered 1..latest, so the latest number is the count. */
+export function versionsOf(count: number): string {
+  return `${count} version${count === 1 ? "" : "s"}`;
 }
 
 export function Validity({ errors, warnings }: { errors: number; warnings: number }) {
