@@ -34,7 +34,7 @@ type Current = { id: string; base: number };
  */
 type SaveStatus = { kind: "version"; number: number } | { kind: "pending" } | { kind: "draft" } | null;
 /** A saved version opened in the Preview from History, beside the open edits. */
-type PreviewVersion = { id: string; number: number; doc: Playbook; checked: Checked | null };
+type PreviewVersion = { id: string; number: number; doc: Playbook; checked: Checked | null; library: Current };
 
 const WELCOMED_KEY = "playbook-studio.welcomed";
 const LAST_OPEN_KEY = "playbook-studio.last-open";
@@ -336,7 +336,8 @@ export function App() {
       try {
         const stored = await backend.version(current.id, number);
         const checkedVersion = await backend.checkSource(JSON.stringify(stored.document), "json").catch(() => null);
-        setPreviewVersion({ id: current.id, number, doc: stored.document, checked: checkedVersion });
+        // `library` is made once here: the Preview reloads its runs when that object changes.
+        setPreviewVersion({ id: current.id, number, doc: stored.document, checked: checkedVersion, library: { id: current.id, base: number } });
         setScreen("preview");
       } catch (e) {
         notify(`Could not open version ${number}: ${messageOf(e)}`, "error");
@@ -550,7 +551,7 @@ export function App() {
                 key={`${previewVersion.id}@${previewVersion.number}`}
                 doc={previewVersion.doc}
                 checked={previewVersion.checked}
-                library={{ id: previewVersion.id, base: previewVersion.number }}
+                library={previewVersion.library}
                 target={{ name: previewVersion.doc.name, version: `version ${previewVersion.number}, as saved` }}
                 memoryKey={previewVersion.id}
                 onShowProblems={() => {

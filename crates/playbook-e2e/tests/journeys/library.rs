@@ -60,13 +60,14 @@ async fn a_new_playbook_from_an_example_appears_in_the_library_with_its_validity
     let mut app = launch("library-new", &profile).await?;
     open_tdd(&mut app).await?;
     app.click("[data-screen=library]").await?;
-    app.find("tr[data-playbook=tdd-2]").await?;
-    app.find("tr[data-playbook=tdd-2] .badge-ok").await?;
+    // The library starts with the examples: opening one opens that copy.
+    app.find("tr[data-playbook=tdd]").await?;
+    app.find("tr[data-playbook=tdd] .badge-ok").await?;
     app.find("[data-testid=library-search]")
         .await?
         .send_keys("pair")
         .await?;
-    app.until_gone("tr[data-playbook=tdd-2]").await?;
+    app.until_gone("tr[data-playbook=tdd]").await?;
     app.screenshot("search").await?;
 
     // A new playbook from the four role templates opens in the editor.
@@ -119,11 +120,12 @@ async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> 
 
     let mut app = launch("file-dialogs", &profile).await?;
     app.click("[data-screen=library]").await?;
-    app.click("[data-testid=import-file]").await?;
+    app.click("[data-testid=open-file]").await?;
     app.answer_file_dialog("Open a playbook", &source).await?;
-    app.find("tr[data-playbook=colleague-pairing]").await?;
-    app.until_text("[data-testid=notice]", "Imported colleague-pairing")
+    app.until_text("[data-testid=notice]", "imported from")
         .await?;
+    app.click("[data-screen=library]").await?;
+    app.find("tr[data-playbook=colleague-pairing]").await?;
     app.screenshot("imported-through-dialog").await?;
 
     let target = profile.path("exported.yaml");
@@ -139,7 +141,7 @@ async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> 
     app.screenshot("exported-through-dialog").await?;
 
     // Open file… adds a file to the library and opens it in the editor;
-    // Save as… writes the open playbook, unsaved edits included, to a file.
+    // Export to file… writes the open playbook, unsaved edits included, to a file.
     let tdd = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks/tdd.yaml"),
     )?;
@@ -151,7 +153,7 @@ async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> 
     app.until_text("[data-testid=notice]", "Opened").await?;
     let copy = profile.path("copy.json");
     app.click("[data-testid=save-as]").await?;
-    app.answer_file_dialog("Save the playbook as", &copy)
+    app.answer_file_dialog("Export the open playbook to a file", &copy)
         .await?;
     app.until_text("[data-testid=notice]", "Exported to")
         .await?;
