@@ -263,7 +263,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${confirmDelete.name}?`}
-          confirmLabel={`Delete ${versionsOf(confirmDelete.latest.number)}`}
+          confirmLabel={`Delete it and its ${versionsOf(confirmDelete.latest.number)}`}
           testid="confirm-delete"
           onCancel={() => setConfirmDelete(null)}
           onConfirm={() => {
@@ -283,7 +283,10 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
             {versionsOf(confirmDelete.latest.number)}
             {confirmDelete.has_draft ? ", with its unsaved draft," : ""} leave the library.
           </p>
-          <p className="muted small">Undo right after, or later with `playbook db undelete {confirmDelete.id}`, brings it back with its history.</p>
+          <p className="muted small">
+            Undo in the notice right after, or later <code>playbook db undelete {confirmDelete.id}</code> in a terminal, brings it
+            back with its history.
+          </p>
         </ConfirmDialog>
       )}
     </section>
