@@ -79,8 +79,11 @@ pub fn app_info(library: State<'_, Library>) -> crate::api::AppInfo {
 }
 
 #[tauri::command(async)]
-pub fn library_list(library: State<'_, Library>) -> Result<Vec<PlaybookSummary>> {
-    library.list()
+pub fn library_list(
+    library: State<'_, Library>,
+    include_deleted: Option<bool>,
+) -> Result<Vec<PlaybookSummary>> {
+    library.list(include_deleted.unwrap_or(false))
 }
 
 #[tauri::command(async)]

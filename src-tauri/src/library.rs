@@ -160,8 +160,10 @@ impl Library {
         }
     }
 
-    pub fn list(&self) -> Result<Vec<PlaybookSummary>> {
-        self.with(|s| Ok(s.list(false)?))
+    /// Live playbooks by id; with `include_deleted`, deleted ones too
+    /// (their `deleted_at` is set), for the Library's "Deleted playbooks".
+    pub fn list(&self, include_deleted: bool) -> Result<Vec<PlaybookSummary>> {
+        self.with(|s| Ok(s.list(include_deleted)?))
     }
 
     pub fn open_playbook(&self, playbook: &str) -> Result<Opened> {

@@ -110,7 +110,8 @@ export const backend = {
   branchDiff: (run: number, taskId: string) => call<BranchDiff>("run_diff", { run, taskId }),
 
   // The library (SQLite, through playbook-store).
-  list: () => call<PlaybookSummary[]>("library_list"),
+  /** Live playbooks; with `includeDeleted`, deleted ones too (`deleted_at` set). */
+  list: (includeDeleted = false) => call<PlaybookSummary[]>("library_list", { includeDeleted }),
   open: (id: string) => call<Opened>("library_open", { id }),
   create: (document: Playbook, note: string) => call<Saved>("library_create", { document, note }),
   save: (id: string, base: number, document: Playbook, note: string) =>

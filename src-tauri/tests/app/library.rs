@@ -42,7 +42,7 @@ fn opening_an_example_twice_opens_the_same_unchanged_copy() {
     assert_eq!(copy.playbook.as_str(), "tdd-3");
     assert_eq!(
         library
-            .list()
+            .list(false)
             .unwrap()
             .iter()
             .filter(|p| p.id.as_str().starts_with("tdd"))
@@ -76,11 +76,25 @@ fn the_example_after_its_copy_was_deleted_is_a_new_copy_not_an_error() {
     let saved = library.create(blank, "new").unwrap();
     assert_eq!(saved.playbook.as_str(), "tdd-4");
 
+    // The deleted ones are listed only when asked, marked as deleted.
+    let all = library.list(true).unwrap();
+    assert!(
+        all.iter()
+            .any(|p| p.id.as_str() == "tdd" && p.deleted_at.is_some())
+    );
+    assert!(
+        !library
+            .list(false)
+            .unwrap()
+            .iter()
+            .any(|p| p.id.as_str() == "tdd")
+    );
+
     // Undo of delete brings back the playbook and its history.
     library.undelete("tdd").unwrap();
     assert!(
         library
-            .list()
+            .list(false)
             .unwrap()
             .iter()
             .any(|p| p.id.as_str() == "tdd")

@@ -29,6 +29,7 @@ function importError(e: unknown): ImportError {
 
 export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTemplates, onOpenExample, onDeleted, notify }: Props) {
   const [items, setItems] = useState<PlaybookSummary[] | null>(null);
+  const [deleted, setDeleted] = useState<PlaybookSummary[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [query, setQuery] = useState("");
   const [path, setPath] = useState("");
@@ -39,9 +40,10 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
 
   useEffect(() => {
     backend
-      .list()
+      .list(true)
       .then((list) => {
-        setItems(list);
+        setItems(list.filter((p) => !p.deleted_at));
+        setDeleted(list.filter((p) => p.deleted_at));
         setLoadError(null);
       })
       .catch((e) => setLoadError(messageOf(e)));
@@ -260,6 +262,37 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
           </tbody>
         </table>
       )}
+      {deleted.length > 0 && (
+        <details className="deleted-playbooks" data-testid="deleted-playbooks">
+          <summary>Deleted playbooks ({deleted.length})</summary>
+          <p className="muted small">
+            Kept with their history until purged from a terminal (<code>playbook db purge ID</code>). Restore brings one back
+            to the list; its id stays taken until then, so new copies get the next free id.
+          </p>
+          <ul>
+            {deleted.map((p) => (
+              <li key={p.id} data-deleted-playbook={p.id}>
+                {p.name} <span className="muted small">({p.id}, {versionsOf(p.latest.number)}, deleted {formatTime(p.deleted_at ?? "")})</span>{" "}
+                <button
+                  type="button"
+                  data-restore={p.id}
+                  onClick={() =>
+                    backend
+                      .undelete(p.id)
+                      .then(() => {
+                        notify(`Restored ${p.name} with its ${versionsOf(p.latest.number)}.`);
+                        reload();
+                      })
+                      .catch((e) => notify(`Could not restore ${p.name}: ${messageOf(e)}`, "error"))
+                  }
+                >
+                  Restore
+                </button>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${confirmDelete.name}?`}
@@ -284,8 +317,8 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
             {confirmDelete.has_draft ? ", with its unsaved draft," : ""} leave the library.
           </p>
           <p className="muted small">
-            Undo in the notice right after, or later <code>playbook db undelete {confirmDelete.id}</code> in a terminal, brings it
-            back with its history.
+            Undo in the notice right after, or Restore under “Deleted playbooks” below at any later time, brings it back with its
+            history.
           </p>
         </ConfirmDialog>
       )}

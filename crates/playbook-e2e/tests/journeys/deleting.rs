@@ -70,6 +70,17 @@ async fn deleting_with_the_keyboard_asks_first_escape_cancels_and_undo_restores(
     app.until_text("[data-testid=notice]", "Restored Pair programming")
         .await?;
     app.screenshot("restored").await?;
+
+    // Later, once the notice is gone, "Deleted playbooks" restores it too.
+    app.click("[data-delete=pairing]").await?;
+    app.click("[data-testid=confirm-ok]").await?;
+    app.until_gone("tr[data-playbook=pairing]").await?;
+    app.click("[data-testid=notice] button[aria-label=Dismiss]")
+        .await?;
+    app.click("[data-testid=deleted-playbooks] summary").await?;
+    app.click("[data-restore=pairing]").await?;
+    app.find("tr[data-playbook=pairing]").await?;
+    app.until_gone("[data-deleted-playbook=pairing]").await?;
     app.quit().await
 }
 
