@@ -126,3 +126,21 @@ fn a_create_of_something_that_is_not_a_playbook_is_refused_with_findings() {
     let refused = library.create(json!({"id": 5}), "x").unwrap_err();
     assert!(refused.details.is_some(), "{refused:?}");
 }
+
+/// The editor tells "deleted elsewhere" from other refusals by the store's
+/// code in `details` and offers to restore; the code must stay `DELETED`.
+#[test]
+fn a_save_to_a_playbook_deleted_elsewhere_is_refused_with_the_deleted_code() {
+    let (_dir, library) = library();
+    let document = library.open_playbook("pairing").unwrap().document;
+    library.delete("pairing").unwrap();
+    let refused = library
+        .save("pairing", 1, document.clone(), "x")
+        .unwrap_err();
+    let details = refused.details.clone().unwrap_or_default();
+    assert_eq!(details["code"], "DELETED", "{refused:?}");
+    library.undelete("pairing").unwrap();
+    library
+        .save("pairing", 1, document, "after restore")
+        .unwrap();
+}
