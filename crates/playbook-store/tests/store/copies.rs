@@ -131,3 +131,23 @@ fn a_deleted_playbook_refuses_saves_until_restored() {
         )
         .unwrap();
 }
+
+#[test]
+fn messages_name_a_playbook_by_its_id_not_a_debug_dump() {
+    let (_dir, mut store) = library();
+    store
+        .create_unique(typed(&demo("named", "Named", 3)), "one")
+        .unwrap();
+    let missing = store.version(&id("named"), Some(9)).unwrap_err();
+    let message = missing.to_string();
+    assert!(
+        message.contains("`named`") && !message.contains("PlaybookId"),
+        "{message}"
+    );
+    store.delete(&id("named")).unwrap();
+    let deleted = store.rename(&id("named"), "Other").unwrap_err().to_string();
+    assert!(
+        deleted.contains("`named`") && !deleted.contains("PlaybookId"),
+        "{deleted}"
+    );
+}
