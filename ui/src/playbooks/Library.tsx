@@ -307,6 +307,8 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
               .then(() => {
                 reload();
                 onDeleted(p);
+                // Its row and Delete… button are gone: keyboard focus goes to the top of the list.
+                document.querySelector<HTMLElement>("[data-testid=library-search]")?.focus();
               })
               .catch((e) => notify(`Could not delete ${p.name}: ${messageOf(e)}`, "error"));
           }}
