@@ -310,6 +310,25 @@ pub struct Opened {
     pub draft_updated_at: Option<String>,
 }
 
+/// What "open this example" did: opened the library's unchanged copy of
+/// it, or made a new copy (the first, or one asked for explicitly).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ExampleOpened {
+    pub playbook: playbook_store::PlaybookId,
+    pub created: bool,
+}
+
+/// One stored version of a library playbook, as a document (History's
+/// "Preview this version").
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct VersionDocument {
+    pub info: playbook_store::VersionInfo,
+    #[ts(as = "Playbook")]
+    pub document: serde_json::Value,
+}
+
 /// Two versions compared: what changed in domain terms, and both texts.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]

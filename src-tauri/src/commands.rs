@@ -120,8 +120,11 @@ pub fn app_info(library: State<'_, Library>) -> crate::api::AppInfo {
 }
 
 #[tauri::command(async)]
-pub fn library_list(library: State<'_, Library>) -> Result<Vec<PlaybookSummary>> {
-    library.list()
+pub fn library_list(
+    library: State<'_, Library>,
+    include_deleted: Option<bool>,
+) -> Result<Vec<PlaybookSummary>> {
+    library.list(include_deleted.unwrap_or(false))
 }
 
 #[tauri::command(async)]
@@ -168,6 +171,29 @@ pub fn library_duplicate(library: State<'_, Library>, id: String) -> Result<Save
 #[tauri::command(async)]
 pub fn library_delete(library: State<'_, Library>, id: String) -> Result<()> {
     library.delete(&id)
+}
+
+#[tauri::command(async)]
+pub fn library_undelete(library: State<'_, Library>, id: String) -> Result<()> {
+    library.undelete(&id)
+}
+
+#[tauri::command(async)]
+pub fn library_open_example(
+    library: State<'_, Library>,
+    example: String,
+    new_copy: bool,
+) -> Result<crate::api::ExampleOpened> {
+    library.open_example(&example, new_copy)
+}
+
+#[tauri::command(async)]
+pub fn library_version(
+    library: State<'_, Library>,
+    id: String,
+    number: u32,
+) -> Result<crate::api::VersionDocument> {
+    library.version(&id, number)
 }
 
 #[tauri::command(async)]

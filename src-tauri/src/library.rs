@@ -15,7 +15,7 @@ use playbook_store::{
 };
 use serde_json::Value;
 
-use crate::api::{Comparison, Opened, TemplateOpened};
+use crate::api::{Comparison, ExampleOpened, Opened, TemplateOpened, VersionDocument};
 use crate::error::{AppError, ErrorCode, Result};
 
 type StoreOrError = std::result::Result<Store, AppError>;
@@ -160,14 +160,24 @@ impl Library {
         }
     }
 
-    pub fn list(&self) -> Result<Vec<PlaybookSummary>> {
-        self.with(|s| Ok(s.list(false)?))
+    /// Live playbooks by id; with `include_deleted`, deleted ones too
+    /// (their `deleted_at` is set), for the Library's "Deleted playbooks".
+    pub fn list(&self, include_deleted: bool) -> Result<Vec<PlaybookSummary>> {
+        self.with(|s| Ok(s.list(include_deleted)?))
     }
 
     pub fn open_playbook(&self, playbook: &str) -> Result<Opened> {
         let pid = id(playbook)?;
         self.with(|s| {
             let summary = s.summary(&pid)?;
+            // A deleted playbook is out of the list; opening it (say, as the
+            // last one open before a restart) would lead to saves that fail.
+            if summary.deleted_at.is_some() {
+                return Err(AppError::new(
+                    ErrorCode::NotFound,
+                    format!("playbook `{playbook}` was deleted; Undo right after deleting, or `playbook db undelete {playbook}`, brings it back"),
+                ));
+            }
             let version = s.version(&pid, None)?;
             let draft = s.draft(&pid)?;
             Ok(Opened {
@@ -183,9 +193,73 @@ impl Library {
         })
     }
 
+    /// Adds a new playbook under its own id, or the first free `<id>-n` when
+    /// a live or deleted playbook holds it: a create never fails because
+    /// of an id the person cannot see.
     pub fn create(&self, document: Value, note: &str) -> Result<Saved> {
         let text = json_text(&document)?;
-        self.with(|s| Ok(s.create_from_text(&text, Format::Json, note)?))
+        // Read as the store reads text, so what it accepts here it accepts there.
+        let report =
+            playbook_core::validate_source(&text, Format::Json, &playbook_core::Options::default());
+        match report.playbook {
+            Some(playbook) => self.with(|s| Ok(s.create_unique(playbook, note)?)),
+            // Not a playbook: the store's refusal carries the located findings.
+            None => self.with(|s| Ok(s.create_from_text(&text, Format::Json, note)?)),
+        }
+    }
+
+    /// Opens the shipped example `example`: the library's unchanged copy of
+    /// it when there is one, else a new copy. `new_copy` always makes one.
+    pub fn open_example(&self, example: &str, new_copy: bool) -> Result<ExampleOpened> {
+        let shipped = crate::workbench::examples()
+            .into_iter()
+            .find(|e| e.id == example)
+            .ok_or_else(|| {
+                AppError::new(
+                    ErrorCode::NotFound,
+                    format!("there is no example `{example}`; the examples are listed on the Welcome screen"),
+                )
+            })?;
+        let report = playbook_core::validate_source(
+            &shipped.source,
+            Format::Yaml,
+            &playbook_core::Options::default(),
+        );
+        let playbook = report.playbook.ok_or_else(|| {
+            AppError::new(
+                ErrorCode::Internal,
+                format!(
+                    "the {} example shipped with the app does not parse",
+                    shipped.name
+                ),
+            )
+        })?;
+        self.with(|s| {
+            if !new_copy && let Some(copy) = s.find_copy(&playbook)? {
+                return Ok(ExampleOpened {
+                    playbook: copy,
+                    created: false,
+                });
+            }
+            let note = format!("new from the {} example", shipped.name);
+            let saved = s.create_unique(playbook, &note)?;
+            Ok(ExampleOpened {
+                playbook: saved.playbook,
+                created: true,
+            })
+        })
+    }
+
+    /// One stored version as a document.
+    pub fn version(&self, playbook: &str, number: u32) -> Result<VersionDocument> {
+        let pid = id(playbook)?;
+        self.with(|s| {
+            let version = s.version(&pid, Some(number))?;
+            Ok(VersionDocument {
+                document: parse_stored(&version.content)?,
+                info: version.info,
+            })
+        })
     }
 
     pub fn save(&self, playbook: &str, base: u32, document: Value, note: &str) -> Result<Saved> {
@@ -231,6 +305,12 @@ impl Library {
     pub fn delete(&self, playbook: &str) -> Result<()> {
         let pid = id(playbook)?;
         self.with(|s| Ok(s.delete(&pid)?))
+    }
+
+    /// Brings a deleted playbook back with its whole history (the Undo of delete).
+    pub fn undelete(&self, playbook: &str) -> Result<()> {
+        let pid = id(playbook)?;
+        self.with(|s| Ok(s.undelete(&pid)?))
     }
 
     /// Imports a file; a malformed file is refused and the library is unchanged.

@@ -6,12 +6,14 @@ import type { Checked } from "./generated/Checked";
 import type { Example } from "./generated/Example";
 import type { FlowView } from "./generated/FlowView";
 import type { Playbook } from "./generated/Playbook";
+import type { PlaybookSummary } from "./generated/PlaybookSummary";
 import { History } from "./history/History";
 import { markEdit, recordCheck, recordRoundTrip, recordStartup } from "./metrics";
 import { blankPlaybook, roleAt, type RoleAddress } from "./playbooks/document";
 import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
-import { Library } from "./playbooks/Library";
+import { Library, versionsOf } from "./playbooks/Library";
+import { noteOrDefault, SaveVersionDialog } from "./playbooks/SaveVersionDialog";
 import { Templates } from "./playbooks/Templates";
 import { droppedFile } from "./playbooks/drop";
 import { useDocument } from "./playbooks/useDocument";
@@ -21,16 +23,25 @@ import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
 
 type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "run";
-type Notice = { message: string; kind: "info" | "error" } | null;
+/** A message at the top; `action` is one button that goes with it (Undo, Restore). */
+type Notice = { message: string; kind: "info" | "error"; action?: { label: string; run: () => void } } | null;
 /** The library playbook being edited and the version the edits started from. */
 type Current = { id: string; base: number };
+/**
+ * What the toolbar says about the open playbook, always its latest state:
+ * `version` when it is exactly the version it started from or just saved,
+ * `pending` while edits wait to be autosaved, `draft` once they are.
+ */
+type SaveStatus = { kind: "version"; number: number } | { kind: "pending" } | { kind: "draft" } | null;
+/** A saved version opened in the Preview from History, beside the open edits. */
+type PreviewVersion = { id: string; number: number; doc: Playbook; checked: Checked | null; library: Current };
 
 const WELCOMED_KEY = "playbook-studio.welcomed";
 const LAST_OPEN_KEY = "playbook-studio.last-open";
 
 export function App() {
   const document = useDocument();
-  const { doc, edit, load, undo, redo, revision } = document;
+  const { doc, edit, load, close, undo, redo, revision } = document;
   const [screen, setScreenState] = useState<Screen>(localStorage.getItem(WELCOMED_KEY) ? "library" : "welcome");
   const [examples, setExamples] = useState<Example[]>([]);
   const [checked, setChecked] = useState<Checked | null>(null);
@@ -40,15 +51,27 @@ export function App() {
   const [notice, setNotice] = useState<Notice>(null);
   const [current, setCurrent] = useState<Current | null>(null);
   const [refresh, setRefresh] = useState(0);
-  const [autosave, setAutosave] = useState<"pending" | "saved" | null>(null);
+  const [status, setStatus] = useState<SaveStatus>(null);
+  /** The document object that equals the version `current.base`, when the open one is unchanged since. */
+  const savedDoc = useRef<Playbook | null>(null);
+  /** Whether the library may hold a draft of the open playbook, to discard it once the edits are saved or undone. */
+  const draftStored = useRef(false);
+  const [saving, setSaving] = useState(false);
+  const [previewVersion, setPreviewVersion] = useState<PreviewVersion | null>(null);
   const [theme, toggleTheme] = useTheme();
   const seq = useRef(0);
   const [check] = useState(createChecker);
   const loadedRevision = useRef(-1);
 
   const notify = useCallback((message: string, kind: "info" | "error" = "info") => setNotice({ message, kind }), []);
+  const notifyWith = useCallback(
+    (message: string, action: { label: string; run: () => void }, kind: "info" | "error" = "info") => setNotice({ message, kind, action }),
+    [],
+  );
   const setScreen = useCallback((s: Screen) => {
     if (s !== "welcome") localStorage.setItem(WELCOMED_KEY, "1");
+    // A version opened from History is previewed until you go elsewhere; the Preview screen then shows the open edits.
+    if (s !== "preview") setPreviewVersion(null);
     setScreenState(s);
   }, []);
 
@@ -57,9 +80,13 @@ export function App() {
     async (id: string, from?: string) => {
       try {
         const opened = await backend.open(id);
-        load(opened.draft ?? opened.document);
+        const shown = opened.draft ?? opened.document;
+        load(shown);
         loadedRevision.current = -1;
-        setAutosave(opened.draft ? "saved" : null);
+        savedDoc.current = opened.draft ? null : shown;
+        draftStored.current = !!opened.draft;
+        setStatus(opened.draft ? { kind: "draft" } : { kind: "version", number: opened.base });
+        setPreviewVersion(null);
         setCurrent({ id, base: opened.base });
         setChecked(null);
         setFlow(null);
@@ -91,6 +118,7 @@ export function App() {
       })
       .catch((e) => notify(`Could not load the examples: ${messageOf(e)}`, "error"));
     const last = localStorage.getItem(LAST_OPEN_KEY);
+    // The playbook open at the last quit; if it was deleted since, the library is shown instead.
     if (last && localStorage.getItem(WELCOMED_KEY)) void openLibraryPlaybook(last);
     // Runs once at start.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -145,11 +173,27 @@ export function App() {
       loadedRevision.current = revision;
       return;
     }
-    setAutosave("pending");
+    // Back at (or just saved as) the version: nothing to autosave. This also
+    // keeps a save from being followed by a draft of the same text.
+    if (doc === savedDoc.current) {
+      setStatus({ kind: "version", number: current.base });
+      // Edits undone back to the version: the draft of them is obsolete.
+      if (draftStored.current) {
+        draftStored.current = false;
+        void backend.discardDraft(current.id).catch(() => undefined);
+      }
+      return;
+    }
+    setStatus({ kind: "pending" });
     const timer = window.setTimeout(() => {
       backend
         .saveDraft(current.id, doc, current.base)
-        .then(() => setAutosave("saved"))
+        .then((draft) => {
+          draftStored.current = true;
+          return draft;
+        })
+        // A save may have finished while the draft was written: the status is the latest state.
+        .then(() => setStatus((now) => (now?.kind === "pending" && savedDoc.current !== doc ? { kind: "draft" } : now)))
         .catch((e) => notify(`Autosave failed: ${messageOf(e)}. Your edits are still in the window.`, "error"));
     }, 250);
     return () => window.clearTimeout(timer);
@@ -163,20 +207,11 @@ export function App() {
     [edit],
   );
 
-  /** A new library playbook from a document, under an id not yet taken. */
+  /** A new library playbook from a document; the library picks a free id (`<id>-2`... when taken, deleted playbooks included). */
   const createPlaybook = useCallback(
     async (document: Playbook, note: string) => {
       try {
-        const taken = new Set((await backend.list()).map((p) => p.id));
-        let id = document.id || "playbook";
-        let name = document.name;
-        if (taken.has(id)) {
-          let n = 2;
-          while (taken.has(`${id}-${n}`)) n++;
-          id = `${id}-${n}`;
-          name = `${document.name} (${n})`;
-        }
-        const saved = await backend.create({ ...document, id, name }, note);
+        const saved = await backend.create({ ...document, id: document.id || "playbook" }, note);
         setRefresh((r) => r + 1);
         await openLibraryPlaybook(saved.playbook);
       } catch (e) {
@@ -186,13 +221,19 @@ export function App() {
     [openLibraryPlaybook, notify],
   );
 
-  const newFromExample = useCallback(
-    async (example: Example) => {
-      const result = await backend.checkSource(example.source, "yaml").catch(() => null);
-      if (!result?.playbook) return notify(`The ${example.name} example does not parse.`, "error");
-      await createPlaybook(result.playbook, `new from the ${example.name} example`);
+  /** The library's unchanged copy of the example, or a new one; `newCopy` always makes one. */
+  const openExample = useCallback(
+    async (example: Example, newCopy = false) => {
+      try {
+        const opened = await backend.openExample(example.id, newCopy);
+        if (opened.created) setRefresh((r) => r + 1);
+        await openLibraryPlaybook(opened.playbook);
+        if (opened.created && newCopy) notify(`Made a new copy of the ${example.name} example: ${opened.playbook}.`);
+      } catch (e) {
+        notify(`Could not open the ${example.name} example: ${messageOf(e)}`, "error");
+      }
     },
-    [createPlaybook, notify],
+    [openLibraryPlaybook, notify],
   );
 
   /** plan: planner; build: worker and reviewer; test: tester — each from its built-in template. */
@@ -213,19 +254,97 @@ export function App() {
     }
   }, [createPlaybook, notify]);
 
-  const saveVersion = useCallback(async () => {
-    if (!doc || !current) return;
-    try {
-      const saved = await backend.save(current.id, current.base, doc, "saved from the editor");
-      setCurrent({ id: current.id, base: saved.version.number });
-      setAutosave(null);
+  const saveVersion = useCallback(
+    async (note: string) => {
+      if (!doc || !current) return;
+      setSaving(false);
+      try {
+        const saved = await backend.save(current.id, current.base, doc, noteOrDefault(note));
+        // Set before `current` changes, so the autosave effect sees the saved document.
+        savedDoc.current = doc;
+        // The store drops a draft that holds what was saved; one autosaved a
+        // keystroke earlier holds less, and must not come back as "unsaved edits".
+        if (draftStored.current) {
+          draftStored.current = false;
+          void backend.discardDraft(current.id).catch(() => undefined);
+        }
+        setCurrent({ id: current.id, base: saved.version.number });
+        setStatus({ kind: "version", number: saved.version.number });
+        setRefresh((r) => r + 1);
+        notify(saved.unchanged ? `No change since version ${saved.version.number}.` : `Saved version ${saved.version.number}.`);
+      } catch (e) {
+        const code = e instanceof BackendError ? (e.details as { code?: string } | undefined)?.code : undefined;
+        if (code === "DELETED") {
+          // Deleted elsewhere (another window, the CLI): nothing is lost, the edits are still here.
+          const id = current.id;
+          notifyWith(
+            `Not saved: ${id} was deleted from the library. Your edits are still open.`,
+            {
+              label: "Restore it and save",
+              run: () =>
+                void backend
+                  .undelete(id)
+                  .then(() => saveVersion(note))
+                  .catch((err) => notify(`Could not restore ${id}: ${messageOf(err)}`, "error")),
+            },
+            "error",
+          );
+          return;
+        }
+        const conflict = e instanceof BackendError && e.code === "conflict";
+        notify(`${conflict ? "Not saved: " : "Could not save: "}${messageOf(e)}`, "error");
+      }
+    },
+    [doc, current, notify, notifyWith],
+  );
+
+  /** After a delete in the Library: the open playbook closes if it was the one, and Undo brings it back. */
+  const onDeleted = useCallback(
+    (deleted: PlaybookSummary) => {
+      const wasOpen = current?.id === deleted.id;
+      if (wasOpen) {
+        close();
+        setCurrent(null);
+        setStatus(null);
+        setChecked(null);
+        setFlow(null);
+        setPreviewVersion(null);
+        savedDoc.current = null;
+        localStorage.removeItem(LAST_OPEN_KEY);
+      }
       setRefresh((r) => r + 1);
-      notify(saved.unchanged ? `No change since version ${saved.version.number}.` : `Saved version ${saved.version.number}.`);
-    } catch (e) {
-      const conflict = e instanceof BackendError && e.code === "conflict";
-      notify(`${conflict ? "Not saved: " : "Could not save: "}${messageOf(e)}`, "error");
-    }
-  }, [doc, current, notify]);
+      notifyWith(`Deleted ${deleted.name} and its ${versionsOf(deleted.latest.number)}${wasOpen ? "; it was open and is closed" : ""}.`, {
+        label: "Undo",
+        run: () =>
+          void backend
+            .undelete(deleted.id)
+            .then(() => {
+              setRefresh((r) => r + 1);
+              if (wasOpen) return openLibraryPlaybook(deleted.id);
+              notify(`Restored ${deleted.name} with its ${versionsOf(deleted.latest.number)}.`);
+            })
+            .catch((e) => notify(`Could not restore ${deleted.name}: ${messageOf(e)}`, "error")),
+      });
+    },
+    [current, close, notify, notifyWith, openLibraryPlaybook],
+  );
+
+  /** History's "Preview this version": the version's document, checked, in the Preview screen. */
+  const previewStoredVersion = useCallback(
+    async (number: number) => {
+      if (!current) return;
+      try {
+        const stored = await backend.version(current.id, number);
+        const checkedVersion = await backend.checkSource(JSON.stringify(stored.document), "json").catch(() => null);
+        // `library` is made once here: the Preview reloads its runs when that object changes.
+        setPreviewVersion({ id: current.id, number, doc: stored.document, checked: checkedVersion, library: { id: current.id, base: number } });
+        setScreen("preview");
+      } catch (e) {
+        notify(`Could not open version ${number}: ${messageOf(e)}`, "error");
+      }
+    },
+    [current, notify, setScreen],
+  );
 
   const saveRoleAsTemplate = useCallback(
     async (address: RoleAddress, name: string) => {
@@ -241,22 +360,31 @@ export function App() {
     [doc, notify],
   );
 
-  const exportDocument = useCallback(
-    async (requireValid: boolean) => {
-      if (!doc) return;
-      if (requireValid && checked && !checked.allow) return notify("Fix the errors first: export as valid is blocked.", "error");
-      try {
-        const target = await backend.chooseExportPath(`${doc.id || "playbook"}.yaml`, requireValid ? "Export the playbook" : "Save the playbook as");
-        if (!target) return;
-        const text = await backend.renderDocument(doc, target.toLowerCase().endsWith(".json") ? "json" : "yaml");
-        await backend.writeTextFile(target, text);
-        notify(`Exported to ${target}.`);
-      } catch (e) {
-        notify(`Could not export: ${messageOf(e)}`, "error");
-      }
-    },
-    [doc, checked, notify],
-  );
+  /**
+   * Export to file…: the open playbook, unsaved edits included, as YAML or
+   * JSON. One action for valid and invalid playbooks (there used to be a
+   * second, "Export as valid…", that only differed by refusing errors): a
+   * playbook with errors is written, and the notice says so, so work in
+   * progress can be shared and CI's `playbook validate` still refuses it.
+   */
+  const exportDocument = useCallback(async () => {
+    if (!doc) return;
+    try {
+      const target = await backend.chooseExportPath(`${doc.id || "playbook"}.yaml`, "Export the open playbook to a file");
+      if (!target) return;
+      const text = await backend.renderDocument(doc, target.toLowerCase().endsWith(".json") ? "json" : "yaml");
+      await backend.writeTextFile(target, text);
+      const errorCount = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
+      notify(
+        errorCount > 0
+          ? `Exported to ${target}, with ${errorCount} error${errorCount === 1 ? "" : "s"}: \`playbook validate\` refuses it until they are fixed.`
+          : `Exported to ${target}.`,
+        errorCount > 0 ? "error" : "info",
+      );
+    } catch (e) {
+      notify(`Could not export: ${messageOf(e)}`, "error");
+    }
+  }, [doc, checked, notify]);
 
   // Global shortcuts. Undo/redo are the app's, not the text field's, so they
   // work the same across the form, the Source tab and template insertions.
@@ -273,13 +401,14 @@ export function App() {
         e.preventDefault();
         redo();
       } else if (key === "s") {
+        // Ctrl+S saves at once with the default note; "Save version…" asks for one.
         e.preventDefault();
-        void saveVersion();
+        if (!saving) void saveVersion("");
       }
     };
     window.addEventListener("keydown", onKey, true);
     return () => window.removeEventListener("keydown", onKey, true);
-  }, [undo, redo, saveVersion, screen]);
+  }, [undo, redo, saveVersion, screen, saving]);
 
   const errors = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
   const nav: [Screen, string, boolean][] = [
@@ -288,7 +417,7 @@ export function App() {
     ["editor", "Editor", !!doc],
     ["templates", "Templates", true],
     ["history", "History", !!current],
-    ["preview", "Preview", !!doc],
+    ["preview", "Preview", !!doc || !!previewVersion],
     ["run", "Run", !!doc],
   ];
 
@@ -312,28 +441,30 @@ export function App() {
               <button type="button" onClick={redo} disabled={!document.canRedo} title="Redo (Ctrl+Shift+Z)" data-testid="redo">
                 Redo
               </button>
-              <button type="button" onClick={() => void saveVersion()} disabled={!current} title="Save a version (Ctrl+S)" data-testid="save">
-                Save version
+              <button
+                type="button"
+                onClick={() => setSaving(true)}
+                disabled={!current}
+                title="Save the open edits as the next version in the library, with a note for History (Ctrl+S saves at once)"
+                data-testid="save"
+              >
+                Save version…
               </button>
               <button
                 type="button"
-                onClick={() => void exportDocument(false)}
-                title="Save the open playbook, unsaved edits included, to a YAML or JSON file"
+                onClick={() => void exportDocument()}
+                title="Write the open playbook, unsaved edits included, to a YAML or JSON file of your choice; the library is not changed"
                 data-testid="save-as"
               >
-                Save as…
+                Export to file…
               </button>
-              <button
-                type="button"
-                onClick={() => void exportDocument(true)}
-                disabled={!checked?.allow}
-                title={checked?.allow ? "Export a playbook without errors" : "Blocked: fix the errors first"}
-              >
-                Export as valid…
-              </button>
-              {autosave && (
-                <span className="muted small" data-testid="autosave" data-state={autosave}>
-                  {autosave === "saved" ? "Draft autosaved" : "Saving draft…"}
+              {status && (
+                <span className="muted small" data-testid="autosave" data-state={status.kind === "draft" ? "saved" : status.kind}>
+                  {status.kind === "version"
+                    ? `Saved as version ${status.number}`
+                    : status.kind === "draft"
+                      ? "Unsaved changes, draft autosaved"
+                      : "Unsaved changes…"}
                 </span>
               )}
               <span className={`status ${errors ? "status-error" : "status-ok"}`} data-testid="validity">
@@ -349,6 +480,20 @@ export function App() {
       {notice && (
         <div className={`notice notice-${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"} data-testid="notice">
           <span>{notice.message}</span>
+          {notice.action && (
+            <button
+              type="button"
+              className="notice-action"
+              data-testid="notice-action"
+              onClick={() => {
+                const run = notice.action?.run;
+                setNotice(null);
+                run?.();
+              }}
+            >
+              {notice.action.label}
+            </button>
+          )}
           <button type="button" aria-label="Dismiss" onClick={() => setNotice(null)}>
             ×
           </button>
@@ -359,7 +504,8 @@ export function App() {
           {screen === "welcome" && (
             <FirstRun
               examples={examples}
-              onOpenExample={(ex) => void newFromExample(ex)}
+              onOpenExample={(ex) => void openExample(ex)}
+              onNewCopy={(ex) => void openExample(ex, true)}
               onBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
               onLibrary={() => setScreen("library")}
             />
@@ -371,7 +517,8 @@ export function App() {
               onOpen={(id, from) => void openLibraryPlaybook(id, from)}
               onNewBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
               onNewFromTemplates={() => void newFromTemplates()}
-              onNewFromExample={(ex) => void newFromExample(ex)}
+              onOpenExample={(ex) => void openExample(ex)}
+              onDeleted={onDeleted}
               notify={notify}
             />
           )}
@@ -390,11 +537,45 @@ export function App() {
             />
           )}
           {screen === "templates" && <Templates notify={notify} />}
-          {screen === "preview" && doc && (
+          {screen === "preview" && previewVersion && (
+            <>
+              <p className="banner" data-testid="preview-version-banner">
+                Previewing version {previewVersion.number} as saved; your open edits are unchanged.{" "}
+                {doc && (
+                  <button type="button" className="link" onClick={() => setPreviewVersion(null)} data-testid="preview-open-edits">
+                    Preview the open edits instead
+                  </button>
+                )}
+              </p>
+              <Preview
+                key={`${previewVersion.id}@${previewVersion.number}`}
+                doc={previewVersion.doc}
+                checked={previewVersion.checked}
+                library={previewVersion.library}
+                target={{ name: previewVersion.doc.name, version: `version ${previewVersion.number}, as saved` }}
+                memoryKey={previewVersion.id}
+                onShowProblems={() => {
+                  setTab("form");
+                  setScreen("editor");
+                }}
+              />
+            </>
+          )}
+          {screen === "preview" && !previewVersion && doc && (
             <Preview
+              key={current?.id ?? doc.id}
               doc={doc}
               checked={checked}
               library={current}
+              target={{
+                name: doc.name,
+                version: !current
+                  ? "the open playbook (not in the library)"
+                  : status?.kind === "version"
+                    ? `version ${current.base}`
+                    : `your unsaved edits on version ${current.base}`,
+              }}
+              memoryKey={current?.id ?? doc.id}
               onShowProblems={() => {
                 setTab("form");
                 setScreen("editor");
@@ -418,6 +599,7 @@ export function App() {
               name={doc.name}
               refresh={refresh}
               notify={notify}
+              onPreview={(number) => void previewStoredVersion(number)}
               onRestored={() => {
                 setRefresh((r) => r + 1);
                 void backend.discardDraft(current.id).finally(() => openLibraryPlaybook(current.id));
@@ -426,6 +608,9 @@ export function App() {
           )}
         </ErrorBoundary>
       </main>
+      {saving && doc && current && (
+        <SaveVersionDialog name={doc.name} base={current.base} onCancel={() => setSaving(false)} onSave={(note) => void saveVersion(note)} />
+      )}
     </div>
   );
 }

@@ -30,6 +30,8 @@ import type { TemplateSaved } from "./generated/TemplateSaved";
 import type { TemplateSummary } from "./generated/TemplateSummary";
 import type { VersionInfo } from "./generated/VersionInfo";
 import type { Example } from "./generated/Example";
+import type { ExampleOpened } from "./generated/ExampleOpened";
+import type { VersionDocument } from "./generated/VersionDocument";
 import type { ExportedClaudeCode } from "./generated/ExportedClaudeCode";
 import type { Include } from "./generated/Include";
 import type { Migrated } from "./generated/Migrated";
@@ -104,7 +106,8 @@ export const backend = {
   branchDiff: (run: number, taskId: string) => call<BranchDiff>("run_diff", { run, taskId }),
 
   // The library (SQLite, through playbook-store).
-  list: () => call<PlaybookSummary[]>("library_list"),
+  /** Live playbooks; with `includeDeleted`, deleted ones too (`deleted_at` set). */
+  list: (includeDeleted = false) => call<PlaybookSummary[]>("library_list", { includeDeleted }),
   open: (id: string) => call<Opened>("library_open", { id }),
   create: (document: Playbook, note: string) => call<Saved>("library_create", { document, note }),
   save: (id: string, base: number, document: Playbook, note: string) =>
@@ -114,6 +117,12 @@ export const backend = {
   discardDraft: (id: string) => call<boolean>("library_discard_draft", { id }),
   duplicate: (id: string) => call<Saved>("library_duplicate", { id }),
   remove: (id: string) => call<void>("library_delete", { id }),
+  /** Brings a deleted playbook back with its history (the Undo of delete). */
+  undelete: (id: string) => call<void>("library_undelete", { id }),
+  /** The library's unchanged copy of a shipped example, or a new copy (always with `newCopy`). */
+  openExample: (example: string, newCopy = false) => call<ExampleOpened>("library_open_example", { example, newCopy }),
+  /** One stored version as a document. */
+  version: (id: string, number: number) => call<VersionDocument>("library_version", { id, number }),
   importFile: (path: string) => call<Imported[]>("library_import_file", { path }),
   /** Exports a playbook for Claude Code into a project folder the user picks (null when cancelled). */
   exportClaudeCode: (id: string) => call<ExportedClaudeCode | null>("library_export_claude_code", { id }),

@@ -174,7 +174,7 @@ impl Error {
             Self::ConcurrencyConflict { playbook, latest, .. } => format!(
                 "compare with `playbook db diff {playbook} <your version> {latest}`, merge your changes into version {latest} and save again naming it"
             ),
-            Self::Deleted { .. } => "restore it with `playbook db undelete`, or duplicate it".into(),
+            Self::Deleted { .. } => "restore it (the app's Library, \"Deleted playbooks\", or `playbook db undelete`), or duplicate it".into(),
             Self::NotDeleted { .. } => "delete it first with `playbook db rm`".into(),
             Self::InvalidName { .. } => "use 1 to 200 characters without '/', '\\' or control characters".into(),
             Self::InvalidPlaybook { .. } => "fix the problems listed (`playbook validate FILE` shows them all)".into(),

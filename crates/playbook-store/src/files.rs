@@ -119,8 +119,8 @@ impl Store {
                     return Err(Error::ImportRefused {
                         source_name: source.name.clone(),
                         reason: format!(
-                            "playbook {:?} is deleted; undelete or purge it first",
-                            content.id.as_str()
+                            "playbook {id:?} is deleted; restore it first (the app's Library, \"Deleted playbooks\", or `playbook db undelete {id}`), or purge it (`playbook db purge {id}`) to import this file as a new playbook",
+                            id = content.id.as_str()
                         ),
                         findings: Vec::new(),
                     });

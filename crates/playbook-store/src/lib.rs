@@ -38,6 +38,7 @@
 
 pub mod agent_files;
 mod content;
+mod copies;
 pub mod crew_files;
 mod db;
 mod drafts;

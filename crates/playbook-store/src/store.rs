@@ -388,7 +388,7 @@ impl Store {
 
 pub(crate) fn version_not_found(id: &PlaybookId, number: u32) -> Error {
     Error::NotFound {
-        what: format!("version {number} of playbook {id:?}"),
+        what: format!("version {number} of playbook `{id}`"),
     }
 }
 

@@ -3,6 +3,7 @@
 mod generated;
 mod grants;
 mod imports;
+mod library;
 mod preview;
 mod realrun;
 mod templates;

@@ -1,5 +1,6 @@
-// History: the versions of a playbook or of a team template, a semantic
-// diff of any two (plus a text diff), and restore.
+// History: the versions of a playbook or of a team template with their
+// notes, a semantic diff of any two (plus a text diff), restore, and (for a
+// playbook) a preview run of any version.
 import { useEffect, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Comparison } from "../generated/Comparison";
@@ -12,11 +13,13 @@ type Props = {
   name: string;
   refresh: number;
   onRestored: (number: number) => void;
+  /** Opens the Preview screen on that version, leaving the open edits as they are. */
+  onPreview: (number: number) => void;
   notify: (m: string, kind?: "info" | "error") => void;
 };
 
 /** The history of a library playbook. */
-export function History({ id, name, refresh, onRestored, notify }: Props) {
+export function History({ id, name, refresh, onRestored, onPreview, notify }: Props) {
   return (
     <VersionHistory
       title={`History of ${name}`}
@@ -32,6 +35,7 @@ export function History({ id, name, refresh, onRestored, notify }: Props) {
           })
           .catch((e) => notify(messageOf(e), "error"))
       }
+      preview={onPreview}
       showValidity
     />
   );
@@ -44,11 +48,13 @@ type VersionHistoryProps = {
   versions: () => Promise<VersionInfo[]>;
   compare: (from: number, to: number) => Promise<Comparison>;
   restore: (number: number) => void;
+  /** When given, each version offers "Preview this version". */
+  preview?: (number: number) => void;
   showValidity?: boolean;
 };
 
 /** Versions newest first; pick any two to compare; restore an older one. */
-export function VersionHistory({ title, refresh, versions: load, compare, restore, showValidity = false }: VersionHistoryProps) {
+export function VersionHistory({ title, refresh, versions: load, compare, restore, preview, showValidity = false }: VersionHistoryProps) {
   const [versions, setVersions] = useState<VersionInfo[] | null>(null);
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
@@ -109,7 +115,7 @@ export function VersionHistory({ title, refresh, versions: load, compare, restor
                 {i === 0 && <span className="muted"> (latest)</span>}
               </td>
               <td>{formatTime(v.created_at)}</td>
-              <td>{v.note}</td>
+              <td data-testid="version-note">{v.note}</td>
               {showValidity && (
                 <td>
                   <Validity errors={v.validity.errors} warnings={v.validity.warnings} />
@@ -125,6 +131,17 @@ export function VersionHistory({ title, refresh, versions: load, compare, restor
                 {i > 0 && (
                   <button type="button" onClick={() => restore(v.number)}>
                     Restore
+                  </button>
+                )}
+                {preview && (
+                  <button
+                    type="button"
+                    className="link"
+                    data-preview-version={v.number}
+                    title="Run a preview of this version as it was saved; your open edits stay as they are"
+                    onClick={() => preview(v.number)}
+                  >
+                    Preview this version
                   </button>
                 )}
               </td>

@@ -4,7 +4,10 @@ import type { Example } from "../generated/Example";
 
 type Props = {
   examples: Example[];
+  /** Opens the library's unchanged copy of the example, or makes one when there is none. */
   onOpenExample: (example: Example) => void;
+  /** Always makes a new copy, for someone who wants to start over from the example. */
+  onNewCopy: (example: Example) => void;
   onBlank: () => void;
   onLibrary?: () => void;
 };
@@ -17,7 +20,7 @@ const PARTS: [string, string, string][] = [
   ["Control", "gates, handoff_to, retry_policy, completion_criteria", "When the work passes, who gets it next, and how many fix/review rounds run before a human is called."],
 ];
 
-export function FirstRun({ examples, onOpenExample, onBlank, onLibrary }: Props) {
+export function FirstRun({ examples, onOpenExample, onNewCopy, onBlank, onLibrary }: Props) {
   const tdd = examples.find((e) => e.id === "tdd") ?? examples[0];
   return (
     <section className="first-run" aria-label="Welcome">
@@ -28,9 +31,20 @@ export function FirstRun({ examples, onOpenExample, onBlank, onLibrary }: Props)
       </p>
       <div className="first-run-actions">
         {tdd && (
-          <button type="button" className="primary" data-testid="open-tdd" onClick={() => onOpenExample(tdd)}>
-            Open the {tdd.name} example
-          </button>
+          <>
+            <button
+              type="button"
+              className="primary"
+              data-testid="open-tdd"
+              title="Opens the library's copy of the example; a copy you have edited is kept, and a fresh one is added"
+              onClick={() => onOpenExample(tdd)}
+            >
+              Open the {tdd.name} example
+            </button>
+            <button type="button" data-testid="copy-tdd" title="Adds another copy of the example to the library, to start over" onClick={() => onNewCopy(tdd)}>
+              New copy of it
+            </button>
+          </>
         )}
         <button type="button" onClick={onBlank}>
           Start a blank playbook

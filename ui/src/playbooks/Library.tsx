@@ -1,7 +1,8 @@
 // The library: every playbook with its name, last edit and validity; new,
-// import, export, duplicate, delete, search.
+// open a file, export, duplicate, delete (confirmed, undoable), search.
 import { useEffect, useMemo, useState } from "react";
 import { backend, BackendError, messageOf } from "../backend";
+import { ConfirmDialog } from "../Modal";
 import type { Example } from "../generated/Example";
 import type { Finding } from "../generated/Finding";
 import type { PlaybookSummary } from "../generated/PlaybookSummary";
@@ -12,7 +13,10 @@ type Props = {
   onOpen: (id: string, from?: string) => void;
   onNewBlank: () => void;
   onNewFromTemplates: () => void;
-  onNewFromExample: (example: Example) => void;
+  /** Opens the library's unchanged copy of an example, or makes one. */
+  onOpenExample: (example: Example) => void;
+  /** After a delete: the app closes the playbook if it is open and offers Undo. */
+  onDeleted: (playbook: PlaybookSummary) => void;
   notify: (m: string, kind?: "info" | "error") => void;
 };
 
@@ -23,20 +27,22 @@ function importError(e: unknown): ImportError {
   return { message: messageOf(e), findings: details?.findings ?? [] };
 }
 
-export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTemplates, onNewFromExample, notify }: Props) {
+export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTemplates, onOpenExample, onDeleted, notify }: Props) {
   const [items, setItems] = useState<PlaybookSummary[] | null>(null);
+  const [deleted, setDeleted] = useState<PlaybookSummary[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [query, setQuery] = useState("");
   const [failure, setFailure] = useState<ImportError | null>(null);
-  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState<PlaybookSummary | null>(null);
   const [tick, setTick] = useState(0);
   const reload = () => setTick((t) => t + 1);
 
   useEffect(() => {
     backend
-      .list()
+      .list(true)
       .then((list) => {
-        setItems(list);
+        setItems(list.filter((p) => !p.deleted_at));
+        setDeleted(list.filter((p) => p.deleted_at));
         setLoadError(null);
       })
       .catch((e) => setLoadError(messageOf(e)));
@@ -47,8 +53,8 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
     return (items ?? []).filter((p) => !q || p.name.toLowerCase().includes(q) || p.id.toLowerCase().includes(q));
   }, [items, query]);
 
-  /** Imports a file into the library; with `open`, opens what it imported in the editor. */
-  const importFrom = async (file: string | null, open = false) => {
+  /** Imports a file into the library and opens what it imported in the editor. */
+  const importFrom = async (file: string | null) => {
     if (file === null) return;
     setFailure(null);
     try {
@@ -56,7 +62,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
       // The source names the importer when the file was not a playbook (Claude Code subagents).
       notify(`Imported ${imported.map((i) => `${i.saved.playbook} (${i.outcome.replace("_", " ")}) from ${i.source}`).join(", ")}.`);
       reload();
-      if (open && imported[0]) onOpen(imported[0].saved.playbook, imported[0].source);
+      if (imported[0]) onOpen(imported[0].saved.playbook, imported[0].source);
     } catch (e) {
       setFailure(importError(e));
     }
@@ -82,15 +88,15 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
         <button type="button" onClick={onNewFromTemplates} data-testid="new-from-templates">
           New from role templates
         </button>
-        <label className="inline">
-          New from example:{" "}
+        <label className="inline" title="Opens the library's copy of the example while it is unchanged; otherwise adds a fresh copy. Duplicate makes more copies.">
+          Open example:{" "}
           <select
-            aria-label="New from example"
+            aria-label="Open example"
             value=""
             data-testid="new-from-example"
             onChange={(e) => {
               const ex = examples.find((x) => x.id === e.target.value);
-              if (ex) onNewFromExample(ex);
+              if (ex) onOpenExample(ex);
             }}
           >
             <option value="">choose…</option>
@@ -104,15 +110,16 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
         <button
           type="button"
           data-testid="open-file"
-          title="Open a playbook file in the editor; it is added to the library, where its versions are kept"
-          onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f, true)).catch((e) => setFailure(importError(e)))}
+          title="Adds a playbook file (YAML or JSON, a Claude Code subagent file, a CrewAI crew) to the library and opens it in the editor. A file whose id is already in the library becomes its next version."
+          onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f)).catch((e) => setFailure(importError(e)))}
         >
           Open file…
         </button>
-        <button type="button" data-testid="import-file" onClick={() => backend.choosePlaybookFile().then((f) => importFrom(f)).catch((e) => setFailure(importError(e)))}>
-          Import file…
-        </button>
       </div>
+      <p className="muted small" data-testid="library-file-help">
+        Open file… (or a file dropped on the window) adds a file to the library and opens it. Export… writes a
+        playbook's latest saved version to a file; the editor's Export to file… writes what is open, unsaved edits included.
+      </p>
       {failure && (
         <div className="banner banner-error" role="alert" data-testid="import-error">
           <p>
@@ -190,6 +197,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
                   <button
                     type="button"
                     data-export={p.id}
+                    title="Write the latest saved version to a YAML or JSON file (unsaved edits are not included)"
                     onClick={async () => {
                       try {
                         const target = await backend.chooseExportPath(`${p.id}.yaml`);
@@ -222,28 +230,9 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
                   >
                     Claude Code…
                   </button>
-                  {confirmDelete === p.id ? (
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() =>
-                        backend
-                          .remove(p.id)
-                          .then(() => {
-                            notify(`Deleted ${p.name}.`);
-                            setConfirmDelete(null);
-                            reload();
-                          })
-                          .catch((e) => notify(messageOf(e), "error"))
-                      }
-                    >
-                      Confirm delete
-                    </button>
-                  ) : (
-                    <button type="button" className="danger" onClick={() => setConfirmDelete(p.id)}>
-                      Delete
-                    </button>
-                  )}
+                  <button type="button" className="danger" data-delete={p.id} onClick={() => setConfirmDelete(p)}>
+                    Delete…
+                  </button>
                 </td>
               </tr>
             ))}
@@ -257,8 +246,75 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
           </tbody>
         </table>
       )}
+      {deleted.length > 0 && (
+        <details className="deleted-playbooks" data-testid="deleted-playbooks">
+          <summary>Deleted playbooks ({deleted.length})</summary>
+          <p className="muted small">
+            Kept with their history until purged from a terminal (<code>playbook db purge ID</code>). Restore brings one back
+            to the list; its id stays taken until then, so new copies get the next free id.
+          </p>
+          <ul>
+            {deleted.map((p) => (
+              <li key={p.id} data-deleted-playbook={p.id}>
+                {p.name} <span className="muted small">({p.id}, {versionsOf(p.latest.number)}, deleted {formatTime(p.deleted_at ?? "")})</span>{" "}
+                <button
+                  type="button"
+                  data-restore={p.id}
+                  onClick={() =>
+                    backend
+                      .undelete(p.id)
+                      .then(() => {
+                        notify(`Restored ${p.name} with its ${versionsOf(p.latest.number)}.`);
+                        reload();
+                      })
+                      .catch((e) => notify(`Could not restore ${p.name}: ${messageOf(e)}`, "error"))
+                  }
+                >
+                  Restore
+                </button>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {confirmDelete && (
+        <ConfirmDialog
+          title={`Delete ${confirmDelete.name}?`}
+          confirmLabel={`Delete it and its ${versionsOf(confirmDelete.latest.number)}`}
+          testid="confirm-delete"
+          onCancel={() => setConfirmDelete(null)}
+          onConfirm={() => {
+            const p = confirmDelete;
+            setConfirmDelete(null);
+            backend
+              .remove(p.id)
+              .then(() => {
+                reload();
+                onDeleted(p);
+                // Its row and Delete… button are gone: keyboard focus goes to the top of the list.
+                document.querySelector<HTMLElement>("[data-testid=library-search]")?.focus();
+              })
+              .catch((e) => notify(`Could not delete ${p.name}: ${messageOf(e)}`, "error"));
+          }}
+        >
+          <p>
+            The playbook <strong>{confirmDelete.name}</strong> (<code>{confirmDelete.id}</code>) and its{" "}
+            {versionsOf(confirmDelete.latest.number)}
+            {confirmDelete.has_draft ? ", with its unsaved draft," : ""} leave the library.
+          </p>
+          <p className="muted small">
+            Undo in the notice right after, or Restore under “Deleted playbooks” below at any later time, brings it back with its
+            history.
+          </p>
+        </ConfirmDialog>
+      )}
     </section>
   );
+}
+
+/** "1 version", "3 versions". Versions are numbered 1..latest, so the latest number is the count. */
+export function versionsOf(count: number): string {
+  return `${count} version${count === 1 ? "" : "s"}`;
 }
 
 export function Validity({ errors, warnings }: { errors: number; warnings: number }) {

@@ -15,6 +15,7 @@ type State = {
 
 type Action =
   | { type: "load"; doc: Playbook }
+  | { type: "close" }
   | { type: "edit"; doc: Playbook; key?: string }
   | { type: "undo" }
   | { type: "redo" };
@@ -25,6 +26,8 @@ function reduce(state: State, action: Action): State {
   switch (action.type) {
     case "load":
       return { doc: action.doc, past: [], future: [], lastKey: null, revision: state.revision + 1 };
+    case "close":
+      return { doc: null, past: [], future: [], lastKey: null, revision: state.revision + 1 };
     case "edit": {
       if (!state.doc || action.doc === state.doc) return state;
       const coalesce = action.key !== undefined && action.key === state.lastKey;
@@ -54,6 +57,8 @@ export function useDocument() {
   const [state, dispatch] = useReducer(reduce, { doc: null, past: [], future: [], lastKey: null, revision: 0 });
   const load = useCallback((doc: Playbook) => dispatch({ type: "load", doc }), []);
   const edit = useCallback((doc: Playbook, key?: string) => dispatch({ type: "edit", doc, key }), []);
+  /** No document open any more (it was deleted from the library). */
+  const close = useCallback(() => dispatch({ type: "close" }), []);
   const undo = useCallback(() => dispatch({ type: "undo" }), []);
   const redo = useCallback(() => dispatch({ type: "redo" }), []);
   return {
@@ -62,6 +67,7 @@ export function useDocument() {
     canUndo: state.past.length > 0,
     canRedo: state.future.length > 0,
     load,
+    close,
     edit,
     undo,
     redo,

@@ -13,6 +13,7 @@ import type { PreviewResult } from "../generated/PreviewResult";
 import type { Run } from "../generated/Run";
 import type { ScenarioInfo } from "../generated/ScenarioInfo";
 import { ApprovalDialog } from "./ApprovalDialog";
+import { loadPreviewMemory, savePreviewMemory } from "./memory";
 import { Refusals } from "./Refusals";
 import { routeApproval } from "./routeApproval";
 import { Timeline } from "./Timeline";
@@ -23,6 +24,10 @@ type Props = {
   onShowProblems: () => void;
   /** The library playbook being edited and the version the edits started from: runs are recorded there. */
   library: { id: string; base: number } | null;
+  /** Names what runs: the playbook, and which version or unsaved edits. */
+  target: { name: string; version: string };
+  /** Scenario, seed, approval mode and the shown run are remembered under this key (one per playbook). */
+  memoryKey: string;
 };
 
 const APPROVAL_MODES: [ApprovalMode, string][] = [
@@ -32,11 +37,12 @@ const APPROVAL_MODES: [ApprovalMode, string][] = [
   ["deny", "Deny all"],
 ];
 
-export function Preview({ doc, checked, onShowProblems, library }: Props) {
+export function Preview({ doc, checked, onShowProblems, library, target, memoryKey }: Props) {
+  const [memory] = useState(() => loadPreviewMemory(memoryKey));
   const [scenarios, setScenarios] = useState<ScenarioInfo[]>([]);
-  const [scenario, setScenario] = useState("review-fails-twice");
-  const [seed, setSeed] = useState("7");
-  const [approvals, setApprovals] = useState<ApprovalMode>("ask");
+  const [scenario, setScenario] = useState(memory.scenario ?? "review-fails-twice");
+  const [seed, setSeed] = useState(memory.seed ?? "7");
+  const [approvals, setApprovals] = useState<ApprovalMode>(memory.approvals ?? "ask");
   const [events, setEvents] = useState<EventRecord[]>([]);
   const [result, setResult] = useState<PreviewResult | null>(null);
   const [running, setRunning] = useState(false);
@@ -54,7 +60,7 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
       .scenarios()
       .then((list) => {
         setScenarios(list);
-        if (!list.some((s) => s.id === "review-fails-twice") && list[0]) setScenario(list[0].id);
+        setScenario((chosen) => (list.some((s) => s.id === chosen) || !list[0] ? chosen : list[0].id));
       })
       .catch((e) => setError(messageOf(e)));
   }, []);
@@ -69,6 +75,18 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
       .catch((e) => setError(`Could not load the recorded runs: ${messageOf(e)}`));
   }, [library]);
   useEffect(loadRuns, [loadRuns]);
+
+  useEffect(() => savePreviewMemory(memoryKey, { scenario, approvals, ...(/^\d{1,15}$/.test(seed.trim()) ? { seed: seed.trim() } : {}) }), [memoryKey, scenario, approvals, seed]);
+  // Coming back shows the run that was shown (or had just finished) when you left.
+  const restored = useRef(false);
+  useEffect(() => {
+    if (restored.current || memory.shownRun === undefined || runs.length === 0) return;
+    restored.current = true;
+    const remembered = runs.find((r) => r.id === memory.shownRun);
+    if (remembered) void showRun(remembered);
+    // `showRun` is a new closure on every render; this runs once, when the runs arrive.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [runs, memory]);
 
   // A run waiting on this window is never left hanging: leaving the preview
   // denies what waits, and what the run asks afterwards.
@@ -115,6 +133,7 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
         base: library?.base,
       });
       setResult(finished);
+      if (finished.run !== undefined) savePreviewMemory(memoryKey, { shownRun: finished.run });
       if (finished.record_error) setError(`The run was not recorded in the library: ${finished.record_error}`);
     } catch (e) {
       setError(e instanceof BackendError && e.code === "blocked" ? `Run blocked: ${e.message}` : messageOf(e));
@@ -139,6 +158,7 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
       setResult(null);
       setShownRun(recorded);
       setEvents(stored);
+      savePreviewMemory(memoryKey, { shownRun: recorded.id });
       setView("timeline");
     } catch (e) {
       setError(`Could not open run ${recorded.id}: ${messageOf(e)}`);
@@ -155,7 +175,10 @@ export function Preview({ doc, checked, onShowProblems, library }: Props) {
 
   return (
     <section className="preview" aria-label="Preview">
-      <h1>Preview run</h1>
+      <h1>Preview of {target.name}</h1>
+      <p className="muted" data-testid="preview-target">
+        Runs {target.version}.
+      </p>
       <div className="preview-controls">
         <label className="inline">
           Scenario{" "}

@@ -23,7 +23,7 @@ async fn importing_a_malformed_file_shows_a_clear_error_and_leaves_the_library_u
         .len();
     app.screenshot("library").await?;
 
-    app.click("[data-testid=import-file]").await?;
+    app.click("[data-testid=open-file]").await?;
     app.answer_file_dialog("Open a playbook", &malformed)
         .await?;
     app.until_text("[data-testid=import-error]", "library is unchanged")
@@ -58,13 +58,14 @@ async fn a_new_playbook_from_an_example_appears_in_the_library_with_its_validity
     let mut app = launch("library-new", &profile).await?;
     open_tdd(&mut app).await?;
     app.click("[data-screen=library]").await?;
-    app.find("tr[data-playbook=tdd-2]").await?;
-    app.find("tr[data-playbook=tdd-2] .badge-ok").await?;
+    // The library starts with the examples: opening one opens that copy.
+    app.find("tr[data-playbook=tdd]").await?;
+    app.find("tr[data-playbook=tdd] .badge-ok").await?;
     app.find("[data-testid=library-search]")
         .await?
         .send_keys("pair")
         .await?;
-    app.until_gone("tr[data-playbook=tdd-2]").await?;
+    app.until_gone("tr[data-playbook=tdd]").await?;
     app.screenshot("search").await?;
 
     // A new playbook from the four role templates opens in the editor.
@@ -117,11 +118,12 @@ async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> 
 
     let mut app = launch("file-dialogs", &profile).await?;
     app.click("[data-screen=library]").await?;
-    app.click("[data-testid=import-file]").await?;
+    app.click("[data-testid=open-file]").await?;
     app.answer_file_dialog("Open a playbook", &source).await?;
-    app.find("tr[data-playbook=colleague-pairing]").await?;
-    app.until_text("[data-testid=notice]", "Imported colleague-pairing")
+    app.until_text("[data-testid=notice]", "imported from")
         .await?;
+    app.click("[data-screen=library]").await?;
+    app.find("tr[data-playbook=colleague-pairing]").await?;
     app.screenshot("imported-through-dialog").await?;
 
     let target = profile.path("exported.yaml");
@@ -137,7 +139,7 @@ async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> 
     app.screenshot("exported-through-dialog").await?;
 
     // Open file… adds a file to the library and opens it in the editor;
-    // Save as… writes the open playbook, unsaved edits included, to a file.
+    // Export to file… writes the open playbook, unsaved edits included, to a file.
     let tdd = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks/tdd.yaml"),
     )?;
@@ -149,7 +151,7 @@ async fn open_import_export_and_save_as_go_through_the_native_file_dialogs() -> 
     app.until_text("[data-testid=notice]", "Opened").await?;
     let copy = profile.path("copy.json");
     app.click("[data-testid=save-as]").await?;
-    app.answer_file_dialog("Save the playbook as", &copy)
+    app.answer_file_dialog("Export the open playbook to a file", &copy)
         .await?;
     app.until_text("[data-testid=notice]", "Exported to")
         .await?;
@@ -277,9 +279,10 @@ async fn a_made_up_path_is_refused_by_the_backend() -> Result<()> {
         .await?;
     assert_ne!(dialog, "accepted", "the page opens no dialog of its own");
 
-    // Chosen in the dialog, the same file is imported.
-    app.click("[data-testid=import-file]").await?;
+    // Chosen in the dialog, the same file is imported and opened.
+    app.click("[data-testid=open-file]").await?;
     app.answer_file_dialog("Open a playbook", &secret).await?;
-    app.find("[data-open=secret]").await?;
+    app.until_text("[data-testid=notice]", "Opened").await?;
+    app.find("[data-outline-role=reviewer]").await?;
     app.quit().await
 }

@@ -2,6 +2,7 @@
 //! app and UI: run `scripts/e2e.sh` (Xvfb + WebKitWebDriver). Marked
 //! `#[ignore]` so a plain `cargo test` without a display skips them loudly.
 
+mod deleting;
 mod editing;
 mod legacy;
 mod library;
@@ -10,6 +11,7 @@ mod preview;
 mod restart;
 mod run;
 mod templates;
+mod versions;
 
 use playbook_e2e::{App, Profile, Result};
 

@@ -117,9 +117,8 @@ async fn measure_desktop_app() -> Result<()> {
     println!("memory after opening compound-engineering (form + graph): {memory:.1} MiB PSS");
 
     app.click("[data-screen=library]").await?;
-    app.click("[data-testid=import-file]").await?;
+    app.click("[data-testid=open-file]").await?;
     app.answer_file_dialog("Open a playbook", &big).await?;
-    app.click("[data-open=big]").await?;
     app.click("[data-outline-role=role100]").await?;
     let field = app
         .find("textarea[data-pointer='/workflow/build/roles/100/responsibilities']")

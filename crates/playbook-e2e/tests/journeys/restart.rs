@@ -35,9 +35,9 @@ async fn quitting_and_restarting_keeps_saved_versions_and_unsaved_edits() -> Res
     );
     app.screenshot("after-restart").await?;
     app.click("[data-screen=library]").await?;
-    app.until_text("tr[data-playbook=tdd-2]", "My team's TDD")
+    app.until_text("tr[data-playbook=tdd]", "My team's TDD")
         .await?;
-    app.until_text("tr[data-playbook=tdd-2]", "unsaved draft")
+    app.until_text("tr[data-playbook=tdd]", "unsaved draft")
         .await?;
     app.screenshot("library-after-restart").await?;
     app.quit().await

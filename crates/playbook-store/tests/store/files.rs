@@ -202,6 +202,10 @@ fn importing_the_id_of_a_deleted_playbook_is_refused_until_it_is_undeleted_or_pu
         .import(&[source("b.yaml", &demo("gone", "Back", 3))])
         .expect_err("a deleted playbook does not silently come back");
     assert_eq!(error.code(), ErrorCode::ImportRefused, "{error}");
+    assert!(
+        error.to_string().contains("playbook db undelete gone"),
+        "the refusal says how to restore it: {error}"
+    );
     store.purge(&id("gone")).unwrap();
     let again = store
         .import(&[source("b.yaml", &demo("gone", "Back", 3))])

@@ -2,6 +2,7 @@
 //! temporary directory. Modules mirror the operations of `src/`.
 
 mod concurrency;
+mod copies;
 mod crash;
 mod files;
 mod opening;
