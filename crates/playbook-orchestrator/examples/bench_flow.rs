@@ -1,6 +1,10 @@
 //! Prints the figures of the reference preview flow for docs/benchmarks.md:
 //! `cargo run --release -p playbook-orchestrator --example bench_flow [TASKS]`.
 //!
+//! An optional second argument picks one sink: `jsonl` (a user's preview:
+//! events serialised, every record kept in the report) or `counting` (a
+//! simulation: events and records counted, none kept); both by default.
+//!
 //! Peak memory is measured two ways: bytes live at the high-water mark of
 //! the heap (a counting allocator) and the process's peak resident set.
 
@@ -9,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use playbook_orchestrator::agent::AutoApprove;
-use playbook_orchestrator::event::{JsonlSink, TaskState};
+use playbook_orchestrator::event::{CountingSink, JsonlSink, TaskState};
 use playbook_orchestrator::{RunOptions, reference, run_blocking};
 
 struct Counting;
@@ -41,20 +45,28 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn main() {
-    let tasks: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(10_000);
+/// One run of the reference flow with either sink; prints its figures.
+fn measure(tasks: usize, sink_name: &str) {
     let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK)
         .expect("the reference playbook is valid");
     let scenario = reference::scenario(tasks);
-    let options = RunOptions::default();
+    // The JSONL sink is a user's preview (the report keeps every record);
+    // the counting sink is a simulation's (records streamed, not kept).
+    let counting = sink_name == "counting";
+    let options = RunOptions {
+        keep_records: !counting,
+        ..Default::default()
+    };
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let mut sink = JsonlSink::new(std::io::sink());
+    let mut jsonl = JsonlSink::new(std::io::sink());
+    let mut count = CountingSink::default();
     let start = Instant::now();
-    let report = run_blocking(&playbook, &scenario, &options, AutoApprove, &mut sink);
+    let report = if counting {
+        run_blocking(&playbook, &scenario, &options, AutoApprove, &mut count)
+    } else {
+        run_blocking(&playbook, &scenario, &options, AutoApprove, &mut jsonl)
+    };
     let wall = start.elapsed();
     let peak_heap = PEAK.load(Ordering::Relaxed).saturating_sub(before);
     let passed = report
@@ -67,6 +79,10 @@ fn main() {
         .iter()
         .filter(|t| t.state == TaskState::Blocked)
         .count();
+    println!(
+        "sink            {sink_name} (records kept: {})",
+        options.keep_records
+    );
     println!("tasks           {tasks}");
     println!(
         "steps           {} (expected {})",
@@ -74,6 +90,12 @@ fn main() {
         reference::expected_steps(tasks)
     );
     println!("events          {}", report.events);
+    if counting {
+        println!(
+            "records         {} agent runs, {} worklog entries, {} ledger deltas (streamed)",
+            count.agent_runs, count.worklog_entries, count.ledger_deltas
+        );
+    }
     println!("tasks passed    {passed}");
     println!("tasks escalated {escalated}");
     println!("wall time       {:.3} s", wall.as_secs_f64());
@@ -85,6 +107,23 @@ fn main() {
         "peak heap       {:.1} MiB (run only)",
         peak_heap as f64 / (1024.0 * 1024.0)
     );
+    drop(report);
+    drop(scenario);
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let tasks: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let sinks: Vec<String> = match args.next() {
+        Some(sink) => vec![sink],
+        None => vec!["jsonl".into(), "counting".into()],
+    };
+    for (i, sink) in sinks.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        measure(tasks, sink);
+    }
     if let Some(kib) = peak_rss_kib() {
         println!(
             "peak RSS        {:.1} MiB (whole process)",

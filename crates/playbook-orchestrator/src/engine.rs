@@ -47,7 +47,8 @@ use crate::envelope::{
     WorklogEntry,
 };
 use crate::event::{
-    Event, EventRecord, EventSink, GateScope, HandoffReason, Outcome, PreflightResult, TaskState,
+    Event, EventRecord, EventSink, GateScope, HandoffReason, Outcome, PreflightResult, RunRecord,
+    TaskState,
 };
 use crate::ledger::{DeltaStream, Ledger};
 use crate::scenario::{Scenario, ViolationPolicy};
@@ -107,6 +108,12 @@ pub struct RunOptions {
     /// that were absent, for the audit log.
     pub context_files: indexmap::IndexMap<String, String>,
     pub context_absent: Vec<String>,
+    /// Keep the per-call records (the audit log's runs, the worklogs, the
+    /// orchestrator outputs' ledger deltas) in the report. Off, each goes
+    /// to [`EventSink::record`] when complete and is then dropped, so the
+    /// run's memory does not grow with its steps (a simulation of many
+    /// runs); the engine does the same work either way.
+    pub keep_records: bool,
 }
 
 impl Default for RunOptions {
@@ -121,6 +128,7 @@ impl Default for RunOptions {
             preflight: None,
             context_files: Default::default(),
             context_absent: Vec::new(),
+            keep_records: true,
         }
     }
 }

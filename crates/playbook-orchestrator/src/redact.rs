@@ -10,13 +10,14 @@
 //! handoff bundle. Worklogs and ledger rows are redacted as they are
 //! appended (`worklog.rs`, `ledger.rs`), so they are clean even mid-run.
 
-use playbook_redact::{Redact, redact_serde, redact_string};
+use playbook_redact::{REDACTED, Redact, redact_serde, redact_string};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::agent::ToolResult;
 use crate::audit::AgentRunRecord;
 use crate::engine::RunReport;
+use crate::envelope::LedgerDelta;
 use crate::event::{Event, PreflightResult};
 
 /// Redacts a typed record through its JSON form. A record whose redacted
@@ -30,26 +31,76 @@ pub(crate) fn record<T: Serialize + DeserializeOwned>(value: &mut T, withheld: i
     }
 }
 
-/// Redacts every record of a finished run.
+/// Redacts every record of a finished run but those redacted as they were
+/// made: the audit log's runs ([`agent_run`]), worklog entries and ledger
+/// deltas ([`ledger_delta`]), which a run may hand to its sink and not keep.
 pub fn report(report: &mut RunReport) {
     record(&mut report.tasks, Vec::new);
     record(&mut report.findings, Vec::new);
     record(&mut report.bounds, Vec::new);
     audit(&mut report.audit);
+    // The deltas, one per task change and most of an output's size, are
+    // already clean: only the rest goes through JSON.
+    let deltas: Vec<Vec<LedgerDelta>> = report
+        .outputs
+        .iter_mut()
+        .map(|o| std::mem::take(&mut o.ledger_delta))
+        .collect();
     record(&mut report.outputs, Vec::new);
+    if report.outputs.len() == deltas.len() {
+        for (output, deltas) in report.outputs.iter_mut().zip(deltas) {
+            output.ledger_delta = deltas;
+        }
+    }
     record(&mut report.handoff, || None);
 }
 
-/// Redacts the audit log in place. It holds a record per agent call, the
-/// largest part of a report, so it is walked field by field rather than
-/// round-tripped through JSON (which doubled a large run's time and memory).
+/// Redacts the audit log's header in place; its runs were redacted as
+/// they were recorded.
 fn audit(log: &mut crate::audit::AuditLog) {
     log.run_id.redact();
     record(&mut log.inputs, Default::default);
     record(&mut log.context, Default::default);
     log.started_at.redact();
     log.ended_at.redact();
-    for run in &mut log.runs {
+}
+
+/// Redacts a ledger delta field by field. Its extension fields, which the
+/// engine never sets, go through JSON so their keys count as names.
+pub(crate) fn ledger_delta(delta: &mut LedgerDelta) {
+    if !delta.extra.is_empty() {
+        let whole = delta.clone();
+        record(delta, || LedgerDelta {
+            owner: String::new(),
+            reason: REDACTED.to_string(),
+            extra: Default::default(),
+            ..whole
+        });
+        // Fall through: the typed fields are walked below in every case.
+    }
+    let LedgerDelta {
+        task_id,
+        status: _,
+        owner,
+        reason,
+        delta_id,
+        last_heartbeat_at,
+        timed_out: _,
+        retry_after_ms: _,
+        create: _,
+        extra: _,
+    } = delta;
+    for text in [task_id, owner, reason, delta_id] {
+        text.redact();
+    }
+    last_heartbeat_at.redact();
+}
+
+/// Redacts one agent call's record in place, field by field: the audit log
+/// holds one per call, the largest part of a report, and a JSON round trip
+/// doubled a large run's time and memory.
+pub(crate) fn agent_run(run: &mut AgentRunRecord) {
+    {
         let AgentRunRecord {
             task_id,
             stage,

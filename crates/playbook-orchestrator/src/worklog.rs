@@ -16,8 +16,12 @@ pub struct Worklogs {
 
 impl Worklogs {
     /// Appends an entry after redacting every text in it.
-    pub fn append(&mut self, mut entry: WorklogEntry) {
-        redact_entry(&mut entry);
+    pub fn append(&mut self, entry: WorklogEntry) {
+        self.append_redacted(redacted(entry));
+    }
+
+    /// Appends an entry [`redacted`] has already passed.
+    pub(crate) fn append_redacted(&mut self, entry: WorklogEntry) {
         self.logs
             .entry(entry.task_id.clone())
             .or_default()
@@ -41,6 +45,12 @@ impl Worklogs {
         }
         out
     }
+}
+
+/// The entry with every text redacted.
+pub(crate) fn redacted(mut entry: WorklogEntry) -> WorklogEntry {
+    redact_entry(&mut entry);
+    entry
 }
 
 /// Redacts an entry field by field. Every field is text, so redaction never

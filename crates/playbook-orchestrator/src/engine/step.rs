@@ -304,7 +304,7 @@ where
         // A stop during the invocation ends the task as canceled, not as a
         // failure of the agent whose process the stop killed.
         if let Some((code, why)) = self.options.stop.reason() {
-            self.audit.runs.push(AgentRunRecord {
+            self.audit_run(AgentRunRecord {
                 outcome: "stopped".into(),
                 code: Some(code),
                 ..pending.record
@@ -332,7 +332,7 @@ where
             StepEnd::Failed { code, .. } | StepEnd::Terminal { code, .. } => Some(*code),
         };
         let files = std::mem::take(&mut self.touched);
-        self.audit.runs.push(record);
+        self.audit_run(record);
         let _ = s;
         match end {
             StepEnd::Terminal {
