@@ -39,6 +39,14 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Nanoseconds this thread has run on a CPU (`/proc/thread-self/schedstat`):
+/// unlike wall time, it does not count waiting for a core that other
+/// processes hold, so it is the steadier figure on a loaded machine.
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -61,6 +69,7 @@ fn measure(tasks: usize, sink_name: &str) {
     PEAK.store(before, Ordering::Relaxed);
     let mut jsonl = JsonlSink::new(std::io::sink());
     let mut count = CountingSink::default();
+    let cpu_start = thread_cpu_ns();
     let start = Instant::now();
     let report = if counting {
         run_blocking(&playbook, &scenario, &options, AutoApprove, &mut count)
@@ -68,6 +77,9 @@ fn measure(tasks: usize, sink_name: &str) {
         run_blocking(&playbook, &scenario, &options, AutoApprove, &mut jsonl)
     };
     let wall = start.elapsed();
+    let cpu = cpu_start
+        .zip(thread_cpu_ns())
+        .map(|(a, b)| b.saturating_sub(a));
     let peak_heap = PEAK.load(Ordering::Relaxed).saturating_sub(before);
     let passed = report
         .tasks
@@ -103,6 +115,12 @@ fn measure(tasks: usize, sink_name: &str) {
         "per step        {:.2} µs",
         wall.as_secs_f64() * 1e6 / report.steps.max(1) as f64
     );
+    if let Some(cpu) = cpu {
+        println!(
+            "CPU per step    {:.2} µs (this thread on a core)",
+            cpu as f64 / 1e3 / report.steps.max(1) as f64
+        );
+    }
     println!(
         "peak heap       {:.1} MiB (run only)",
         peak_heap as f64 / (1024.0 * 1024.0)

@@ -204,6 +204,8 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     /// Per role: the contract block of its prompt and a SHA-256 state that
     /// has already absorbed it.
     prompt_blocks: Vec<(String, sha2::Sha256)>,
+    /// The buffer every prompt is rendered into.
+    prompt: String,
     ledger: Ledger,
     deltas: Vec<LedgerDelta>,
     delta_seq: u64,
@@ -297,6 +299,7 @@ where
             .unwrap_or(DEFAULT_MAX_RUN_TOOL_CALLS),
         tasks: Vec::new(),
         prompt_blocks: Vec::new(),
+        prompt: String::new(),
         ledger: Ledger::new(),
         deltas: Vec::new(),
         delta_seq: 0,
