@@ -16,11 +16,12 @@ pub struct Worklogs {
 
 impl Worklogs {
     /// Appends an entry after redacting every text in it.
-    pub fn append(&mut self, entry: WorklogEntry) {
-        self.append_redacted(redacted(entry));
+    pub fn append(&mut self, mut entry: WorklogEntry) {
+        redact_entry(&mut entry);
+        self.append_redacted(entry);
     }
 
-    /// Appends an entry [`redacted`] has already passed.
+    /// Appends an entry the engine has already redacted.
     pub(crate) fn append_redacted(&mut self, entry: WorklogEntry) {
         self.logs
             .entry(entry.task_id.clone())
@@ -45,12 +46,6 @@ impl Worklogs {
         }
         out
     }
-}
-
-/// The entry with every text redacted.
-pub(crate) fn redacted(mut entry: WorklogEntry) -> WorklogEntry {
-    redact_entry(&mut entry);
-    entry
 }
 
 /// Redacts an entry field by field. Every field is text, so redaction never

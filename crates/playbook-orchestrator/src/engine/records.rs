@@ -134,7 +134,8 @@ where
             code: code.map(|c| c.as_str().to_string()),
             evidence: None,
         };
-        let entry = crate::worklog::redacted(entry);
+        let mut entry = entry;
+        crate::redact::engine_worklog_entry(&mut entry);
         self.ports.sink.record(RunRecord::Worklog(&entry));
         if self.options.keep_records {
             self.worklogs.append_redacted(entry);

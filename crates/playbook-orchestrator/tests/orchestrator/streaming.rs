@@ -122,3 +122,44 @@ fn no_secret_reaches_a_streamed_record() {
     let tasks = serde_json::to_string(&report.tasks).unwrap();
     assert_eq!(secrets::leaks_in(&tasks), Vec::<&str>::new());
 }
+
+/// The fields the redactor does not scan, because only the engine writes
+/// them, hold only what the engine writes: a hex hash, instants, a UUID,
+/// an outcome word, `D-<n>`, a code. A change that lets any other text in
+/// fails here.
+#[test]
+fn the_fields_left_unscanned_hold_only_engine_made_values() {
+    let scenario = Scenario::parse(&serde_json::to_string(&secrets::scenario()).unwrap()).unwrap();
+    let (report, _) = run(&fixture_playbook("tdd"), &scenario, true);
+    let hex = |s: &str| s.is_empty() || (s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()));
+    let instant =
+        |s: &str| s.len() == 24 && s.ends_with('Z') && s.as_bytes()[10] == b'T' && s.is_ascii();
+    let word = |s: &str| s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    assert!(!report.audit.runs.is_empty());
+    for r in &report.audit.runs {
+        assert!(hex(&r.prompt_hash), "{}", r.prompt_hash);
+        assert!(instant(&r.started_at) && instant(&r.ended_at), "{r:?}");
+        assert!(word(&r.outcome), "{}", r.outcome);
+    }
+    for (_, entries) in report.worklogs.tasks() {
+        for e in entries {
+            assert!(instant(&e.timestamp), "{}", e.timestamp);
+            assert_eq!(e.run_id, report.run_id);
+            if let Some(code) = &e.code {
+                assert!(
+                    code.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'),
+                    "{code}"
+                );
+            }
+        }
+    }
+    for d in report.outputs.iter().flat_map(|o| &o.ledger_delta) {
+        assert!(
+            d.delta_id
+                .strip_prefix("D-")
+                .is_some_and(|n| n.parse::<u64>().is_ok()),
+            "{}",
+            d.delta_id
+        );
+    }
+}
