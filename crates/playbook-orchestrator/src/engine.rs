@@ -109,10 +109,11 @@ pub struct RunOptions {
     pub context_files: indexmap::IndexMap<String, String>,
     pub context_absent: Vec<String>,
     /// Keep the per-call records (the audit log's runs, the worklogs, the
-    /// orchestrator outputs' ledger deltas) in the report. Off, each goes
-    /// to [`EventSink::record`] when complete and is then dropped, so the
-    /// run's memory does not grow with its steps (a simulation of many
-    /// runs); the engine does the same work either way.
+    /// orchestrator outputs' ledger deltas) and the handoff bundle in the
+    /// report. Off, each record goes to [`EventSink::record`] when complete
+    /// and is then dropped, and there is no handoff bundle, so the run's
+    /// memory does not grow with its steps (a simulation of many runs); the
+    /// engine does the same work either way. Task summaries are kept.
     pub keep_records: bool,
 }
 
@@ -558,7 +559,11 @@ where
         report.steps = self.steps;
         report.virtual_ms = self.now;
         report.events = self.seq;
-        report.handoff = Some(self.handoff_bundle());
+        // The handoff bundle repeats every task's ledger row: a per-task
+        // record, kept only when the report keeps records.
+        if self.options.keep_records {
+            report.handoff = Some(self.handoff_bundle());
+        }
         report.tasks = self.summaries();
         report.ledger = std::mem::take(&mut self.ledger);
         report.worklogs = std::mem::take(&mut self.worklogs);

@@ -37,7 +37,20 @@ pub(crate) fn record<T: Serialize + DeserializeOwned>(value: &mut T, withheld: i
 /// made: the audit log's runs ([`agent_run`]), worklog entries and ledger
 /// deltas ([`ledger_delta`]), which a run may hand to its sink and not keep.
 pub fn report(report: &mut RunReport) {
-    record(&mut report.tasks, Vec::new);
+    // One summary at a time: a JSON copy of all of them at once was the
+    // largest transient allocation of a large run.
+    for task in &mut report.tasks {
+        let (state, code) = (task.state, task.code);
+        record(task, || crate::engine::TaskSummary {
+            task_id: REDACTED.to_string(),
+            title: REDACTED.to_string(),
+            state,
+            code,
+            reason: None,
+            iterations: Default::default(),
+            last_verdict: None,
+        });
+    }
     record(&mut report.findings, Vec::new);
     record(&mut report.bounds, Vec::new);
     audit(&mut report.audit);

@@ -94,6 +94,8 @@ fn check_same_records(playbook: &str, scenario: &Scenario) {
     assert!(lean.audit.runs.is_empty());
     assert_eq!(lean.worklogs.tasks().count(), 0);
     assert!(lean.outputs.iter().all(|o| o.ledger_delta.is_empty()));
+    assert!(lean.handoff.is_none() && full.handoff.is_some());
+    assert_eq!(lean.tasks, full.tasks, "task summaries are kept");
     assert_eq!(lean.outcome, full.outcome);
     assert_eq!(lean.steps, full.steps);
     assert_eq!(lean.events, full.events);
