@@ -83,16 +83,15 @@ where
             crate::redact::ledger_delta(delta);
             self.ports.sink.record(RunRecord::LedgerDelta(delta));
         }
-        if !self.options.keep_records {
-            return;
-        }
-        if let Some(last) = self.outputs.last_mut() {
-            last.ledger_delta.extend(deltas);
-        } else {
+        if self.outputs.is_empty() {
             self.outputs.push(self.empty_output());
-            if let Some(first) = self.outputs.last_mut() {
-                first.ledger_delta.extend(deltas);
-            }
+        }
+        // Streamed, not kept, when the report does not keep records; the
+        // output envelope itself exists either way.
+        if self.options.keep_records
+            && let Some(last) = self.outputs.last_mut()
+        {
+            last.ledger_delta.extend(deltas);
         }
     }
 

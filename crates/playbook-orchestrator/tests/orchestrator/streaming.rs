@@ -94,6 +94,13 @@ fn check_same_records(playbook: &str, scenario: &Scenario) {
     assert!(lean.audit.runs.is_empty());
     assert_eq!(lean.worklogs.tasks().count(), 0);
     assert!(lean.outputs.iter().all(|o| o.ledger_delta.is_empty()));
+    // The output envelopes are the same but for their deltas.
+    assert_eq!(lean.outputs.len(), full.outputs.len());
+    for (lean, full) in lean.outputs.iter().zip(&full.outputs) {
+        assert_eq!(lean.blockers, full.blockers);
+        assert_eq!(lean.next_actions, full.next_actions);
+        assert_eq!(lean.generated_at, full.generated_at);
+    }
     assert!(lean.handoff.is_none() && full.handoff.is_some());
     assert_eq!(lean.tasks, full.tasks, "task summaries are kept");
     assert_eq!(lean.outcome, full.outcome);
