@@ -1,12 +1,14 @@
 //! The reference preview flow (10 000 tasks, 60 002 agent calls) with
-//! contract enforcement, gate evaluation and the JSONL event log on.
+//! contract enforcement, gate evaluation and the JSONL event log on (a
+//! user's preview), and the same with a counting sink and records streamed
+//! rather than kept (a simulation).
 //! `cargo run --release --example bench_flow` prints the figures recorded in
 //! docs/benchmarks.md (steps, passed, escalated, wall time, µs per step,
 //! peak memory).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use playbook_orchestrator::agent::AutoApprove;
-use playbook_orchestrator::event::JsonlSink;
+use playbook_orchestrator::event::{CountingSink, JsonlSink};
 use playbook_orchestrator::{RunOptions, reference, run_blocking};
 
 fn reference_flow(c: &mut Criterion) {
@@ -21,6 +23,21 @@ fn reference_flow(c: &mut Criterion) {
             let mut sink = JsonlSink::new(std::io::sink());
             let report = run_blocking(&playbook, &scenario, &options, AutoApprove, &mut sink);
             assert_eq!(report.steps, 60_002);
+            report
+        })
+    });
+    // A simulation's setting: events and records counted, none stored, the
+    // same engine work per step.
+    let streamed = RunOptions {
+        keep_records: false,
+        ..Default::default()
+    };
+    group.bench_function("reference_flow_10000_tasks_counting_sink", |b| {
+        b.iter(|| {
+            let mut sink = CountingSink::default();
+            let report = run_blocking(&playbook, &scenario, &streamed, AutoApprove, &mut sink);
+            assert_eq!(report.steps, 60_002);
+            assert_eq!(sink.agent_runs, 60_002);
             report
         })
     });

@@ -1,6 +1,10 @@
 //! Prints the figures of the reference preview flow for docs/benchmarks.md:
 //! `cargo run --release -p playbook-orchestrator --example bench_flow [TASKS]`.
 //!
+//! An optional second argument picks one sink: `jsonl` (a user's preview:
+//! events serialised, every record kept in the report) or `counting` (a
+//! simulation: events and records counted, none kept); both by default.
+//!
 //! Peak memory is measured two ways: bytes live at the high-water mark of
 //! the heap (a counting allocator) and the process's peak resident set.
 
@@ -9,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use playbook_orchestrator::agent::AutoApprove;
-use playbook_orchestrator::event::{JsonlSink, TaskState};
+use playbook_orchestrator::event::{CountingSink, JsonlSink, TaskState};
 use playbook_orchestrator::{RunOptions, reference, run_blocking};
 
 struct Counting;
@@ -35,27 +39,47 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Nanoseconds this thread has run on a CPU (`/proc/thread-self/schedstat`):
+/// unlike wall time, it does not count waiting for a core that other
+/// processes hold, so it is the steadier figure on a loaded machine.
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn main() {
-    let tasks: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(10_000);
+/// One run of the reference flow with either sink; prints its figures.
+fn measure(tasks: usize, sink_name: &str) {
     let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK)
         .expect("the reference playbook is valid");
     let scenario = reference::scenario(tasks);
-    let options = RunOptions::default();
+    // The JSONL sink is a user's preview (the report keeps every record);
+    // the counting sink is a simulation's (records streamed, not kept).
+    let counting = sink_name == "counting";
+    let options = RunOptions {
+        keep_records: !counting,
+        ..Default::default()
+    };
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let mut sink = JsonlSink::new(std::io::sink());
+    let mut jsonl = JsonlSink::new(std::io::sink());
+    let mut count = CountingSink::default();
+    let cpu_start = thread_cpu_ns();
     let start = Instant::now();
-    let report = run_blocking(&playbook, &scenario, &options, AutoApprove, &mut sink);
+    let report = if counting {
+        run_blocking(&playbook, &scenario, &options, AutoApprove, &mut count)
+    } else {
+        run_blocking(&playbook, &scenario, &options, AutoApprove, &mut jsonl)
+    };
     let wall = start.elapsed();
+    let cpu = cpu_start
+        .zip(thread_cpu_ns())
+        .map(|(a, b)| b.saturating_sub(a));
     let peak_heap = PEAK.load(Ordering::Relaxed).saturating_sub(before);
     let passed = report
         .tasks
@@ -67,6 +91,10 @@ fn main() {
         .iter()
         .filter(|t| t.state == TaskState::Blocked)
         .count();
+    println!(
+        "sink            {sink_name} (records kept: {})",
+        options.keep_records
+    );
     println!("tasks           {tasks}");
     println!(
         "steps           {} (expected {})",
@@ -74,6 +102,12 @@ fn main() {
         reference::expected_steps(tasks)
     );
     println!("events          {}", report.events);
+    if counting {
+        println!(
+            "records         {} agent runs, {} worklog entries, {} ledger deltas (streamed)",
+            count.agent_runs, count.worklog_entries, count.ledger_deltas
+        );
+    }
     println!("tasks passed    {passed}");
     println!("tasks escalated {escalated}");
     println!("wall time       {:.3} s", wall.as_secs_f64());
@@ -81,10 +115,33 @@ fn main() {
         "per step        {:.2} µs",
         wall.as_secs_f64() * 1e6 / report.steps.max(1) as f64
     );
+    if let Some(cpu) = cpu {
+        println!(
+            "CPU per step    {:.2} µs (this thread on a core)",
+            cpu as f64 / 1e3 / report.steps.max(1) as f64
+        );
+    }
     println!(
         "peak heap       {:.1} MiB (run only)",
         peak_heap as f64 / (1024.0 * 1024.0)
     );
+    drop(report);
+    drop(scenario);
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let tasks: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let sinks: Vec<String> = match args.next() {
+        Some(sink) => vec![sink],
+        None => vec!["jsonl".into(), "counting".into()],
+    };
+    for (i, sink) in sinks.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        measure(tasks, sink);
+    }
     if let Some(kib) = peak_rss_kib() {
         println!(
             "peak RSS        {:.1} MiB (whole process)",

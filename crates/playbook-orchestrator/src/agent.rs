@@ -68,6 +68,15 @@ pub enum AgentOutcome {
         output: AgentOutput,
         result: Option<Value>,
     },
+    /// The role output and a subagent result envelope an in-process agent
+    /// built as a typed value. It is held to the same contract as a JSON
+    /// result (size, every field check, the completion invariants, the run
+    /// and task it names); only the parsing, which its type already did, is
+    /// skipped.
+    Checked {
+        output: serde_json::Map<String, Value>,
+        result: Box<crate::envelope::SubagentResult>,
+    },
     /// The agent cannot go on without a person.
     NeedsInput { questions: Vec<String> },
     /// The agent crashed or the model call failed.

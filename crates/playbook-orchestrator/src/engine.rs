@@ -47,7 +47,8 @@ use crate::envelope::{
     WorklogEntry,
 };
 use crate::event::{
-    Event, EventRecord, EventSink, GateScope, HandoffReason, Outcome, PreflightResult, TaskState,
+    Event, EventRecord, EventSink, GateScope, HandoffReason, Outcome, PreflightResult, RunRecord,
+    TaskState,
 };
 use crate::ledger::{DeltaStream, Ledger};
 use crate::scenario::{Scenario, ViolationPolicy};
@@ -107,6 +108,13 @@ pub struct RunOptions {
     /// that were absent, for the audit log.
     pub context_files: indexmap::IndexMap<String, String>,
     pub context_absent: Vec<String>,
+    /// Keep the per-call records (the audit log's runs, the worklogs, the
+    /// orchestrator outputs' ledger deltas) and the handoff bundle in the
+    /// report. Off, each record goes to [`EventSink::record`] when complete
+    /// and is then dropped, and there is no handoff bundle, so the run's
+    /// memory does not grow with its steps (a simulation of many runs); the
+    /// engine does the same work either way. Task summaries are kept.
+    pub keep_records: bool,
 }
 
 impl Default for RunOptions {
@@ -121,6 +129,7 @@ impl Default for RunOptions {
             preflight: None,
             context_files: Default::default(),
             context_absent: Vec::new(),
+            keep_records: true,
         }
     }
 }
@@ -196,6 +205,8 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     /// Per role: the contract block of its prompt and a SHA-256 state that
     /// has already absorbed it.
     prompt_blocks: Vec<(String, sha2::Sha256)>,
+    /// The buffer every prompt is rendered into.
+    prompt: String,
     ledger: Ledger,
     deltas: Vec<LedgerDelta>,
     delta_seq: u64,
@@ -289,6 +300,7 @@ where
             .unwrap_or(DEFAULT_MAX_RUN_TOOL_CALLS),
         tasks: Vec::new(),
         prompt_blocks: Vec::new(),
+        prompt: String::new(),
         ledger: Ledger::new(),
         deltas: Vec::new(),
         delta_seq: 0,
@@ -547,7 +559,11 @@ where
         report.steps = self.steps;
         report.virtual_ms = self.now;
         report.events = self.seq;
-        report.handoff = Some(self.handoff_bundle());
+        // The handoff bundle repeats every task's ledger row: a per-task
+        // record, kept only when the report keeps records.
+        if self.options.keep_records {
+            report.handoff = Some(self.handoff_bundle());
+        }
         report.tasks = self.summaries();
         report.ledger = std::mem::take(&mut self.ledger);
         report.worklogs = std::mem::take(&mut self.worklogs);

@@ -296,6 +296,48 @@ pub enum Event {
 /// Receives events as they happen.
 pub trait EventSink {
     fn emit(&mut self, record: &EventRecord);
+
+    /// Receives each per-call record (an audit entry, a worklog entry, a
+    /// ledger delta) as soon as it is complete and redacted. A run with
+    /// [`crate::RunOptions::keep_records`] off keeps none of them in its
+    /// report, so this is where they can be stored or counted; by default
+    /// a sink ignores them (the report keeps them).
+    fn record(&mut self, _record: RunRecord<'_>) {}
+}
+
+/// A per-call record of a run, redacted, as a sink receives it.
+#[derive(Debug, Clone, Copy)]
+pub enum RunRecord<'a> {
+    /// One agent invocation of the audit log.
+    AgentRun(&'a crate::audit::AgentRunRecord),
+    /// One worklog entry.
+    Worklog(&'a crate::envelope::WorklogEntry),
+    /// One ledger delta, once the ledger has applied it.
+    LedgerDelta(&'a crate::envelope::LedgerDelta),
+}
+
+/// Counts events and records without storing them: a simulation's sink,
+/// whose memory does not grow with the run.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CountingSink {
+    pub events: u64,
+    pub agent_runs: u64,
+    pub worklog_entries: u64,
+    pub ledger_deltas: u64,
+}
+
+impl EventSink for CountingSink {
+    fn emit(&mut self, _record: &EventRecord) {
+        self.events += 1;
+    }
+
+    fn record(&mut self, record: RunRecord<'_>) {
+        match record {
+            RunRecord::AgentRun(_) => self.agent_runs += 1,
+            RunRecord::Worklog(_) => self.worklog_entries += 1,
+            RunRecord::LedgerDelta(_) => self.ledger_deltas += 1,
+        }
+    }
 }
 
 /// Keeps every event in memory.
@@ -367,6 +409,11 @@ impl<A: EventSink, B: EventSink> EventSink for Tee<'_, A, B> {
     fn emit(&mut self, record: &EventRecord) {
         self.0.emit(record);
         self.1.emit(record);
+    }
+
+    fn record(&mut self, record: RunRecord<'_>) {
+        self.0.record(record);
+        self.1.record(record);
     }
 }
 

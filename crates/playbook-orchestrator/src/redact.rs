@@ -10,13 +10,16 @@
 //! handoff bundle. Worklogs and ledger rows are redacted as they are
 //! appended (`worklog.rs`, `ledger.rs`), so they are clean even mid-run.
 
-use playbook_redact::{Redact, redact_serde, redact_string};
+use std::cell::RefCell;
+
+use playbook_redact::{REDACTED, Redact, redact_serde};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::agent::ToolResult;
 use crate::audit::AgentRunRecord;
 use crate::engine::RunReport;
+use crate::envelope::LedgerDelta;
 use crate::event::{Event, PreflightResult};
 
 /// Redacts a typed record through its JSON form. A record whose redacted
@@ -30,26 +33,117 @@ pub(crate) fn record<T: Serialize + DeserializeOwned>(value: &mut T, withheld: i
     }
 }
 
-/// Redacts every record of a finished run.
+/// Redacts every record of a finished run but those redacted as they were
+/// made: the audit log's runs ([`agent_run`]), worklog entries and ledger
+/// deltas ([`ledger_delta`]), which a run may hand to its sink and not keep.
 pub fn report(report: &mut RunReport) {
-    record(&mut report.tasks, Vec::new);
+    // One summary at a time: a JSON copy of all of them at once was the
+    // largest transient allocation of a large run.
+    for task in &mut report.tasks {
+        let (state, code) = (task.state, task.code);
+        record(task, || crate::engine::TaskSummary {
+            task_id: REDACTED.to_string(),
+            title: REDACTED.to_string(),
+            state,
+            code,
+            reason: None,
+            iterations: Default::default(),
+            last_verdict: None,
+        });
+    }
     record(&mut report.findings, Vec::new);
     record(&mut report.bounds, Vec::new);
     audit(&mut report.audit);
+    // The deltas, one per task change and most of an output's size, are
+    // already clean: only the rest goes through JSON.
+    let deltas: Vec<Vec<LedgerDelta>> = report
+        .outputs
+        .iter_mut()
+        .map(|o| std::mem::take(&mut o.ledger_delta))
+        .collect();
     record(&mut report.outputs, Vec::new);
+    if report.outputs.len() == deltas.len() {
+        for (output, deltas) in report.outputs.iter_mut().zip(deltas) {
+            output.ledger_delta = deltas;
+        }
+    }
     record(&mut report.handoff, || None);
 }
 
-/// Redacts the audit log in place. It holds a record per agent call, the
-/// largest part of a report, so it is walked field by field rather than
-/// round-tripped through JSON (which doubled a large run's time and memory).
+/// Redacts the audit log's header in place; its runs were redacted as
+/// they were recorded.
 fn audit(log: &mut crate::audit::AuditLog) {
-    log.run_id.redact();
+    log.run_id.scan();
     record(&mut log.inputs, Default::default);
     record(&mut log.context, Default::default);
-    log.started_at.redact();
-    log.ended_at.redact();
-    for run in &mut log.runs {
+    log.started_at.scan();
+    log.ended_at.scan();
+}
+
+/// Redacts a ledger delta field by field. Its extension fields, which the
+/// engine never sets, go through JSON so their keys count as names.
+pub(crate) fn ledger_delta(delta: &mut LedgerDelta) {
+    if !delta.extra.is_empty() {
+        let whole = delta.clone();
+        record(delta, || LedgerDelta {
+            owner: String::new(),
+            reason: REDACTED.to_string(),
+            extra: Default::default(),
+            ..whole
+        });
+        // Fall through: the typed fields are walked below in every case.
+    }
+    let LedgerDelta {
+        task_id,
+        status: _,
+        owner,
+        reason,
+        delta_id,
+        last_heartbeat_at,
+        timed_out: _,
+        retry_after_ms: _,
+        create: _,
+        extra: _,
+    } = delta;
+    // `delta_id` is the engine's `D-<n>`: not scanned.
+    let _ = delta_id;
+    for text in [task_id, owner, reason] {
+        text.scan();
+    }
+    last_heartbeat_at.scan();
+}
+
+/// Redacts a worklog entry the engine wrote, field by field. Its
+/// timestamp, run id and code are the engine's own (an ISO-8601 instant, a
+/// UUID, a code of docs/error-codes.md) and are not scanned; an entry from
+/// anywhere else goes through `Worklogs::append`, which scans every field.
+pub(crate) fn engine_worklog_entry(entry: &mut crate::envelope::WorklogEntry) {
+    let crate::envelope::WorklogEntry {
+        timestamp,
+        run_id,
+        task_id,
+        actor,
+        action,
+        files_touched,
+        decision,
+        result,
+        next_step,
+        code,
+        evidence,
+    } = entry;
+    let _ = (timestamp, run_id, code);
+    for text in [task_id, actor, action, decision, result, next_step] {
+        text.scan();
+    }
+    files_touched.scan();
+    evidence.scan();
+}
+
+/// Redacts one agent call's record in place, field by field: the audit log
+/// holds one per call, the largest part of a report, and a JSON round trip
+/// doubled a large run's time and memory.
+pub(crate) fn agent_run(run: &mut AgentRunRecord) {
+    {
         let AgentRunRecord {
             task_id,
             stage,
@@ -65,28 +159,22 @@ fn audit(log: &mut crate::audit::AuditLog) {
             output,
             tool_calls,
         } = run;
-        for text in [
-            task_id,
-            stage,
-            role,
-            agent,
-            prompt_hash,
-            started_at,
-            ended_at,
-            outcome,
-        ] {
-            text.redact();
+        // Not scanned, as the engine alone writes them: the prompt's hex
+        // SHA-256, the two ISO-8601 instants and the outcome word.
+        let _ = (prompt_hash, started_at, ended_at, outcome);
+        for text in [task_id, stage, role, agent] {
+            text.scan();
         }
-        output.redact();
+        output.scan();
         for call in tool_calls {
-            call.tool.redact();
-            call.args.redact();
+            call.tool.scan();
+            call.args.scan();
             match &mut call.result {
                 ToolResult::Ran { result } => {
-                    result.redact();
+                    result.scan();
                 }
                 ToolResult::Denied { code: _, message } => {
-                    message.redact();
+                    message.scan();
                 }
             }
         }
@@ -109,10 +197,10 @@ pub fn event(event: &mut Event) -> bool {
             tasks: _,
             bounds,
         } => {
-            let mut changed = run_id.redact() | playbook_id.redact() | playbook_hash.redact();
-            changed |= scenario.redact() | started_at.redact();
+            let mut changed = run_id.scan() | playbook_id.scan() | playbook_hash.scan();
+            changed |= scenario.scan() | started_at.scan();
             for b in bounds {
-                changed |= b.stage.redact();
+                changed |= b.stage.scan();
             }
             changed
         }
@@ -120,7 +208,7 @@ pub fn event(event: &mut Event) -> bool {
             code: _,
             reason,
             details,
-        } => reason.redact() | details.redact(),
+        } => reason.scan() | details.scan(),
         Event::PreflightChecked { results } => results.iter_mut().fold(
             false,
             |changed,
@@ -128,32 +216,32 @@ pub fn event(event: &mut Event) -> bool {
                  name,
                  passed: _,
                  detail,
-             }| changed | name.redact() | detail.redact(),
+             }| changed | name.scan() | detail.scan(),
         ),
         Event::StageEntered {
             stage,
             tasks: _,
             max_parallel: _,
-        } => stage.redact(),
-        Event::StageSkipped { stage, reason } => stage.redact() | reason.redact(),
+        } => stage.scan(),
+        Event::StageSkipped { stage, reason } => stage.scan() | reason.scan(),
         Event::StageBlocked {
             stage,
             task_id,
             code: _,
             reason,
-        } => stage.redact() | task_id.redact() | reason.redact(),
+        } => stage.scan() | task_id.scan() | reason.scan(),
         Event::StageExited {
             stage,
             done: _,
             blocked: _,
             failed: _,
-        } => stage.redact(),
-        Event::TasksCreated { by, task_ids } => by.redact() | task_ids.redact(),
+        } => stage.scan(),
+        Event::TasksCreated { by, task_ids } => by.scan() | task_ids.scan(),
         Event::TaskAssigned {
             task_id,
             stage,
             worktree: _,
-        } => task_id.redact() | stage.redact(),
+        } => task_id.scan() | stage.scan(),
         Event::RoleSelected {
             task_id,
             stage,
@@ -162,123 +250,127 @@ pub fn event(event: &mut Event) -> bool {
             rationale,
             warning,
         } => {
-            task_id.redact()
-                | stage.redact()
-                | role.redact()
-                | source.redact()
-                | rationale.redact()
-                | warning.redact()
+            task_id.scan()
+                | stage.scan()
+                | role.scan()
+                | source.scan()
+                | rationale.scan()
+                | warning.scan()
         }
         Event::TaskWaiting {
             task_id,
             stage,
             reason,
             on,
-        } => task_id.redact() | stage.redact() | reason.redact() | on.redact(),
+        } => task_id.scan() | stage.scan() | reason.scan() | on.scan(),
         Event::Iteration {
             task_id,
             role,
             k: _,
             n: _,
-        } => task_id.redact() | role.redact(),
+        } => task_id.scan() | role.scan(),
         Event::AgentInvoked {
             task_id,
             stage,
             role,
             iteration: _,
             prompt_hash,
-        } => task_id.redact() | stage.redact() | role.redact() | prompt_hash.redact(),
+        } => {
+            // The prompt hash is the engine's hex SHA-256: not scanned.
+            let _ = prompt_hash;
+            task_id.scan() | stage.scan() | role.scan()
+        }
         Event::ToolCallAllowed {
             task_id,
             role,
             tool,
-        } => task_id.redact() | role.redact() | tool.redact(),
+        } => task_id.scan() | role.scan() | tool.scan(),
         Event::ToolCallBlocked {
             task_id,
             role,
             tool,
             code: _,
             reason,
-        } => task_id.redact() | role.redact() | tool.redact() | reason.redact(),
+        } => task_id.scan() | role.scan() | tool.scan() | reason.scan(),
         Event::ApprovalRequested {
             task_id,
             role,
             subject,
-        } => task_id.redact() | role.redact() | subject.redact(),
+        } => task_id.scan() | role.scan() | subject.scan(),
         Event::ApprovalGranted {
             task_id,
             subject,
             by,
-        } => task_id.redact() | subject.redact() | by.redact(),
+        } => task_id.scan() | subject.scan() | by.scan(),
         Event::ApprovalDenied {
             task_id,
             subject,
             by,
             code: _,
-        } => task_id.redact() | subject.redact() | by.redact(),
+        } => task_id.scan() | subject.scan() | by.scan(),
         Event::OutputReceived {
             task_id,
             role,
             iteration: _,
             fields,
             duration_ms: _,
-        } => task_id.redact() | role.redact() | fields.redact(),
+        } => task_id.scan() | role.scan() | fields.scan(),
         Event::ContractViolation {
             task_id,
             role,
             code: _,
             detail,
-        } => task_id.redact() | role.redact() | detail.redact(),
+        } => task_id.scan() | role.scan() | detail.scan(),
         Event::GatePassed {
             task_id,
             scope: _,
             owner,
             gate,
             manual: _,
-        } => task_id.redact() | owner.redact() | gate.redact(),
+        } => task_id.scan() | owner.scan() | gate.scan(),
         Event::GateFailed {
             task_id,
             scope: _,
             owner,
             gate,
             reason,
-        } => task_id.redact() | owner.redact() | gate.redact() | reason.redact(),
+        } => task_id.scan() | owner.scan() | gate.scan() | reason.scan(),
         Event::CompletionRecorded {
             task_id,
             role,
             criteria,
-        } => task_id.redact() | role.redact() | criteria.redact(),
+        } => task_id.scan() | role.scan() | criteria.scan(),
         Event::Handoff {
             task_id,
             from,
             to,
             reason: _,
-        } => task_id.redact() | from.redact() | to.redact(),
+        } => task_id.scan() | from.scan() | to.scan(),
         Event::StageLeft {
             task_id,
             stage,
             role,
-        } => task_id.redact() | stage.redact() | role.redact(),
+        } => task_id.scan() | stage.scan() | role.scan(),
         Event::Escalated {
             task_id,
             role,
             trigger,
             code: _,
             reason,
-        } => task_id.redact() | role.redact() | trigger.redact() | reason.redact(),
-        Event::Warning { code: _, message } => redact_string(message),
-        Event::TaskDone { task_id } => task_id.redact(),
+        } => task_id.scan() | role.scan() | trigger.scan() | reason.scan(),
+        Event::Warning { code: _, message } => message.scan(),
+        Event::TaskDone { task_id } => task_id.scan(),
         Event::TaskBlocked {
             task_id,
             code: _,
             reason,
-        } => task_id.redact() | reason.redact(),
+        } => task_id.scan() | reason.scan(),
         Event::TaskFailed {
             task_id,
             code: _,
             reason,
-        } => task_id.redact() | reason.redact(),
-        Event::TaskCanceled { task_id, code: _ } => task_id.redact(),
+        } => task_id.scan() | reason.scan(),
+        Event::TaskCanceled { task_id, code: _ } => task_id.scan(),
         Event::RunFinished {
             outcome: _,
             tasks_done: _,
@@ -288,5 +380,95 @@ pub fn event(event: &mut Event) -> bool {
             steps: _,
             virtual_ms: _,
         } => false,
+    }
+}
+
+/// In-place redaction that remembers the last few short texts it found
+/// clean. A run repeats the same task ids, role and stage names in almost
+/// every event and record; a text equal to one already found clean is clean
+/// (redaction depends on the text alone), so it is compared, not rescanned.
+trait Scan {
+    fn scan(&mut self) -> bool;
+}
+
+/// Texts up to this long are remembered.
+const MEMO_TEXT: usize = 64;
+/// How many are remembered.
+const MEMO_SLOTS: usize = 8;
+
+thread_local! {
+    static CLEAN: RefCell<(usize, [String; MEMO_SLOTS])> = RefCell::new(Default::default());
+}
+
+impl Scan for String {
+    fn scan(&mut self) -> bool {
+        if self.len() > MEMO_TEXT {
+            return self.redact();
+        }
+        let known = CLEAN.with(|memo| memo.borrow().1.iter().any(|c| c == self));
+        if known {
+            return false;
+        }
+        let changed = self.redact();
+        if !changed {
+            CLEAN.with(|memo| {
+                let mut memo = memo.borrow_mut();
+                let (next, slots) = &mut *memo;
+                let slot = &mut slots[*next % MEMO_SLOTS];
+                slot.clear();
+                slot.push_str(self);
+                *next = next.wrapping_add(1);
+            });
+        }
+        changed
+    }
+}
+
+impl Scan for Option<String> {
+    fn scan(&mut self) -> bool {
+        self.as_mut().is_some_and(Scan::scan)
+    }
+}
+
+impl Scan for Vec<String> {
+    fn scan(&mut self) -> bool {
+        self.iter_mut()
+            .fold(false, |changed, text| changed | text.scan())
+    }
+}
+
+impl Scan for serde_json::Value {
+    fn scan(&mut self) -> bool {
+        self.redact()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_clean_text_does_not_hide_a_secret_of_the_same_length() {
+        let mut clean = "worker-1234567890".to_string();
+        assert!(!clean.scan());
+        assert!(!clean.scan(), "remembered");
+        // Same length, different text: scanned, and redacted.
+        let mut secret = "token=sv9x8y7z6w5".to_string();
+        assert_eq!(secret.len(), clean.len());
+        assert!(secret.scan());
+        assert!(!secret.contains("sv9x8y7z6w5"));
+        // A secret is never remembered as clean.
+        let mut again = "token=sv9x8y7z6w5".to_string();
+        assert!(again.scan());
+    }
+
+    #[test]
+    fn more_clean_texts_than_slots_are_still_scanned_correctly() {
+        for i in 0..(3 * MEMO_SLOTS) {
+            let mut text = format!("role-{i}");
+            assert!(!text.scan());
+        }
+        let mut secret = "api_key=sv-memo-1x9q".to_string();
+        assert!(secret.scan());
     }
 }

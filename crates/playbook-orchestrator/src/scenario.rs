@@ -23,8 +23,8 @@ use crate::agent::{
 use crate::clock::Rng;
 use crate::code::ErrorCode;
 use crate::envelope::{
-    AcceptanceCheck, ActiveLock, CONTRACT_VERSION, Change, Priority, ResultStatus,
-    RoleAssignmentRequest, TaskType,
+    AcceptanceCheck, ActiveLock, CONTRACT_VERSION, Change, CheckStatus, Note, Priority,
+    ResultStatus, RoleAssignmentRequest, SubagentResult, TaskType,
 };
 
 pub mod limits;
@@ -525,13 +525,26 @@ impl Agent for ScriptedAgent<'_> {
                 questions: questions.clone(),
             },
             _ => {
-                let output = match turn.and_then(|t| t.output_text.as_ref()) {
-                    Some(text) => AgentOutput::Text(text.clone()),
-                    None => AgentOutput::Json(Value::Object(self.output(inv, turn))),
-                };
-                AgentOutcome::Output {
-                    output,
-                    result: Some(self.result(inv, turn)),
+                let raw = turn.and_then(|t| t.result.as_ref());
+                match (turn.and_then(|t| t.output_text.as_ref()), raw) {
+                    // The common case: a structured output and a result the
+                    // scenario did not write verbatim, handed over typed.
+                    (None, None) => AgentOutcome::Checked {
+                        output: self.output(inv, turn),
+                        result: Box::new(self.result(inv, turn)),
+                    },
+                    (text, raw) => AgentOutcome::Output {
+                        output: match text {
+                            Some(text) => AgentOutput::Text(text.clone()),
+                            None => AgentOutput::Json(Value::Object(self.output(inv, turn))),
+                        },
+                        result: Some(match raw {
+                            Some(raw) => raw.clone(),
+                            None => {
+                                serde_json::to_value(self.result(inv, turn)).unwrap_or(Value::Null)
+                            }
+                        }),
+                    },
                 }
             }
         };
@@ -562,60 +575,40 @@ impl ScriptedAgent<'_> {
         out
     }
 
-    fn result(&self, inv: &Invocation<'_>, turn: Option<&Turn>) -> Value {
-        if let Some(raw) = turn.and_then(|t| t.result.as_ref()) {
-            return raw.clone();
-        }
+    /// The subagent result envelope, typed: the engine checks it with every
+    /// rule of the contract without parsing it back from JSON.
+    fn result(&self, inv: &Invocation<'_>, turn: Option<&Turn>) -> SubagentResult {
         let task = &inv.packet.task;
-        // Built as a value directly: this runs after every agent call.
-        let checks: Vec<Value> = match turn.and_then(|t| t.acceptance_check.as_ref()) {
-            Some(checks) => checks
-                .iter()
-                .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-                .collect(),
+        let acceptance_check = match turn.and_then(|t| t.acceptance_check.as_ref()) {
+            Some(checks) => checks.clone(),
             None => {
-                let evidence = Value::String(format!("checked by {} (scripted)", inv.role));
+                let evidence = format!("checked by {} (scripted)", inv.role);
                 task.acceptance_criteria
                     .iter()
-                    .map(|criterion| {
-                        let mut check = Map::new();
-                        check.insert("criterion".into(), Value::String(criterion.clone()));
-                        check.insert("status".into(), Value::String("pass".into()));
-                        check.insert("evidence".into(), evidence.clone());
-                        Value::Object(check)
+                    .map(|criterion| AcceptanceCheck {
+                        criterion: criterion.clone(),
+                        status: CheckStatus::Pass,
+                        evidence: evidence.clone(),
+                        extra: Default::default(),
                     })
                     .collect()
             }
         };
-        let changes = match turn.and_then(|t| t.changes.as_ref()) {
-            Some(changes) => serde_json::to_value(changes).unwrap_or(Value::Null),
-            None => Value::Array(Vec::new()),
-        };
-        let notes = turn
-            .and_then(|t| t.notes.as_ref())
-            .map(|n| n.iter().cloned().map(Value::String).collect())
-            .unwrap_or_default();
-        let status = match turn.and_then(|t| t.status).unwrap_or(ResultStatus::Done) {
-            ResultStatus::Done => "done",
-            ResultStatus::Blocked => "blocked",
-            ResultStatus::Failed => "failed",
-        };
-        let mut result = Map::new();
-        result.insert(
-            "schema_version".into(),
-            Value::String(CONTRACT_VERSION.into()),
-        );
-        result.insert("run_id".into(), Value::String(inv.run_id.into()));
-        result.insert("task_id".into(), Value::String(inv.task_id.into()));
-        result.insert("status".into(), Value::String(status.into()));
-        result.insert("changes".into(), changes);
-        result.insert("acceptance_check".into(), Value::Array(checks));
-        result.insert(
-            "worklog_path".into(),
-            Value::String(task.worklog_path.clone()),
-        );
-        result.insert("notes_for_orchestrator".into(), Value::Array(notes));
-        Value::Object(result)
+        SubagentResult {
+            schema_version: CONTRACT_VERSION.into(),
+            run_id: inv.run_id.into(),
+            generated_at: None,
+            task_id: inv.task_id.into(),
+            status: turn.and_then(|t| t.status).unwrap_or(ResultStatus::Done),
+            changes: turn.and_then(|t| t.changes.clone()).unwrap_or_default(),
+            acceptance_check,
+            worklog_path: task.worklog_path.clone(),
+            notes_for_orchestrator: turn
+                .and_then(|t| t.notes.as_ref())
+                .map(|n| n.iter().cloned().map(Note).collect())
+                .unwrap_or_default(),
+            extra: Default::default(),
+        }
     }
 }
 

@@ -8,11 +8,9 @@
 
 use std::io::{self, Write};
 
-use serde_json::Value;
-
 /// The size of `value` as compact JSON, or `Err(seen)` as soon as it passes
 /// `limit` bytes (`seen` is then a lower bound of the real size).
-pub fn json_len_within(value: &Value, limit: u64) -> Result<u64, u64> {
+pub fn json_len_within<T: serde::Serialize + ?Sized>(value: &T, limit: u64) -> Result<u64, u64> {
     let mut counter = Counter { seen: 0, limit };
     match serde_json::to_writer(&mut counter, value) {
         Ok(()) => Ok(counter.seen),
@@ -42,7 +40,7 @@ impl Write for Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn measures_compact_json_and_stops_past_the_limit() {

@@ -18,6 +18,11 @@ impl Worklogs {
     /// Appends an entry after redacting every text in it.
     pub fn append(&mut self, mut entry: WorklogEntry) {
         redact_entry(&mut entry);
+        self.append_redacted(entry);
+    }
+
+    /// Appends an entry the engine has already redacted.
+    pub(crate) fn append_redacted(&mut self, entry: WorklogEntry) {
         self.logs
             .entry(entry.task_id.clone())
             .or_default()

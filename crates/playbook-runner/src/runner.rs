@@ -239,6 +239,10 @@ impl<S: EventSink> EventSink for Tee<'_, S> {
         let _ = self.log_flush();
         self.next.emit(record);
     }
+
+    fn record(&mut self, record: playbook_orchestrator::event::RunRecord<'_>) {
+        self.next.record(record);
+    }
 }
 
 impl<S> Tee<'_, S> {

@@ -38,6 +38,15 @@ where
                     (Ok(_), None) => return None,
                 }
             }
+            AgentOutcome::Checked { output, result } => {
+                match crate::size::json_len_within(output, limit) {
+                    Err(n) => ("the output", n),
+                    Ok(_) => match crate::size::json_len_within(result, limit) {
+                        Err(n) => ("the result envelope", n),
+                        Ok(_) => return None,
+                    },
+                }
+            }
             AgentOutcome::NeedsInput { questions } => {
                 let size: u64 = questions.iter().map(|q| q.len() as u64).sum();
                 if size <= limit {
@@ -125,7 +134,11 @@ where
                     ),
                 };
             }
-            AgentOutcome::Output { output, result } => (output, result),
+            AgentOutcome::Output { output, result } => (output, result.map(Received::Json)),
+            AgentOutcome::Checked { output, result } => (
+                AgentOutput::Json(Value::Object(output)),
+                Some(Received::Typed(result)),
+            ),
         };
         // The output must be a JSON object with every required field.
         let parsed: Result<Map<String, Value>, (ErrorCode, String)> = match output {
@@ -185,8 +198,22 @@ where
                 let detail = "no subagent result envelope was returned".to_string();
                 return self.violation(task_id, role_index, ErrorCode::ResultInvalid, detail);
             }
-            Some(value) => {
-                match envelope::parse::<SubagentResult>(&value, self.options.strict_envelopes) {
+            Some(received) => {
+                let parsed = match received {
+                    Received::Json(value) => {
+                        envelope::parse::<SubagentResult>(&value, self.options.strict_envelopes)
+                    }
+                    // Typed: every check the parse runs after deserialising.
+                    Received::Typed(result) => {
+                        let violations = result.check(self.options.strict_envelopes);
+                        if violations.is_empty() {
+                            Ok(*result)
+                        } else {
+                            Err(violations)
+                        }
+                    }
+                };
+                match parsed {
                     Ok(result) if result.task_id != task_id || result.run_id != self.run_id => {
                         let detail = format!(
                             "the result is for task {} of run {}, not task {task_id} of this run",
@@ -353,4 +380,11 @@ where
             reason: detail,
         }
     }
+}
+
+/// A subagent result envelope as received: JSON to parse, or a typed value
+/// an in-process agent built.
+enum Received {
+    Json(Value),
+    Typed(Box<SubagentResult>),
 }

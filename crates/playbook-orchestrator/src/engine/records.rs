@@ -78,13 +78,20 @@ where
                 });
             }
         }
-        if let Some(last) = self.outputs.last_mut() {
-            last.ledger_delta.extend(deltas);
-        } else {
+        let mut deltas = deltas;
+        for delta in &mut deltas {
+            crate::redact::ledger_delta(delta);
+            self.ports.sink.record(RunRecord::LedgerDelta(delta));
+        }
+        if self.outputs.is_empty() {
             self.outputs.push(self.empty_output());
-            if let Some(first) = self.outputs.last_mut() {
-                first.ledger_delta.extend(deltas);
-            }
+        }
+        // Streamed, not kept, when the report does not keep records; the
+        // output envelope itself exists either way.
+        if self.options.keep_records
+            && let Some(last) = self.outputs.last_mut()
+        {
+            last.ledger_delta.extend(deltas);
         }
     }
 
@@ -126,7 +133,22 @@ where
             code: code.map(|c| c.as_str().to_string()),
             evidence: None,
         };
-        self.worklogs.append(entry);
+        let mut entry = entry;
+        crate::redact::engine_worklog_entry(&mut entry);
+        self.ports.sink.record(RunRecord::Worklog(&entry));
+        if self.options.keep_records {
+            self.worklogs.append_redacted(entry);
+        }
+    }
+
+    /// The one way an agent call reaches the audit log: redacted, handed
+    /// to the sink, and kept when the report keeps records.
+    pub(super) fn audit_run(&mut self, mut record: AgentRunRecord) {
+        crate::redact::agent_run(&mut record);
+        self.ports.sink.record(RunRecord::AgentRun(&record));
+        if self.options.keep_records {
+            self.audit.runs.push(record);
+        }
     }
 
     pub(super) fn end_task(

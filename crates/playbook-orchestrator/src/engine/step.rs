@@ -109,15 +109,17 @@ where
         self.steps += 1;
         let packet = self.packet(task);
         self.check_sent(&packet);
+        // One buffer for every prompt of the run: the role's contract block,
+        // rendered once, then this task's part, hashed on top of the block.
+        let mut prompt = std::mem::take(&mut self.prompt);
+        prompt.clear();
         let (block, hasher) = &self.prompt_blocks[role_index];
-        let task_part = crate::prompt::task_part(&role_ref, &self.tasks[task].values);
-        let mut prompt = String::with_capacity(block.len() + task_part.len());
         prompt.push_str(block);
-        prompt.push_str(&task_part);
+        crate::prompt::write_task_part(&mut prompt, &role_ref, &self.tasks[task].values);
         let prompt_hash = {
             use sha2::Digest;
             let mut hasher = hasher.clone();
-            hasher.update(task_part.as_bytes());
+            hasher.update(&prompt.as_bytes()[block.len()..]);
             crate::audit::hex(&hasher.finalize())
         };
         self.emit(Event::AgentInvoked {
@@ -190,6 +192,7 @@ where
                 }
             }
         };
+        self.prompt = prompt;
         let started_at = self.at();
         let record = AgentRunRecord {
             task_id,
@@ -304,7 +307,7 @@ where
         // A stop during the invocation ends the task as canceled, not as a
         // failure of the agent whose process the stop killed.
         if let Some((code, why)) = self.options.stop.reason() {
-            self.audit.runs.push(AgentRunRecord {
+            self.audit_run(AgentRunRecord {
                 outcome: "stopped".into(),
                 code: Some(code),
                 ..pending.record
@@ -332,7 +335,7 @@ where
             StepEnd::Failed { code, .. } | StepEnd::Terminal { code, .. } => Some(*code),
         };
         let files = std::mem::take(&mut self.touched);
-        self.audit.runs.push(record);
+        self.audit_run(record);
         let _ = s;
         match end {
             StepEnd::Terminal {

@@ -63,7 +63,7 @@ fn leak(tag: &str) -> String {
 }
 
 /// One task per path an agent can leak through.
-fn scenario() -> Value {
+pub(crate) fn scenario() -> Value {
     let tasks: Vec<Value> = (1..=11)
         .map(|i| {
             json!({
@@ -154,7 +154,7 @@ fn sinks(run: &Preview) -> Vec<(&'static str, String)> {
 }
 
 /// Each secret, also as it reads inside JSON text (escaped).
-fn leaks_in(text: &str) -> Vec<&'static str> {
+pub(crate) fn leaks_in(text: &str) -> Vec<&'static str> {
     let mut found: Vec<&'static str> = FORMS
         .iter()
         .map(|(_, secret)| *secret)
