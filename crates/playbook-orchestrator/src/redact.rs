@@ -235,14 +235,16 @@ pub fn event(event: &mut Event) -> bool {
             owner,
             gate,
             manual: _,
-        } => task_id.redact() | owner.redact() | gate.redact(),
+            summary,
+        } => task_id.redact() | owner.redact() | gate.redact() | summary.redact(),
         Event::GateFailed {
             task_id,
             scope: _,
             owner,
             gate,
             reason,
-        } => task_id.redact() | owner.redact() | gate.redact() | reason.redact(),
+            summary,
+        } => task_id.redact() | owner.redact() | gate.redact() | reason.redact() | summary.redact(),
         Event::CompletionRecorded {
             task_id,
             role,
@@ -265,7 +267,10 @@ pub fn event(event: &mut Event) -> bool {
             trigger,
             code: _,
             reason,
-        } => task_id.redact() | role.redact() | trigger.redact() | reason.redact(),
+            summary,
+        } => {
+            task_id.redact() | role.redact() | trigger.redact() | reason.redact() | summary.redact()
+        }
         Event::Warning { code: _, message } => redact_string(message),
         Event::TaskDone { task_id } => task_id.redact(),
         Event::TaskBlocked {
