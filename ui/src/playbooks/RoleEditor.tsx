@@ -6,7 +6,7 @@ import type { Role } from "../generated/Role";
 import type { RoleMode } from "../generated/RoleMode";
 import { Hints } from "../validation/hints";
 import { ChipList, NumberField, RolePicker, RowList, Select, TextField, Toggle } from "./fields";
-import { allRoleNames, renameRole, rolePointer, updateRole, withField, type RoleAddress } from "./document";
+import { allRoleNames, referencesTo, roleAt, renameRoleWith, rolePointer, updateRole, withField, type NameRef, type RoleAddress } from "./document";
 
 type Props = {
   doc: Playbook;
@@ -55,9 +55,11 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
       }),
       `${p}/${key}/${field}`,
     );
-  // The name the role had when its name field gained focus: handoffs that
-  // named it follow the rename once editing ends.
-  const nameAtFocus = useRef<string | null>(null);
+  // The references to the role when its name field gained focus: every
+  // keystroke renames the role and rewrites these in one edit (one undo step
+  // for the whole rename, never a dangling handoff in between, so a save
+  // mid-rename stores a consistent playbook).
+  const refsAtFocus = useRef<NameRef[] | null>(null);
   const [templateName, setTemplateName] = useState<string | null>(null);
   const otherRoles = (handoffRoles ?? allRoleNames(doc)).filter((n) => n !== role.name);
   const list = (v: string[] | undefined) => (v && v.length ? v : v);
@@ -129,16 +131,16 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           pointer={`${p}/name`}
           value={role.name}
           help="Unique in the playbook; handoffs refer to it."
-          onFocus={() => (nameAtFocus.current = role.name)}
-          onChange={(v) => edit(updateRole(doc, address, (r) => ({ ...r, name: v })), `${p}/name`)}
-          onBlur={() => {
-            const before = nameAtFocus.current;
-            nameAtFocus.current = null;
-            if (before !== null && before !== role.name && role.name.trim() !== "") {
-              const renamed = renameRole(updateRole(doc, address, (r) => ({ ...r, name: before })), address, role.name);
-              if (JSON.stringify(renamed) !== JSON.stringify(doc)) edit(renamed, `${p}/name`);
-            }
+          onFocus={() => (refsAtFocus.current = referencesTo(doc, role.name))}
+          onChange={(v) => {
+            // Only references that still hold the name being typed over: an
+            // undo while the field has focus may have moved things.
+            const refs = (refsAtFocus.current ?? referencesTo(doc, role.name)).filter(
+              (r) => roleAt(doc, r)?.handoff_to?.[r.at] === role.name,
+            );
+            edit(renameRoleWith(doc, address, v, refs), `${p}/name`);
           }}
+          onBlur={() => (refsAtFocus.current = null)}
         />
         <Select<RoleMode>
           label="Mode"
