@@ -12,7 +12,7 @@ import {
   addStage,
   insertRole,
   moveRole,
-  removeRole,
+  removeRoleAndReferences,
   removeStage,
   roleAt,
   roleOfPointer,
@@ -127,7 +127,7 @@ export function Editor(props: Props) {
         role={role}
         edit={edit}
         onDelete={() => {
-          edit(removeRole(doc, selection));
+          edit(removeRoleAndReferences(doc, selection));
           setSelection({ kind: "stage", stage: selection.stage });
         }}
         onMove={(delta) => {

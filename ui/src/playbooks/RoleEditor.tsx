@@ -6,7 +6,7 @@ import type { Role } from "../generated/Role";
 import type { RoleMode } from "../generated/RoleMode";
 import { Hints } from "../validation/hints";
 import { ChipList, NumberField, RolePicker, RowList, Select, TextField, Toggle } from "./fields";
-import { allRoleNames, referencesTo, roleAt, renameRoleWith, rolePointer, updateRole, withField, type NameRef, type RoleAddress } from "./document";
+import { allRoleNames, referencesTo, referrersOf, roleAt, renameRoleWith, rolePointer, updateRole, withField, type NameRef, type RoleAddress } from "./document";
 
 type Props = {
   doc: Playbook;
@@ -61,6 +61,8 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
   // mid-rename stores a consistent playbook).
   const refsAtFocus = useRef<NameRef[] | null>(null);
   const [templateName, setTemplateName] = useState<string | null>(null);
+  // Roles that hand off to this one, named when deleting it is asked for.
+  const [confirmDelete, setConfirmDelete] = useState<string[] | null>(null);
   const otherRoles = (handoffRoles ?? allRoleNames(doc)).filter((n) => n !== role.name);
   const list = (v: string[] | undefined) => (v && v.length ? v : v);
 
@@ -115,12 +117,31 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
               </span>
             ))}
           {onDelete && (
-            <button type="button" className="danger" onClick={onDelete}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                const referrers = referrersOf(doc, address);
+                if (referrers.length === 0) onDelete();
+                else setConfirmDelete(referrers);
+              }}
+            >
               Delete role
             </button>
           )}
         </div>
       </header>
+      {onDelete && confirmDelete && (
+        <DeleteConfirm
+          role={role.name}
+          referrers={confirmDelete}
+          onConfirm={() => {
+            setConfirmDelete(null);
+            onDelete();
+          }}
+          onCancel={() => setConfirmDelete(null)}
+        />
+      )}
       <Hints pointer={p} nested={false} />
 
       <fieldset className="section" data-section="intent">
@@ -286,5 +307,39 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
         <Hints pointer={`${p}/gates`} nested={false} />
       </fieldset>
     </article>
+  );
+}
+
+/**
+ * Asks before deleting a role others hand off to, naming them. Focus starts
+ * on Cancel and Escape cancels, so no stray key deletes anything.
+ */
+function DeleteConfirm({ role, referrers, onConfirm, onCancel }: { role: string; referrers: string[]; onConfirm: () => void; onCancel: () => void }) {
+  const names = referrers.map((r) => r || "(unnamed)");
+  const shown = names.length > 8 ? `${names.slice(0, 8).join(", ")} and ${names.length - 8} more` : names.join(", ");
+  return (
+    <div
+      className="confirm-delete"
+      role="alertdialog"
+      aria-label={`Delete role ${role}?`}
+      data-testid="confirm-delete-role"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.stopPropagation();
+          onCancel();
+        }
+      }}
+    >
+      <p>
+        {names.length === 1 ? "Role" : "Roles"} <strong>{shown}</strong> {names.length === 1 ? "hands" : "hand"} off to <strong>{role || "(unnamed)"}</strong>. Deleting it also
+        removes {names.length === 1 ? "that handoff" : "those handoffs"}; Undo (Ctrl+Z) brings both back.
+      </p>
+      <button type="button" className="danger" onClick={onConfirm}>
+        Delete role and its handoffs
+      </button>
+      <button type="button" autoFocus onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   );
 }
