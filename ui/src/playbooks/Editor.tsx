@@ -126,6 +126,7 @@ export function Editor(props: Props) {
         address={selection}
         role={role}
         edit={edit}
+        route={routeOf(flow, selection, role.name)}
         onDelete={() => {
           edit(removeRoleAndReferences(doc, selection));
           setSelection({ kind: "stage", stage: selection.stage });
@@ -210,6 +211,16 @@ export function Editor(props: Props) {
       </div>
     </FindingsContext.Provider>
   );
+}
+
+/**
+ * The routes of the role at `a` from the flow view, when the view is of the
+ * current document (same role at the same place); otherwise none rather
+ * than another role's.
+ */
+function routeOf(flow: FlowView | null, a: RoleAddress, name: string) {
+  const node = flow?.nodes.find((n) => n.stage === a.stage && n.index === a.index && n.role === name);
+  return node ? { on_pass: node.on_pass, on_fail: node.on_fail } : undefined;
 }
 
 /** The element for a pointer, or for the closest enclosing value that has one. */

@@ -5,7 +5,7 @@ import type { Playbook } from "../generated/Playbook";
 import type { Role } from "../generated/Role";
 import type { RoleMode } from "../generated/RoleMode";
 import { Hints } from "../validation/hints";
-import { ChipList, NumberField, RolePicker, RowList, Select, TextField, Toggle } from "./fields";
+import { ChipList, GateField, NumberField, RolePicker, RowList, Select, TextField, Toggle } from "./fields";
 import { allRoleNames, referencesTo, referrersOf, roleAt, renameRoleWith, rolePointer, updateRole, withField, type NameRef, type RoleAddress } from "./document";
 
 type Props = {
@@ -19,6 +19,8 @@ type Props = {
   onSaveAsTemplate?: (name: string) => void;
   /** Roles the handoff picker offers; the playbook's other roles when absent. */
   handoffRoles?: string[];
+  /** Where the task goes after this role, in words (from the core's flow); absent while the structure is invalid. */
+  route?: { on_pass: string; on_fail: string };
 };
 
 const TOOLS = [
@@ -39,7 +41,7 @@ const TOOLS = [
 const INPUTS = ["goal", "task", "spec_path", "commit_sha", "issues", "failed_cases", "tasks"];
 const ESCALATIONS = ["retry_limit", "gate_failed", "tool_denied", "missing_input", "approval_denied"];
 
-export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate, handoffRoles }: Props) {
+export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate, handoffRoles, route }: Props) {
   const p = rolePointer(address);
   const set = <K extends keyof Role>(key: K, value: Role[K] | undefined) =>
     edit(updateRole(doc, address, (r) => withField(r, key, value)), `${p}/${String(key)}`);
@@ -261,7 +263,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           help="Ask before any mutating tool runs."
           onChange={(v) => setNested("gates", "requires_user_approval", v)}
         />
-        <TextField
+        <GateField
           label="Pass condition"
           pointer={`${p}/gates/pass_condition`}
           value={role.gates?.pass_condition ?? ""}
@@ -274,9 +276,17 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           pointer={`${p}/handoff_to`}
           values={role.handoff_to}
           roles={otherRoles}
-          help="Roles that may take the task next. Empty: the next role of the stage."
+          help="Roles of this stage the task goes to when this role's gate passes; one that already worked on the task is where a failing task is sent back. Not set: the next role of the stage. An empty list: the task leaves the stage here."
           onChange={(v) => set("handoff_to", v)}
         />
+        {route && (
+          <dl className="routing" data-testid="role-routing" aria-label={`Where the task goes after ${role.name || "this role"}`}>
+            <dt>On pass</dt>
+            <dd data-route="pass">{route.on_pass}</dd>
+            <dt>On fail</dt>
+            <dd data-route="fail">{route.on_fail}</dd>
+          </dl>
+        )}
         <NumberField
           label="Max iterations"
           pointer={`${p}/retry_policy/max_iterations`}
