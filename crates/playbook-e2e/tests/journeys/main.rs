@@ -8,6 +8,7 @@ mod library;
 mod measure;
 mod preview;
 mod restart;
+mod routing;
 mod run;
 mod templates;
 

@@ -123,6 +123,11 @@ async fn measure_desktop_app() -> Result<()> {
         .await?;
     app.click("[data-testid=import-path-button]").await?;
     app.click("[data-open=big]").await?;
+    // A large outline starts folded: the filter finds the role.
+    app.find("input[aria-label='Filter roles']")
+        .await?
+        .send_keys("role100")
+        .await?;
     app.click("[data-outline-role=role100]").await?;
     let field = app
         .find("textarea[data-pointer='/workflow/build/roles/100/responsibilities']")
