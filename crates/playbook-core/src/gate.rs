@@ -233,6 +233,16 @@ fn syntax_message(errors: &cel::ParseErrors) -> String {
     format!("at line {line}, column {column}: {text}{more}")
 }
 
+/// The position a syntax message of [`compile_expression`] names ("at line
+/// L, column C: ..."), wherever it sits in a finding's message.
+pub fn syntax_position(message: &str) -> Option<(usize, usize)> {
+    let rest = &message
+        [message.find("does not compile: at line ")? + "does not compile: at line ".len()..];
+    let (line, rest) = rest.split_once(", column ")?;
+    let (column, _) = rest.split_once(':')?;
+    Some((line.parse().ok()?, column.parse().ok()?))
+}
+
 /// Compiles gate text, resolving policy keys through `policies` (the
 /// playbook's map) and then the built-ins.
 pub fn compile<'p>(
