@@ -2,7 +2,7 @@
 //! libraries' types at the boundary. TypeScript declarations are generated
 //! from these (ts-rs) into `ui/src/generated/`.
 
-use playbook_core::flow::{EdgeKind, Flow};
+use playbook_core::flow::{EdgeKind, Flow, OnPass};
 use playbook_core::{Finding, Format, Playbook, RoleMode};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -135,6 +135,11 @@ pub struct FlowNode {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_iterations: Option<u32>,
+    /// Where the task goes when the role's gate passes, in words (from the
+    /// core's `Flow::routes`, the one definition of routing).
+    pub on_pass: String,
+    /// Where the task goes when the role's gate fails, in words.
+    pub on_fail: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -145,6 +150,9 @@ pub enum FlowEdgeKind {
     Handoff,
     /// Implied: the next role of the stage.
     Sequence,
+    /// The task leaves the stage after this role and enters the next
+    /// enabled stage at its entry role.
+    Stage,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -186,6 +194,8 @@ impl FlowView {
     pub fn new(playbook: &Playbook) -> FlowView {
         let flow = Flow::new(playbook);
         let reachable = flow.reached_by_handoff();
+        let routes = flow.routes();
+        let stage_names: Vec<&str> = playbook.stages().map(|(name, _)| name).collect();
         let lanes = playbook
             .stages()
             .map(|(name, stage)| Lane {
@@ -198,15 +208,21 @@ impl FlowView {
             .roles
             .iter()
             .zip(&reachable)
-            .map(|(r, &reachable)| FlowNode {
-                role: r.role.name.clone(),
-                stage: r.stage.to_string(),
-                stage_index: r.stage_index as u32,
-                index: r.index as u32,
-                mode: r.role.mode,
-                pointer: r.pointer(),
-                reachable,
-                max_iterations: r.role.max_iterations(),
+            .enumerate()
+            .map(|(i, (r, &reachable))| {
+                let (on_pass, on_fail) = flow.route_words(&routes, &stage_names, i);
+                FlowNode {
+                    role: r.role.name.clone(),
+                    stage: r.stage.to_string(),
+                    stage_index: r.stage_index as u32,
+                    index: r.index as u32,
+                    mode: r.role.mode,
+                    pointer: r.pointer(),
+                    reachable,
+                    max_iterations: r.role.max_iterations(),
+                    on_pass,
+                    on_fail,
+                }
             })
             .collect();
         let loops: Vec<FlowLoop> = flow
@@ -234,6 +250,26 @@ impl FlowView {
                         EdgeKind::Sequence => FlowEdgeKind::Sequence,
                     },
                     in_loop: loop_of(i, j),
+                });
+            }
+        }
+        // Between stages: each role a passing task leaves the stage from, to
+        // the entry role of the next enabled stage.
+        for (i, route) in routes.iter().enumerate() {
+            if let OnPass::LeaveStage {
+                next_stage: Some(s),
+            } = route.on_pass
+                && flow.is_stage_enabled(flow.roles[i].stage_index)
+                && let Some(entry) = flow.entry_of_stage(s)
+                && !edges
+                    .iter()
+                    .any(|e| e.from == i as u32 && e.to == entry as u32)
+            {
+                edges.push(FlowEdge {
+                    from: i as u32,
+                    to: entry as u32,
+                    kind: FlowEdgeKind::Stage,
+                    in_loop: None,
                 });
             }
         }
@@ -460,7 +496,9 @@ pub struct TemplateChecked {
     pub allow: bool,
 }
 
+mod policies;
 mod run;
+pub use policies::{BuiltinPolicyInfo, builtin_policies};
 pub use run::{
     AgentsFileChoice, BranchDiff, RealRunRequest, RealRunResult, RepoChoice, TaskBranchView,
 };

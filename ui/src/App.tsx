@@ -148,7 +148,10 @@ export function App() {
     if (!doc) return;
     const mine = ++seq.current;
     const sent = performance.now();
-    check(doc, revision, { source: screen === "editor" && tab === "source", flow: screen === "editor" && tab === "flow" })
+    // The flow also comes while a role's form is open: it says where the
+    // task goes after the role on pass and on fail.
+    const wantsFlow = screen === "editor" && (tab === "flow" || (tab === "form" && selection.kind === "role"));
+    check(doc, revision, { source: screen === "editor" && tab === "source", flow: wantsFlow })
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
@@ -162,7 +165,7 @@ export function App() {
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
-  }, [doc, revision, check, notify, screen, tab]);
+  }, [doc, revision, check, notify, screen, tab, selection.kind]);
 
   // Autosave: every edit lands in the library's draft, so nothing typed is
   // lost on a crash or a quit. The first revision after opening is what was

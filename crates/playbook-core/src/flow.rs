@@ -17,6 +17,9 @@ use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::model::{Playbook, RoleRef};
 
+mod route;
+pub use route::{OnFail, OnPass, Route};
+
 /// Why one role follows another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EdgeKind {

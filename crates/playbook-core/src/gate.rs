@@ -187,7 +187,7 @@ fn compile_uncached(text: &str) -> Result<Compiled, String> {
     // become a finding, not take the editor down.
     let compiled = std::panic::catch_unwind(|| cel::Program::compile(text))
         .map_err(|_| "the expression parser failed on this text".to_string())?;
-    let program = compiled.map_err(|e| e.to_string().replace('\n', "; "))?;
+    let program = compiled.map_err(|e| syntax_message(&e))?;
     let reads = program
         .references()
         .variables()
@@ -195,6 +195,52 @@ fn compile_uncached(text: &str) -> Result<Compiled, String> {
         .map(str::to_string)
         .collect();
     Ok((Arc::new(program), Arc::new(reads)))
+}
+
+/// Longest parser message kept in a finding.
+const SYNTAX_MESSAGE_CHARS: usize = 160;
+
+/// One line for a syntax error: where in the expression (1-based line and
+/// column) and the parser's first message, without its source excerpt and
+/// carets (they only make sense in a monospace block, not in a hint).
+fn syntax_message(errors: &cel::ParseErrors) -> String {
+    let Some(first) = errors.errors.first() else {
+        return "the expression does not parse".to_string();
+    };
+    let line = first.pos.0.max(1);
+    let column = first.pos.1.max(1);
+    let msg = first.msg.lines().next().unwrap_or("").trim();
+    let msg = msg.strip_prefix("Syntax error: ").unwrap_or(msg);
+    // The parser lists every token it would have taken; a person needs
+    // only the one it found.
+    let msg = match msg.split_once(" expecting {") {
+        Some((found, _)) if found.contains("'<EOF>'") => {
+            "the expression ends too early: an operand is missing"
+        }
+        Some((found, _)) => found,
+        None => msg,
+    };
+    let mut text: String = msg.chars().take(SYNTAX_MESSAGE_CHARS).collect();
+    if msg.chars().count() > SYNTAX_MESSAGE_CHARS {
+        text.push('…');
+    }
+    let more = errors.errors.len().saturating_sub(1);
+    let more = if more > 0 {
+        format!(" ({more} more error{})", if more == 1 { "" } else { "s" })
+    } else {
+        String::new()
+    };
+    format!("at line {line}, column {column}: {text}{more}")
+}
+
+/// The position a syntax message of [`compile_expression`] names ("at line
+/// L, column C: ..."), wherever it sits in a finding's message.
+pub fn syntax_position(message: &str) -> Option<(usize, usize)> {
+    let rest = &message
+        [message.find("does not compile: at line ")? + "does not compile: at line ".len()..];
+    let (line, rest) = rest.split_once(", column ")?;
+    let (column, _) = rest.split_once(':')?;
+    Some((line.parse().ok()?, column.parse().ok()?))
 }
 
 /// Compiles gate text, resolving policy keys through `policies` (the
@@ -445,5 +491,31 @@ mod tests {
             compile(&long, no_policies),
             Err(GateError::Syntax { .. })
         ));
+    }
+}
+
+#[cfg(test)]
+mod syntax_tests {
+    use super::*;
+
+    #[test]
+    fn a_syntax_error_is_one_line_with_its_position_in_the_expression() {
+        for (text, column) in [("failed_cases = 0", 14), ("verdict == \"pass\" &&", 0)] {
+            let message = compile_expression(text).expect_err("does not compile");
+            assert!(!message.contains('\n'), "{message}");
+            assert!(!message.contains("^"), "{message}");
+            assert!(
+                message.starts_with("at line 1, column "),
+                "{text}: {message}"
+            );
+            if column > 0 {
+                assert!(
+                    message.starts_with(&format!("at line 1, column {column}:")),
+                    "{text}: {message}"
+                );
+            }
+        }
+        let message = compile_expression("a &&\n  = b").expect_err("does not compile");
+        assert!(message.starts_with("at line 2, column "), "{message}");
     }
 }

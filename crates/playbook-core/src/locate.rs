@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use yaml_rust2::parser::{Event, Parser};
-use yaml_rust2::scanner::Marker;
+use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use crate::document::nesting::{self, MAX_NESTING};
 use crate::finding::{Location, pointer_tokens};
@@ -23,6 +23,10 @@ pub struct SourceMap {
 #[derive(Debug, Default)]
 struct Node {
     location: Option<Location>,
+    /// Where a one-line scalar value's text starts (after an opening
+    /// quote), so a position inside the text (a gate's syntax error) maps to
+    /// the document. Absent for block scalars, whose lines are re-indented.
+    text_start: Option<Location>,
     children: Children,
 }
 
@@ -60,6 +64,32 @@ impl SourceMap {
         SourceMap {
             nodes: builder.nodes,
         }
+    }
+
+    /// Where position (`line`, `column`, 1-based) of the one-line text at
+    /// `pointer` is in the document; `None` when the value is not a
+    /// one-line scalar or the position is past its first line.
+    pub fn locate_in_text(&self, pointer: &str, line: usize, column: usize) -> Option<Location> {
+        if line != 1 || column == 0 {
+            return None;
+        }
+        let mut node = self.nodes.first()?;
+        for token in pointer_tokens(pointer) {
+            let child = match &node.children {
+                Children::Map(keys) => keys.get(&token).copied(),
+                Children::Seq(items) => token
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| items.get(i).copied()),
+                Children::Leaf => None,
+            }?;
+            node = self.nodes.get(child)?;
+        }
+        let start = node.text_start?;
+        Some(Location {
+            line: start.line,
+            column: start.column.checked_add(column - 1)?,
+        })
     }
 
     /// Location of the value at `pointer`, or of its nearest existing
@@ -117,6 +147,7 @@ impl Builder {
     fn push(&mut self, location: Option<Location>) -> usize {
         self.nodes.push(Node {
             location,
+            text_start: None,
             children: Children::Leaf,
         });
         self.nodes.len() - 1
@@ -201,7 +232,7 @@ impl Builder {
         }
     }
 
-    fn scalar(&mut self, text: String, location: Location) {
+    fn scalar(&mut self, text: String, location: Location, style: Option<TScalarStyle>) {
         if let Some(&Frame::Map {
             node, key: None, ..
         }) = self.stack.last()
@@ -217,7 +248,18 @@ impl Builder {
                 *key = Some(entry);
             }
         } else {
-            self.child(Some(location));
+            let node = self.child(Some(location));
+            let text_start = match style {
+                Some(TScalarStyle::Plain) => Some(location),
+                Some(TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted) => Some(Location {
+                    line: location.line,
+                    column: location.column + 1,
+                }),
+                _ => None,
+            };
+            if let Some(n) = self.nodes.get_mut(node) {
+                n.text_start = text_start;
+            }
             self.finish_node();
         }
     }
@@ -230,8 +272,8 @@ impl Builder {
         };
         match event {
             Event::DocumentEnd => self.done = true,
-            Event::Scalar(text, ..) => self.scalar(text, location),
-            Event::Alias(_) => self.scalar(String::new(), location),
+            Event::Scalar(text, style, ..) => self.scalar(text, location, Some(style)),
+            Event::Alias(_) => self.scalar(String::new(), location, None),
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 if self.stack.len() >= MAX_NESTING {
                     return false;
@@ -303,6 +345,30 @@ mod tests {
         check(text, "/workflow/build/roles/0", 5, 9);
         check(text, "/workflow/build/roles/0/handoff_to", 6, 9);
         check(text, "/workflow/build/roles/0/handoff_to/0", 6, 22);
+    }
+
+    #[test]
+    fn a_position_inside_a_one_line_value_maps_into_the_document() {
+        let text = "a:\n  plain: x == 1\n  quoted: \"y = 2\"\n  block: |\n    z\n";
+        let map = SourceMap::new(text);
+        assert_eq!(
+            map.locate_in_text("/a/plain", 1, 3),
+            Some(Location {
+                line: 2,
+                column: 12
+            })
+        );
+        assert_eq!(
+            map.locate_in_text("/a/quoted", 1, 3),
+            Some(Location {
+                line: 3,
+                column: 14
+            })
+        );
+        assert_eq!(map.locate_in_text("/a/block", 1, 1), None);
+        assert_eq!(map.locate_in_text("/a/plain", 2, 1), None);
+        assert_eq!(map.locate_in_text("/a/missing", 1, 1), None);
+        assert_eq!(map.locate_in_text("/a/plain", 1, usize::MAX), None);
     }
 
     #[test]

@@ -103,7 +103,11 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
     let map = SourceMap::new(text);
     for finding in &mut report.findings {
         if finding.location.is_none() {
-            finding.location = map.locate(&finding.path);
+            // A gate's syntax error points at the offending character of the
+            // gate text, not at its key.
+            finding.location = crate::gate::syntax_position(&finding.message)
+                .and_then(|(line, column)| map.locate_in_text(&finding.path, line, column))
+                .or_else(|| map.locate(&finding.path));
         }
     }
     report

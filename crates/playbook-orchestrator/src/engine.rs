@@ -56,6 +56,7 @@ use crate::worklog::Worklogs;
 
 mod admission;
 mod enforce;
+mod explain;
 mod gates;
 mod records;
 mod schedule;
@@ -66,6 +67,7 @@ mod text;
 mod tools;
 
 pub use admission::{overlaps, parse_assignment};
+use explain::*;
 use gates::*;
 use state::*;
 use text::*;

@@ -227,6 +227,10 @@ pub enum Event {
         owner: String,
         gate: String,
         manual: bool,
+        /// In words: what the output said and what happens next, e.g.
+        /// "reviewer: fail — 'No test'; back to worker, round 2 of 3".
+        #[serde(default)]
+        summary: String,
     },
     GateFailed {
         task_id: String,
@@ -234,6 +238,10 @@ pub enum Event {
         owner: String,
         gate: String,
         reason: String,
+        /// In words: what the output said and what happens next, e.g.
+        /// "reviewer: fail — 'No test'; back to worker, round 2 of 3".
+        #[serde(default)]
+        summary: String,
     },
     /// Completion criteria of the role as reported by the agent.
     CompletionRecorded {
@@ -259,6 +267,9 @@ pub enum Event {
         trigger: String,
         code: ErrorCode,
         reason: String,
+        /// In words: who escalated, why, and that a person decides now.
+        #[serde(default)]
+        summary: String,
     },
     /// A warning that changes nothing in the routing (ledger drift, ...).
     Warning {
@@ -550,6 +561,15 @@ pub fn describe(event: &Event) -> Option<String> {
             format!("{task_id} {role}: CONTRACT VIOLATION {code}: {detail}")
         }
         Event::GatePassed {
+            task_id, summary, ..
+        } if !summary.is_empty() => format!("{task_id} {summary}"),
+        Event::GateFailed {
+            task_id, summary, ..
+        } if !summary.is_empty() => format!("{task_id} {summary}"),
+        Event::Escalated {
+            task_id, summary, ..
+        } if !summary.is_empty() => format!("{task_id} ESCALATED {summary}"),
+        Event::GatePassed {
             task_id,
             owner,
             gate,
@@ -587,6 +607,7 @@ pub fn describe(event: &Event) -> Option<String> {
             trigger,
             code,
             reason,
+            ..
         } => {
             format!("{task_id} {role}: ESCALATED on {trigger} ({code}): {reason}")
         }

@@ -327,14 +327,16 @@ pub fn event(event: &mut Event) -> bool {
             owner,
             gate,
             manual: _,
-        } => task_id.scan() | owner.scan() | gate.scan(),
+            summary,
+        } => task_id.scan() | owner.scan() | gate.scan() | summary.scan(),
         Event::GateFailed {
             task_id,
             scope: _,
             owner,
             gate,
             reason,
-        } => task_id.scan() | owner.scan() | gate.scan() | reason.scan(),
+            summary,
+        } => task_id.scan() | owner.scan() | gate.scan() | reason.scan() | summary.scan(),
         Event::CompletionRecorded {
             task_id,
             role,
@@ -357,7 +359,8 @@ pub fn event(event: &mut Event) -> bool {
             trigger,
             code: _,
             reason,
-        } => task_id.scan() | role.scan() | trigger.scan() | reason.scan(),
+            summary,
+        } => task_id.scan() | role.scan() | trigger.scan() | reason.scan() | summary.scan(),
         Event::Warning { code: _, message } => message.scan(),
         Event::TaskDone { task_id } => task_id.scan(),
         Event::TaskBlocked {

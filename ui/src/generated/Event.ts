@@ -37,4 +37,18 @@ prompt_hash: string, } | { "type": "tool_call_allowed", task_id: string, role: s
 /**
  * Output fields, in the order the agent gave them.
  */
-fields: Array<string>, duration_ms: bigint, } | { "type": "contract_violation", task_id: string, role: string, code: ErrorCode, detail: string, } | { "type": "gate_passed", task_id: string, scope: GateScope, owner: string, gate: string, manual: boolean, } | { "type": "gate_failed", task_id: string, scope: GateScope, owner: string, gate: string, reason: string, } | { "type": "completion_recorded", task_id: string, role: string, criteria: Array<string>, } | { "type": "handoff", task_id: string, from: string, to: string, reason: HandoffReason, } | { "type": "stage_left", task_id: string, stage: string, role: string, } | { "type": "escalated", task_id: string, role: string, trigger: string, code: ErrorCode, reason: string, } | { "type": "warning", code: ErrorCode, message: string, } | { "type": "task_done", task_id: string, } | { "type": "task_blocked", task_id: string, code: ErrorCode, reason: string, } | { "type": "task_failed", task_id: string, code: ErrorCode, reason: string, } | { "type": "task_canceled", task_id: string, code: ErrorCode, } | { "type": "run_finished", outcome: Outcome, tasks_done: number, tasks_blocked: number, tasks_failed: number, tasks_canceled: number, steps: bigint, virtual_ms: bigint, };
+fields: Array<string>, duration_ms: bigint, } | { "type": "contract_violation", task_id: string, role: string, code: ErrorCode, detail: string, } | { "type": "gate_passed", task_id: string, scope: GateScope, owner: string, gate: string, manual: boolean, 
+/**
+ * In words: what the output said and what happens next, e.g.
+ * "reviewer: fail — 'No test'; back to worker, round 2 of 3".
+ */
+summary: string, } | { "type": "gate_failed", task_id: string, scope: GateScope, owner: string, gate: string, reason: string, 
+/**
+ * In words: what the output said and what happens next, e.g.
+ * "reviewer: fail — 'No test'; back to worker, round 2 of 3".
+ */
+summary: string, } | { "type": "completion_recorded", task_id: string, role: string, criteria: Array<string>, } | { "type": "handoff", task_id: string, from: string, to: string, reason: HandoffReason, } | { "type": "stage_left", task_id: string, stage: string, role: string, } | { "type": "escalated", task_id: string, role: string, trigger: string, code: ErrorCode, reason: string, 
+/**
+ * In words: who escalated, why, and that a person decides now.
+ */
+summary: string, } | { "type": "warning", code: ErrorCode, message: string, } | { "type": "task_done", task_id: string, } | { "type": "task_blocked", task_id: string, code: ErrorCode, reason: string, } | { "type": "task_failed", task_id: string, code: ErrorCode, reason: string, } | { "type": "task_canceled", task_id: string, code: ErrorCode, } | { "type": "run_finished", outcome: Outcome, tasks_done: number, tasks_blocked: number, tasks_failed: number, tasks_canceled: number, steps: bigint, virtual_ms: bigint, };

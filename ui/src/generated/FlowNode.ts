@@ -5,4 +5,13 @@ export type FlowNode = { role: string, stage: string, stage_index: number, index
 /**
  * JSON pointer of the role, e.g. `/workflow/build/roles/1`.
  */
-pointer: string, reachable: boolean, max_iterations?: number, };
+pointer: string, reachable: boolean, max_iterations?: number, 
+/**
+ * Where the task goes when the role's gate passes, in words (from the
+ * core's `Flow::routes`, the one definition of routing).
+ */
+on_pass: string, 
+/**
+ * Where the task goes when the role's gate fails, in words.
+ */
+on_fail: string, };

@@ -1,6 +1,6 @@
 // The editor: an outline of stages and roles, the form (playbook, stage or
 // role), the flow graph and the Source tab, with the Problems panel below.
-import { lazy, memo, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Checked } from "../generated/Checked";
 import type { Finding } from "../generated/Finding";
@@ -9,10 +9,9 @@ import type { Playbook } from "../generated/Playbook";
 import { FindingsContext, Hints, severityRank } from "../validation/hints";
 import { Problems } from "../validation/Problems";
 import {
-  addStage,
   insertRole,
   moveRole,
-  removeRole,
+  removeRoleAndReferences,
   removeStage,
   roleAt,
   roleOfPointer,
@@ -24,6 +23,7 @@ import {
   type RoleAddress,
 } from "./document";
 import { ChipList, TextField } from "./fields";
+import { MemoOutline } from "./Outline";
 import { RoleEditor } from "./RoleEditor";
 import { SourceTab } from "./SourceTab";
 import { StageEditor, type TemplateChoice } from "./StageEditor";
@@ -126,8 +126,9 @@ export function Editor(props: Props) {
         address={selection}
         role={role}
         edit={edit}
+        route={routeOf(flow, selection, role.name)}
         onDelete={() => {
-          edit(removeRole(doc, selection));
+          edit(removeRoleAndReferences(doc, selection));
           setSelection({ kind: "stage", stage: selection.stage });
         }}
         onMove={(delta) => {
@@ -212,6 +213,16 @@ export function Editor(props: Props) {
   );
 }
 
+/**
+ * The routes of the role at `a` from the flow view, when the view is of the
+ * current document (same role at the same place); otherwise none rather
+ * than another role's.
+ */
+function routeOf(flow: FlowView | null, a: RoleAddress, name: string) {
+  const node = flow?.nodes.find((n) => n.stage === a.stage && n.index === a.index && n.role === name);
+  return node ? { on_pass: node.on_pass, on_fail: node.on_fail } : undefined;
+}
+
 /** The element for a pointer, or for the closest enclosing value that has one. */
 export function focusTarget(pointer: string): HTMLElement | null {
   let p = pointer;
@@ -239,95 +250,6 @@ function outlineRanks(findings: Finding[]): string {
     if (rank && (!before || (before !== "error" && (rank === "error" || (rank === "warning" && before === "info"))))) worst.set(key, rank);
   }
   return JSON.stringify([...worst.entries()].sort());
-}
-
-function OutlineBadge({ pointer, ranks }: { pointer: string; ranks: Map<string, string> }) {
-  const rank = ranks.get(pointer);
-  return rank ? <span className={`dot dot-${rank}`} aria-label={`has ${rank}s`} /> : null;
-}
-
-const MemoOutline = memo(Outline);
-
-function Outline({
-  docRef,
-  ranks: rankText,
-  selection,
-  setSelection,
-  edit,
-  notify,
-}: {
-  docRef: React.RefObject<Playbook>;
-  structure: string;
-  ranks: string;
-  selection: Selection;
-  setSelection: (s: Selection) => void;
-  edit: (doc: Playbook, key?: string) => void;
-  notify: (message: string, kind?: "info" | "error") => void;
-}) {
-  // Reads the newest document at render and at click time; re-renders are
-  // driven by `structure` and `ranks`.
-  const doc = docRef.current;
-  const ranks = useMemo(() => new Map<string, string>(JSON.parse(rankText) as [string, string][]), [rankText]);
-  const [newStage, setNewStage] = useState("");
-  const add = () => {
-    const name = newStage.trim();
-    if (!name) return notify("Type a name for the new stage first.", "error");
-    if (docRef.current.workflow[name]) return notify(`There is already a stage named "${name}".`, "error");
-    edit(addStage(docRef.current, name));
-    setNewStage("");
-    setSelection({ kind: "stage", stage: name });
-  };
-  return (
-    <nav className="outline" aria-label="Playbook outline">
-      <button type="button" className={`outline-item ${selection.kind === "playbook" ? "current" : ""}`} onClick={() => setSelection({ kind: "playbook" })}>
-        {doc.name || "(unnamed playbook)"}
-      </button>
-      <ul>
-        {stages(doc).map(([name, stage]) => (
-          <li key={name}>
-            <button
-              type="button"
-              className={`outline-item stage ${selection.kind === "stage" && selection.stage === name ? "current" : ""} ${stage.enabled === false ? "disabled" : ""}`}
-              data-outline-stage={name}
-              onClick={() => setSelection({ kind: "stage", stage: name })}
-            >
-              {name} <OutlineBadge pointer={stagePointer(name) + "/stage_policy"} ranks={ranks} />
-            </button>
-            <ul>
-              {(stage.roles ?? []).map((r, i) => {
-                const current = selection.kind === "role" && selection.stage === name && selection.index === i;
-                return (
-                  <li key={i}>
-                    <button
-                      type="button"
-                      className={`outline-item role ${current ? "current" : ""}`}
-                      data-outline-role={r.name}
-                      onClick={() => setSelection({ kind: "role", stage: name, index: i })}
-                    >
-                      {r.name || "(unnamed)"} <OutlineBadge pointer={rolePointer({ stage: name, index: i })} ranks={ranks} />
-                    </button>
-                  </li>
-                );
-              })}
-            </ul>
-          </li>
-        ))}
-      </ul>
-      <div className="add-stage">
-        <input
-          type="text"
-          aria-label="New stage name"
-          placeholder="new stage"
-          value={newStage}
-          onChange={(e) => setNewStage(e.target.value.slice(0, 200))}
-          onKeyDown={(e) => e.key === "Enter" && add()}
-        />
-        <button type="button" onClick={add}>
-          Add stage
-        </button>
-      </div>
-    </nav>
-  );
 }
 
 function PlaybookForm({ doc, edit }: { doc: Playbook; edit: (doc: Playbook, key?: string) => void }) {

@@ -1,17 +1,23 @@
-// The flow graph: stages as lanes, roles as nodes, handoffs as edges.
+// The flow graph: stages as lanes side by side, roles as nodes (wrapped into
+// several columns in a stage with many roles), handoffs as edges, and an
+// edge from each role a task leaves a stage after to the next stage's entry.
 // Loops carry their retry bound; unreachable roles and unbounded loops are
 // highlighted. The graph comes from the core's `Flow` (via the backend), so
 // it can never disagree with what the validator and the orchestrator see.
-import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
+import { Background, Controls, Handle, MarkerType, MiniMap, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useMemo } from "react";
 import type { FlowView } from "../generated/FlowView";
 import type { RoleAddress } from "./document";
 
-const LANE_WIDTH = 240;
+const COLUMN_WIDTH = 240;
 const LANE_GAP = 60;
 const ROW = 96;
-const NODE_WIDTH = LANE_WIDTH - 70;
+const NODE_WIDTH = COLUMN_WIDTH - 70;
+/** Most roles stacked in one column of a stage; more wrap into further columns. */
+const ROWS_PER_COLUMN = 8;
+/** From this many roles on, the graph opens on its first stages at a readable zoom, with a minimap. */
+const LARGE = 30;
 /** How far right of the nodes a loop's way back runs, so it never crosses them. */
 const LOOP_OFFSET = 36;
 
@@ -46,6 +52,13 @@ type Props = {
 
 export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
   const { nodes, edges } = useMemo(() => layout(flow, selected, onSelectRole), [flow, selected, onSelectRole]);
+  const large = flow.nodes.length >= LARGE;
+  // A large graph fitted whole is unreadable: open on the first roles at
+  // full size instead and let the minimap show the rest.
+  const fitViewOptions = useMemo(
+    () => (large ? { nodes: flow.nodes.slice(0, ROWS_PER_COLUMN).map((_, i) => ({ id: `role:${i}` })), maxZoom: 1, minZoom: 0.6 } : undefined),
+    [large, flow.nodes],
+  );
   const unbounded = flow.loops.filter((l) => l.bound === undefined).length;
   const unreachable = flow.nodes.filter((n) => !n.reachable).length;
   return (
@@ -62,6 +75,7 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
           edges={edges}
           nodeTypes={NODE_TYPES}
           fitView
+          fitViewOptions={fitViewOptions}
           minZoom={0.1}
           nodesDraggable={false}
           nodesConnectable={false}
@@ -74,12 +88,14 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
         >
           <Background />
           <Controls showInteractive={false} />
+          {large && <MiniMap pannable zoomable ariaLabel="Minimap of the flow graph" nodeClassName={(n) => String(n.className ?? "")} />}
         </ReactFlow>
       </div>
       <ul className="legend">
         <li><span className="swatch handoff" /> handoff</li>
         <li><span className="swatch sequence" /> next role of the stage</li>
-        <li><span className="swatch loop" /> loop with retry bound</li>
+        <li><span className="swatch stage-edge" /> on pass, into the next stage</li>
+        <li><span className="swatch loop" /> on fail, sent back (≤ rounds)</li>
         <li><span className="swatch unbounded" /> unbounded loop</li>
         <li><span className="swatch unreachable" /> unreachable role</li>
       </ul>
@@ -87,23 +103,32 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
   );
 }
 
+/** Columns each lane needs for its roles. */
+function columnsOf(count: number): number {
+  return Math.max(1, Math.ceil(count / ROWS_PER_COLUMN));
+}
+
 function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: RoleAddress) => void) {
   const nodes: Node[] = [];
   const edges: Edge[] = [];
   const unboundedRoles = new Set(flow.loops.filter((l) => l.bound === undefined).flatMap((l) => l.roles));
   const rolesPerLane = flow.lanes.map((lane) => flow.nodes.filter((n) => n.stage === lane.stage).length);
-  const height = Math.max(1, ...rolesPerLane) * ROW + 60;
+  const rows = Math.min(ROWS_PER_COLUMN, Math.max(1, ...rolesPerLane));
+  const height = rows * ROW + 60;
+  let x = 0;
   flow.lanes.forEach((lane, i) => {
+    const width = columnsOf(rolesPerLane[i]) * COLUMN_WIDTH;
     nodes.push({
       id: `lane:${lane.stage}`,
       type: "group",
-      position: { x: i * (LANE_WIDTH + LANE_GAP), y: 0 },
+      position: { x, y: 0 },
       data: {},
       selectable: false,
       focusable: false,
       className: `lane ${lane.enabled ? "" : "lane-disabled"}`,
-      style: { width: LANE_WIDTH, height },
+      style: { width, height },
     });
+    x += width + LANE_GAP;
     nodes.push({
       id: `lane-label:${lane.stage}`,
       parentId: `lane:${lane.stage}`,
@@ -126,13 +151,16 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
       unboundedRoles.has(i) ? "unbounded" : "",
       isSelected ? "current" : "",
     ].join(" ");
+    const column = Math.floor(n.index / ROWS_PER_COLUMN);
+    const row = n.index % ROWS_PER_COLUMN;
     nodes.push({
       id: `role:${i}`,
       type: "role",
       parentId: `lane:${n.stage}`,
       extent: "parent",
-      position: { x: 15, y: 40 + n.index * ROW },
+      position: { x: 15 + column * COLUMN_WIDTH, y: 40 + row * ROW },
       className: classes,
+      ariaLabel: `Role ${n.role || "(unnamed)"} in stage ${n.stage}. On pass it ${n.on_pass}; on fail it ${n.on_fail}.`,
       data: {
         address,
         label: (
@@ -142,6 +170,7 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
             data-role-node={n.role}
             data-unreachable={n.reachable ? undefined : "true"}
             data-unbounded={unboundedRoles.has(i) ? "true" : undefined}
+            title={`On pass: ${n.on_pass}\nOn fail: ${n.on_fail}`}
             onClick={(e) => {
               e.stopPropagation();
               onSelectRole(address);
@@ -160,22 +189,25 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
     });
   });
   const labelled = new Set<number>();
+  const name = (i: number) => flow.nodes[i]?.role || "(unnamed)";
   for (const e of flow.edges) {
     const loop = e.in_loop !== undefined ? flow.loops[e.in_loop] : undefined;
     const unbounded = loop !== undefined && loop.bound === undefined;
+    const back = e.kind !== "stage" && e.to <= e.from;
+    const sendsBack = back && loop !== undefined;
     // One label per loop, on the edge that goes back.
     let label: string | undefined;
-    if (loop && e.in_loop !== undefined && !labelled.has(e.in_loop) && e.to <= e.from) {
+    if (sendsBack && e.in_loop !== undefined && !labelled.has(e.in_loop)) {
       labelled.add(e.in_loop);
-      label = unbounded ? "unbounded loop" : `loop ≤ ${loop.bound}`;
+      label = unbounded ? "on fail, unbounded" : `on fail, ≤ ${loop.bound} rounds`;
     }
-    const back = e.to <= e.from;
     const across = flow.nodes[e.from]?.stage !== flow.nodes[e.to]?.stage;
     edges.push({
       id: `edge:${e.from}-${e.to}`,
       source: `role:${e.from}`,
       target: `role:${e.to}`,
       label,
+      ariaLabel: edgeLabel(e.kind, name(e.from), name(e.to), flow.nodes[e.to]?.stage ?? "", sendsBack, loop?.bound, unbounded),
       className: ["edge", e.kind, loop ? "in-loop" : "", unbounded ? "unbounded" : ""].join(" "),
       animated: unbounded,
       ...(back
@@ -184,8 +216,27 @@ function layout(flow: FlowView, selected: RoleAddress | null, onSelectRole: (a: 
           ? { type: "default", sourceHandle: "across-out", targetHandle: "across-in" }
           : { type: "default" }),
       markerEnd: { type: MarkerType.ArrowClosed },
-      style: e.kind === "sequence" ? { strokeDasharray: "5 4" } : undefined,
+      style: e.kind === "sequence" ? { strokeDasharray: "5 4" } : e.kind === "stage" ? { strokeDasharray: "2 4" } : undefined,
     });
   }
   return { nodes, edges };
+}
+
+/** What an edge means, in words, for screen readers: names, not node ids. */
+export function edgeLabel(
+  kind: FlowView["edges"][number]["kind"],
+  from: string,
+  to: string,
+  toStage: string,
+  sendsBack: boolean,
+  bound: number | undefined,
+  unbounded: boolean,
+): string {
+  if (kind === "stage") return `${from} passes, the task leaves the stage and enters stage ${toStage} at ${to}`;
+  if (sendsBack) {
+    const rounds = unbounded ? ", with no round limit" : bound !== undefined ? `, at most ${bound} rounds` : "";
+    return `${from} sends back to ${to} on fail${rounds}`;
+  }
+  if (kind === "sequence") return `${from} passes the task to ${to}, the next role of the stage`;
+  return `${from} hands off to ${to}`;
 }

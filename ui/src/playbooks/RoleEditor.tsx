@@ -5,8 +5,8 @@ import type { Playbook } from "../generated/Playbook";
 import type { Role } from "../generated/Role";
 import type { RoleMode } from "../generated/RoleMode";
 import { Hints } from "../validation/hints";
-import { ChipList, NumberField, RolePicker, RowList, Select, TextField, Toggle } from "./fields";
-import { allRoleNames, renameRole, rolePointer, updateRole, withField, type RoleAddress } from "./document";
+import { ChipList, GateField, NumberField, RolePicker, RowList, Select, TextField, Toggle } from "./fields";
+import { allRoleNames, referencesTo, referrersOf, roleAt, renameRoleWith, rolePointer, updateRole, withField, type NameRef, type RoleAddress } from "./document";
 
 type Props = {
   doc: Playbook;
@@ -19,6 +19,8 @@ type Props = {
   onSaveAsTemplate?: (name: string) => void;
   /** Roles the handoff picker offers; the playbook's other roles when absent. */
   handoffRoles?: string[];
+  /** Where the task goes after this role, in words (from the core's flow); absent while the structure is invalid. */
+  route?: { on_pass: string; on_fail: string };
 };
 
 const TOOLS = [
@@ -39,7 +41,7 @@ const TOOLS = [
 const INPUTS = ["goal", "task", "spec_path", "commit_sha", "issues", "failed_cases", "tasks"];
 const ESCALATIONS = ["retry_limit", "gate_failed", "tool_denied", "missing_input", "approval_denied"];
 
-export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate, handoffRoles }: Props) {
+export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate, handoffRoles, route }: Props) {
   const p = rolePointer(address);
   const set = <K extends keyof Role>(key: K, value: Role[K] | undefined) =>
     edit(updateRole(doc, address, (r) => withField(r, key, value)), `${p}/${String(key)}`);
@@ -55,10 +57,14 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
       }),
       `${p}/${key}/${field}`,
     );
-  // The name the role had when its name field gained focus: handoffs that
-  // named it follow the rename once editing ends.
-  const nameAtFocus = useRef<string | null>(null);
+  // The references to the role when its name field gained focus: every
+  // keystroke renames the role and rewrites these in one edit (one undo step
+  // for the whole rename, never a dangling handoff in between, so a save
+  // mid-rename stores a consistent playbook).
+  const refsAtFocus = useRef<NameRef[] | null>(null);
   const [templateName, setTemplateName] = useState<string | null>(null);
+  // Roles that hand off to this one, named when deleting it is asked for.
+  const [confirmDelete, setConfirmDelete] = useState<string[] | null>(null);
   const otherRoles = (handoffRoles ?? allRoleNames(doc)).filter((n) => n !== role.name);
   const list = (v: string[] | undefined) => (v && v.length ? v : v);
 
@@ -113,12 +119,31 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
               </span>
             ))}
           {onDelete && (
-            <button type="button" className="danger" onClick={onDelete}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                const referrers = referrersOf(doc, address);
+                if (referrers.length === 0) onDelete();
+                else setConfirmDelete(referrers);
+              }}
+            >
               Delete role
             </button>
           )}
         </div>
       </header>
+      {onDelete && confirmDelete && (
+        <DeleteConfirm
+          role={role.name}
+          referrers={confirmDelete}
+          onConfirm={() => {
+            setConfirmDelete(null);
+            onDelete();
+          }}
+          onCancel={() => setConfirmDelete(null)}
+        />
+      )}
       <Hints pointer={p} nested={false} />
 
       <fieldset className="section" data-section="intent">
@@ -129,16 +154,16 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           pointer={`${p}/name`}
           value={role.name}
           help="Unique in the playbook; handoffs refer to it."
-          onFocus={() => (nameAtFocus.current = role.name)}
-          onChange={(v) => edit(updateRole(doc, address, (r) => ({ ...r, name: v })), `${p}/name`)}
-          onBlur={() => {
-            const before = nameAtFocus.current;
-            nameAtFocus.current = null;
-            if (before !== null && before !== role.name && role.name.trim() !== "") {
-              const renamed = renameRole(updateRole(doc, address, (r) => ({ ...r, name: before })), address, role.name);
-              if (JSON.stringify(renamed) !== JSON.stringify(doc)) edit(renamed, `${p}/name`);
-            }
+          onFocus={() => (refsAtFocus.current = referencesTo(doc, role.name))}
+          onChange={(v) => {
+            // Only references that still hold the name being typed over: an
+            // undo while the field has focus may have moved things.
+            const refs = (refsAtFocus.current ?? referencesTo(doc, role.name)).filter(
+              (r) => roleAt(doc, r)?.handoff_to?.[r.at] === role.name,
+            );
+            edit(renameRoleWith(doc, address, v, refs), `${p}/name`);
           }}
+          onBlur={() => (refsAtFocus.current = null)}
         />
         <Select<RoleMode>
           label="Mode"
@@ -238,7 +263,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           help="Ask before any mutating tool runs."
           onChange={(v) => setNested("gates", "requires_user_approval", v)}
         />
-        <TextField
+        <GateField
           label="Pass condition"
           pointer={`${p}/gates/pass_condition`}
           value={role.gates?.pass_condition ?? ""}
@@ -251,9 +276,17 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           pointer={`${p}/handoff_to`}
           values={role.handoff_to}
           roles={otherRoles}
-          help="Roles that may take the task next. Empty: the next role of the stage."
+          help="Roles of this stage the task goes to when this role's gate passes; one that already worked on the task is where a failing task is sent back. Not set: the next role of the stage. An empty list: the task leaves the stage here."
           onChange={(v) => set("handoff_to", v)}
         />
+        {route && (
+          <dl className="routing" data-testid="role-routing" aria-label={`Where the task goes after ${role.name || "this role"}`}>
+            <dt>On pass</dt>
+            <dd data-route="pass">{route.on_pass}</dd>
+            <dt>On fail</dt>
+            <dd data-route="fail">{route.on_fail}</dd>
+          </dl>
+        )}
         <NumberField
           label="Max iterations"
           pointer={`${p}/retry_policy/max_iterations`}
@@ -284,5 +317,39 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
         <Hints pointer={`${p}/gates`} nested={false} />
       </fieldset>
     </article>
+  );
+}
+
+/**
+ * Asks before deleting a role others hand off to, naming them. Focus starts
+ * on Cancel and Escape cancels, so no stray key deletes anything.
+ */
+function DeleteConfirm({ role, referrers, onConfirm, onCancel }: { role: string; referrers: string[]; onConfirm: () => void; onCancel: () => void }) {
+  const names = referrers.map((r) => r || "(unnamed)");
+  const shown = names.length > 8 ? `${names.slice(0, 8).join(", ")} and ${names.length - 8} more` : names.join(", ");
+  return (
+    <div
+      className="confirm-delete"
+      role="alertdialog"
+      aria-label={`Delete role ${role}?`}
+      data-testid="confirm-delete-role"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.stopPropagation();
+          onCancel();
+        }
+      }}
+    >
+      <p>
+        {names.length === 1 ? "Role" : "Roles"} <strong>{shown}</strong> {names.length === 1 ? "hands" : "hand"} off to <strong>{role || "(unnamed)"}</strong>. Deleting it also
+        removes {names.length === 1 ? "that handoff" : "those handoffs"}; Undo (Ctrl+Z) brings both back.
+      </p>
+      <button type="button" className="danger" onClick={onConfirm}>
+        Delete role and its handoffs
+      </button>
+      <button type="button" autoFocus onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   );
 }

@@ -7,7 +7,7 @@ import type { Playbook } from "../generated/Playbook";
 import type { RoleMode } from "../generated/RoleMode";
 import type { Stage } from "../generated/Stage";
 import { Hints } from "../validation/hints";
-import { NumberField, TextField, Toggle } from "./fields";
+import { GateField, NumberField, Toggle } from "./fields";
 import { renameStage, stagePointer, stages, updateStage, withField } from "./document";
 
 type Props = {
@@ -83,14 +83,14 @@ export function StageEditor({ doc, name, stage, edit, onRenamed, onSelectRole, o
       </fieldset>
       <fieldset className="section">
         <legend>Stage policy</legend>
-        <TextField
+        <GateField
           label="Enter gate"
           pointer={`${p}/stage_policy/enter_gate`}
           value={stage.stage_policy?.enter_gate ?? ""}
           help="Condition a task must meet to enter: policy key or CEL expression."
           onChange={(v) => setPolicy("enter_gate", v)}
         />
-        <TextField
+        <GateField
           label="Exit gate"
           pointer={`${p}/stage_policy/exit_gate`}
           value={stage.stage_policy?.exit_gate ?? ""}

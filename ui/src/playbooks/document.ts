@@ -103,22 +103,75 @@ export function moveRole(doc: Playbook, a: RoleAddress, delta: number): Playbook
   });
 }
 
+/** One place a role's name is referred to: `handoff_to[at]` of a role. */
+export type NameRef = { stage: string; index: number; at: number };
+
+/**
+ * Every reference to the role named `name`, or none when the name is empty
+ * or shared by several roles (a reference to it is then ambiguous, and a
+ * rename must not pick one for the author).
+ */
+export function referencesTo(doc: Playbook, name: string): NameRef[] {
+  if (name === "" || allRoleNames(doc).filter((n) => n === name).length !== 1) return [];
+  const refs: NameRef[] = [];
+  for (const [stage, s] of stages(doc))
+    (s.roles ?? []).forEach((r, index) =>
+      (r.handoff_to ?? []).forEach((h, at) => {
+        if (h === name) refs.push({ stage, index, at });
+      }),
+    );
+  return refs;
+}
+
+/**
+ * Renames the role at `a` and rewrites the given references in the same
+ * edit, so no intermediate document has a dangling handoff. References are
+ * addressed by position, not by name: while the author types, the name may
+ * pass through another role's name or the empty string without the
+ * references being lost or captured by that other role.
+ */
+export function renameRoleWith(doc: Playbook, a: RoleAddress, name: string, refs: NameRef[]): Playbook {
+  let next = updateRole(doc, a, (r) => ({ ...r, name }));
+  for (const ref of refs)
+    next = updateRole(next, { stage: ref.stage, index: ref.index }, (r) => {
+      if (!r.handoff_to || ref.at >= r.handoff_to.length) return r;
+      const handoff_to = [...r.handoff_to];
+      handoff_to[ref.at] = name;
+      return { ...r, handoff_to };
+    });
+  return next;
+}
+
 /** Renames a role and every handoff that names it, so no handoff dangles. */
 export function renameRole(doc: Playbook, a: RoleAddress, name: string): Playbook {
   const old = roleAt(doc, a)?.name;
-  let next = updateRole(doc, a, (r) => ({ ...r, name }));
-  if (old === undefined || old === "" || old === name || allRoleNames(doc).filter((n) => n === old).length > 1) return next;
-  const workflow = { ...next.workflow };
-  for (const [stage, s] of stages(next)) {
-    workflow[stage] = {
-      ...s,
-      roles: s.roles?.map((r) =>
-        r.handoff_to?.includes(old) ? { ...r, handoff_to: r.handoff_to.map((h) => (h === old ? name : h)) } : r,
-      ),
-    };
-  }
-  next = { ...next, workflow };
-  return next;
+  return renameRoleWith(doc, a, name, old === undefined ? [] : referencesTo(doc, old));
+}
+
+/** The roles whose handoffs name the role at `a` (itself excluded). */
+export function referrersOf(doc: Playbook, a: RoleAddress): string[] {
+  const name = roleAt(doc, a)?.name;
+  if (name === undefined) return [];
+  const names = referencesTo(doc, name)
+    .filter((r) => !(r.stage === a.stage && r.index === a.index))
+    .map((r) => roleAt(doc, r)?.name ?? "");
+  return [...new Set(names)];
+}
+
+/**
+ * Removes the role at `a` and every handoff that named it, in one edit, so
+ * deleting a role leaves no handoff to a role that no longer exists.
+ */
+export function removeRoleAndReferences(doc: Playbook, a: RoleAddress): Playbook {
+  const name = roleAt(doc, a)?.name;
+  const refs = name === undefined ? [] : referencesTo(doc, name);
+  let next = doc;
+  for (const ref of refs)
+    next = updateRole(next, { stage: ref.stage, index: ref.index }, (r) => ({
+      ...r,
+      handoff_to: (r.handoff_to ?? []).filter((h) => h !== name),
+    }));
+  return removeRole(next, a);
 }
 
 export function addStage(doc: Playbook, name: string): Playbook {

@@ -3,6 +3,7 @@
 // Fields never accept a value of the wrong type: invalid text stays in the
 // field with a message, and the document keeps its last valid value.
 import { useEffect, useId, useState, type ReactNode } from "react";
+import { BUILTIN_POLICIES } from "../generated/builtinPolicies";
 import { Hints } from "../validation/hints";
 
 type Common = { label: string; help?: ReactNode; pointer: string };
@@ -28,9 +29,19 @@ const MAX_LINE = 2000;
 const MAX_TEXT = 100_000;
 
 export function TextField(
-  props: Common & { value: string; onChange: (v: string) => void; onBlur?: () => void; onFocus?: () => void; placeholder?: string; multiline?: boolean },
+  props: Common & {
+    value: string;
+    onChange: (v: string) => void;
+    onBlur?: () => void;
+    onFocus?: () => void;
+    placeholder?: string;
+    multiline?: boolean;
+    /** Completions offered while typing (single-line fields). */
+    suggestions?: string[];
+  },
 ) {
   const id = useId();
+  const listId = `${id}-suggestions`;
   const [error, setError] = useState<string | null>(null);
   const limit = props.multiline ? MAX_TEXT : MAX_LINE;
   const change = (v: string) => {
@@ -54,7 +65,16 @@ export function TextField(
       {props.multiline ? (
         <textarea {...common} rows={3} onChange={(e) => change(e.target.value)} />
       ) : (
-        <input type="text" {...common} onChange={(e) => change(e.target.value)} />
+        <>
+          <input type="text" {...common} list={props.suggestions ? listId : undefined} onChange={(e) => change(e.target.value)} />
+          {props.suggestions && (
+            <datalist id={listId}>
+              {props.suggestions.map((s) => (
+                <option key={s} value={s} />
+              ))}
+            </datalist>
+          )}
+        </>
       )}
     </Field>
   );
@@ -285,4 +305,48 @@ export function RolePicker(props: Common & { values: string[] | undefined; roles
       </div>
     </Field>
   );
+}
+
+/**
+ * A gate: a policy key or a CEL expression. Completes the built-in policy
+ * keys (from the core's table, generated) and says what the one typed
+ * means, so `review_passed` is never a mystery.
+ */
+export function GateField(props: Common & { value: string; onChange: (v: string) => void; placeholder?: string }) {
+  const builtin = BUILTIN_POLICIES.find((p) => p.key === props.value.trim());
+  const help = (
+    <>
+      {props.help}
+      {builtin && (
+        <span className="policy-meaning" data-testid="policy-meaning">
+          {" "}
+          <code>{builtin.key}</code> is built in: {builtin.description}
+          {builtin.expression ? (
+            <>
+              {" "}
+              (<code>{builtin.expression}</code>)
+            </>
+          ) : (
+            " A person decides."
+          )}
+        </span>
+      )}{" "}
+      <details className="policy-keys">
+        <summary>Built-in policy keys</summary>
+        <dl>
+          {BUILTIN_POLICIES.map((p) => (
+            <div key={p.key}>
+              <dt>
+                <code>{p.key}</code>
+              </dt>
+              <dd>
+                {p.description} {p.expression ? <code>{p.expression}</code> : "(manual)"}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </details>
+    </>
+  );
+  return <TextField {...props} help={help} suggestions={BUILTIN_POLICIES.map((p) => p.key)} />;
 }

@@ -45,14 +45,18 @@ export function describe(r: EventRecord): string {
       return `Approval DENIED for ${r.subject} by ${r.by}`;
     case "output_received":
       return `${r.role} returned ${r.fields.join(", ")}`;
+    // Gate and escalation events carry the engine's own words (what the
+    // output said, where the task goes next); older logs lack them.
     case "gate_passed":
-      return `Gate ${r.gate} of ${r.owner} passed`;
+      return r.summary ? `${r.task_id}: ${r.summary}` : `Gate ${r.gate} of ${r.owner} passed`;
     case "gate_failed":
-      return `Gate ${r.gate} of ${r.owner} failed: ${r.reason}`;
+      return r.summary ? `${r.task_id}: ${r.summary}` : `Gate ${r.gate} of ${r.owner} failed: ${r.reason}`;
     case "handoff":
-      return `${r.task_id}: ${r.from} → ${r.to} (${r.reason})`;
+      return r.reason === "sent_back"
+        ? `${r.task_id}: ${r.from} sends the task back to ${r.to}`
+        : `${r.task_id}: ${r.from} hands off to ${r.to}`;
     case "escalated":
-      return `ESCALATED: ${r.role} (${r.trigger}) — ${r.reason}`;
+      return r.summary ? `ESCALATED ${r.task_id}: ${r.summary}` : `ESCALATED: ${r.role} (${r.trigger}) — ${r.reason}`;
     case "task_done":
       return `${r.task_id} done`;
     case "run_finished":

@@ -1,6 +1,7 @@
 // The Problems panel: every finding of the open document. Activating one
 // takes the user to the field it is about.
 import type { Finding } from "../generated/Finding";
+import { inFormWords, labelOfPointer } from "./labels";
 
 type Props = {
   findings: Finding[];
@@ -34,13 +35,14 @@ export function Problems({ findings, onActivate, root }: Props) {
                 data-code={f.code}
                 data-path={f.path}
                 onClick={() => onActivate(f)}
-                title={f.hint}
+                title={inFormWords(f.hint)}
               >
                 <span className={`badge badge-${f.severity}`}>{f.severity}</span>
                 <span className="code">{f.code}</span>
-                <span className="message">{f.message}</span>
+                <span className="message">{inFormWords(f.message)}</span>
                 <span className="where">
                   {where(f.path)}
+                  {labelOfPointer(f.path) ? ` · ${labelOfPointer(f.path)}` : ""}
                   {f.location ? ` · line ${f.location.line}` : ""}
                 </span>
               </button>

@@ -2,6 +2,7 @@
 // names. Fields declare their pointer; this module finds what applies.
 import { createContext, useContext } from "react";
 import type { Finding } from "../generated/Finding";
+import { inFormWords } from "./labels";
 
 export const FindingsContext = createContext<Finding[]>([]);
 
@@ -18,8 +19,8 @@ export function Hints({ pointer, nested = true }: { pointer: string; nested?: bo
     <ul className="hints" data-hints-for={pointer}>
       {findings.map((f, i) => (
         <li key={i} className={`hint hint-${f.severity}`} data-code={f.code} role={f.severity === "error" ? "alert" : undefined}>
-          <span className="code">{f.code}</span> {f.message}
-          {f.hint && <span className="fix"> — {f.hint}</span>}
+          <span className="code">{f.code}</span> {inFormWords(f.message)}
+          {f.hint && <span className="fix"> — {inFormWords(f.hint)}</span>}
         </li>
       ))}
     </ul>

@@ -698,13 +698,31 @@ fn is_declared(playbook: &Playbook, gate: &gate::Gate) -> bool {
     })
 }
 
-/// Compiles one gate and checks what it reads against `available`.
+/// The known name closest to `word`, when it is close enough to be a typo
+/// (`issue` for `issues`), for a "did you mean" hint.
+fn did_you_mean<'k>(word: &str, known: &[&'k str]) -> Option<&'k str> {
+    let limit = (word.chars().count() / 3).clamp(1, 3);
+    known
+        .iter()
+        .filter(|k| **k != word)
+        .map(|k| (strsim::levenshtein(k, word), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// What a gate may read: a test per name, and the names themselves for
+/// "did you mean" hints.
+type Readable<'a> = (&'a dyn Fn(&str) -> bool, &'a [&'a str]);
+
+/// Compiles one gate and checks what it reads against `available`; `known`
+/// are the names it may read, for "did you mean" hints.
 fn check_gate(
     playbook: &Playbook,
     text: &str,
     path: String,
     owner: &str,
-    available: &dyn Fn(&str) -> bool,
+    (available, known): Readable<'_>,
     out: &mut Vec<Finding>,
 ) {
     match gate::compile_in(playbook, text) {
@@ -732,12 +750,21 @@ fn check_gate(
                     .as_ref()
                     .map(|p| format!(" (through policy `{p}`)"))
                     .unwrap_or_default();
+                // A near miss is far likelier a typo than a missing field.
+                let hint = match did_you_mean(field, known) {
+                    Some(close) => format!(
+                        "did you mean `{close}`? Otherwise add `{field}` to outputs_contract.required, or gate on a promised field"
+                    ),
+                    None => format!(
+                        "add `{field}` to outputs_contract.required, or gate on a promised field"
+                    ),
+                };
                 push(
                     out,
                     Code::GateUnpromisedField,
                     path.clone(),
                     format!("the gate of {owner} reads `{field}`{via}, which its outputs contract does not promise"),
-                    format!("add `{field}` to outputs_contract.required, or gate on a promised field"),
+                    hint,
                 );
             }
         }
@@ -778,12 +805,19 @@ fn role_gate(playbook: &Playbook, r: &RoleRef, out: &mut Vec<Finding>) {
         r.role.outputs_required().iter().any(|f| f == field)
             || ROLE_STATE_VARIABLES.contains(&field)
     };
+    let known: Vec<&str> = r
+        .role
+        .outputs_required()
+        .iter()
+        .map(String::as_str)
+        .chain(ROLE_STATE_VARIABLES.iter().copied())
+        .collect();
     check_gate(
         playbook,
         text,
         format!("{}/gates/pass_condition", r.pointer()),
         &format!("role `{}`", r.role.name),
-        &available,
+        (&available, &known),
         out,
     );
 }
@@ -801,6 +835,17 @@ fn stage_gates(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
                     || is_run_input(playbook, field)
             }
         };
+        let known = |through: usize| -> Vec<&str> {
+            let mut names: Vec<&str> = first_stage
+                .iter()
+                .filter(|(_, first)| **first < through)
+                .map(|(field, _)| *field)
+                .chain(STAGE_STATE_VARIABLES.iter().copied())
+                .collect();
+            // Sorted, so a tie between two near misses is decided alike in every run.
+            names.sort_unstable();
+            names
+        };
         let base = format!("/workflow/{}/stage_policy", escape_pointer(name));
         if let Some(text) = stage.enter_gate() {
             let owner = format!("stage `{name}` (enter)");
@@ -809,7 +854,7 @@ fn stage_gates(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
                 text,
                 format!("{base}/enter_gate"),
                 &owner,
-                &readable(s),
+                (&readable(s), &known(s)),
                 out,
             );
         }
@@ -820,7 +865,7 @@ fn stage_gates(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
                 text,
                 format!("{base}/exit_gate"),
                 &owner,
-                &readable(s + 1),
+                (&readable(s + 1), &known(s + 1)),
                 out,
             );
         }

@@ -123,3 +123,31 @@ fn a_custom_mutating_list_replaces_the_built_in_one() {
         "write_file is not mutating under a list that names only deploy"
     );
 }
+
+/// A gate that reads a near miss of a promised field suggests the field
+/// first; one that reads something unrelated only suggests promising it.
+#[test]
+fn a_gate_reading_a_near_miss_says_did_you_mean_first() {
+    let text = |gate: &str| {
+        format!(
+            "schema_version: 1.0.0\nid: t\nname: t\nworkflow:\n  s:\n    roles:\n      - name: judge\n        mode: reviewer\n        outputs_contract: {{ type: r, required: [verdict, findings_list] }}\n        gates: {{ pass_condition: \"{gate}\" }}\n"
+        )
+    };
+    let hint_of = |gate: &str| {
+        let report = validate_source(&text(gate), Format::Yaml, &Options::default());
+        report
+            .findings
+            .iter()
+            .find(|f| f.code == Code::GateUnpromisedField)
+            .map(|f| f.hint.clone())
+            .unwrap_or_default()
+    };
+    let near = hint_of("size(findings_lis) == 0");
+    assert!(near.starts_with("did you mean `findings_list`?"), "{near}");
+    assert!(
+        near.contains("add `findings_lis` to outputs_contract.required"),
+        "{near}"
+    );
+    let far = hint_of("size(zzz) == 0");
+    assert!(far.starts_with("add `zzz`"), "{far}");
+}

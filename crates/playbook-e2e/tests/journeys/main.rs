@@ -9,6 +9,7 @@ mod library;
 mod measure;
 mod preview;
 mod restart;
+mod routing;
 mod run;
 mod templates;
 mod versions;

@@ -119,6 +119,11 @@ async fn measure_desktop_app() -> Result<()> {
     app.click("[data-screen=library]").await?;
     app.click("[data-testid=open-file]").await?;
     app.answer_file_dialog("Open a playbook", &big).await?;
+    // A large outline starts folded: the filter finds the role.
+    app.find("input[aria-label='Filter roles']")
+        .await?
+        .send_keys("role100")
+        .await?;
     app.click("[data-outline-role=role100]").await?;
     let field = app
         .find("textarea[data-pointer='/workflow/build/roles/100/responsibilities']")

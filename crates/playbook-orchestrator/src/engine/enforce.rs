@@ -295,7 +295,7 @@ where
             });
         }
         let Some(gate) = self.role_gates[role_index].clone() else {
-            return StepEnd::Passed;
+            return StepEnd::Passed { gate: None };
         };
         // The gate reads the role's output (now merged into the task's
         // values, where it wins over earlier roles) and the run state.
@@ -310,30 +310,25 @@ where
             .check_gate(&gate, verdict, task, stage, Some(&role.name.clone()))
             .await
         {
-            Ok(manual) => {
-                self.emit(Event::GatePassed {
-                    task_id,
-                    scope: GateScope::Role,
-                    owner: role.name.clone(),
-                    gate: gate.source.clone(),
+            // The gate events are emitted by the routing step, which knows
+            // where the task goes next and says so in their summary.
+            Ok(manual) => StepEnd::Passed {
+                gate: Some(GateDecision {
+                    gate,
                     manual,
-                });
-                StepEnd::Passed
-            }
-            Err(reason) => {
-                self.emit(Event::GateFailed {
-                    task_id,
-                    scope: GateScope::Role,
-                    owner: role.name.clone(),
-                    gate: gate.source.clone(),
-                    reason: reason.clone(),
-                });
-                StepEnd::Failed {
-                    code: ErrorCode::GateFailed,
-                    trigger: "gate_failed",
+                    reason: String::new(),
+                }),
+            },
+            Err(reason) => StepEnd::Failed {
+                code: ErrorCode::GateFailed,
+                trigger: "gate_failed",
+                reason: reason.clone(),
+                gate: Some(GateDecision {
+                    gate,
+                    manual: false,
                     reason,
-                }
-            }
+                }),
+            },
         }
     }
 
@@ -378,6 +373,7 @@ where
             code,
             trigger: "contract_violation",
             reason: detail,
+            gate: None,
         }
     }
 }

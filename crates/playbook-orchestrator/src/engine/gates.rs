@@ -109,30 +109,45 @@ where
             GateScope::StageEnter
         };
         let task_id = self.tasks[task].packet.task_id.clone();
+        let which = if exit { "exit" } else { "entry" };
         match self.check_gate(&gate, verdict, task, &stage, None).await {
             Ok(manual) => {
+                let said = output_said(&gate, true, &self.tasks[task].values, &[]);
+                let next = if !exit {
+                    format!("the task enters stage {stage}")
+                } else {
+                    match self.next_stage(s) {
+                        Some(n) => format!("the task moves on to stage {n}"),
+                        None => "the task is done with the last stage".to_string(),
+                    }
+                };
+                let summary = format!("stage {stage} {which} gate: {said}; {next}");
                 self.emit(Event::GatePassed {
                     task_id,
                     scope,
                     owner: stage,
                     gate: gate.source.clone(),
                     manual,
+                    summary,
                 });
                 true
             }
             Err(reason) => {
+                let code = if exit {
+                    ErrorCode::StageExitBlocked
+                } else {
+                    ErrorCode::StageEnterBlocked
+                };
+                let said = output_said(&gate, false, &self.tasks[task].values, &[]);
+                let summary = format!("stage {stage} {which} gate: {said}; {}", End::Blocked(code));
                 self.emit(Event::GateFailed {
                     task_id: task_id.clone(),
                     scope,
                     owner: stage.clone(),
                     gate: gate.source.clone(),
                     reason: reason.clone(),
+                    summary,
                 });
-                let code = if exit {
-                    ErrorCode::StageExitBlocked
-                } else {
-                    ErrorCode::StageEnterBlocked
-                };
                 self.emit(Event::StageBlocked {
                     stage,
                     task_id,

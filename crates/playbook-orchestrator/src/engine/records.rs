@@ -235,12 +235,16 @@ where
         let role_name = self.flow.roles[role].role.name.clone();
         let listed = self.escalate[role] & trigger_bit(trigger) != 0;
         if listed {
+            let summary = format!(
+                "{role_name}: escalated on {trigger} ({code}) — {reason}; the task waits for a person"
+            );
             self.emit(Event::Escalated {
                 task_id: self.tasks[task].packet.task_id.clone(),
                 role: role_name.clone(),
                 trigger: trigger.to_string(),
                 code,
                 reason: reason.clone(),
+                summary,
             });
             self.end_task(
                 task,

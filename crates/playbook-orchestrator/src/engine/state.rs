@@ -104,12 +104,16 @@ pub(super) struct Counters {
 
 /// How a role's step ended, for routing.
 pub(super) enum StepEnd {
-    Passed,
-    /// Gate failed or contract violated: route back if possible.
+    /// The output was accepted; `gate` is the role's gate that passed, if
+    /// any, reported once the route is known.
+    Passed { gate: Option<GateDecision> },
+    /// Gate failed or contract violated: route back if possible. `gate` is
+    /// set when the role's gate failed, reported once the route is known.
     Failed {
         code: ErrorCode,
         trigger: &'static str,
         reason: String,
+        gate: Option<GateDecision>,
     },
     /// Ends the task now (escalation or a hard failure).
     Terminal {
@@ -117,6 +121,14 @@ pub(super) enum StepEnd {
         trigger: &'static str,
         reason: String,
     },
+}
+
+/// A role gate's decision, held until the route after it is known so that
+/// its event can say what happens next.
+pub(super) struct GateDecision {
+    pub(super) gate: Gate,
+    pub(super) manual: bool,
+    pub(super) reason: String,
 }
 
 pub(super) enum Admit {

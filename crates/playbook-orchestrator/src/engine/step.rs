@@ -326,17 +326,16 @@ where
         };
         let end = self.evaluate(at, stage, pending.answer, &mut record).await;
         record.outcome = match &end {
-            StepEnd::Passed => "ok".into(),
+            StepEnd::Passed { .. } => "ok".into(),
             StepEnd::Failed { .. } => "failed".into(),
             StepEnd::Terminal { trigger, .. } => (*trigger).into(),
         };
         record.code = match &end {
-            StepEnd::Passed => None,
+            StepEnd::Passed { .. } => None,
             StepEnd::Failed { code, .. } | StepEnd::Terminal { code, .. } => Some(*code),
         };
         let files = std::mem::take(&mut self.touched);
         self.audit_run(record);
-        let _ = s;
         match end {
             StepEnd::Terminal {
                 code,
@@ -346,8 +345,33 @@ where
                 self.escalate_or_end(task, role_index, trigger, code, reason);
                 Next::Ended
             }
-            StepEnd::Passed => {
+            StepEnd::Passed { gate } => {
                 let (next, why) = self.forward(role_index, run);
+                if let Some(decision) = gate {
+                    let route = match next {
+                        Some(j) => Route::HandOff(&self.flow.roles[j].role.name),
+                        None => Route::LeaveStage {
+                            stage,
+                            next: self.next_stage(s),
+                        },
+                    };
+                    let summary = gate_summary(
+                        &role.name,
+                        &decision.gate,
+                        true,
+                        &self.tasks[task].values,
+                        role.outputs_required(),
+                        &route,
+                    );
+                    self.emit(Event::GatePassed {
+                        task_id: task_id.clone(),
+                        scope: GateScope::Role,
+                        owner: role.name.clone(),
+                        gate: decision.gate.source.clone(),
+                        manual: decision.manual,
+                        summary,
+                    });
+                }
                 let next_step = match next {
                     Some(j) => format!("hand off to {}", self.flow.roles[j].role.name),
                     None => format!("leave stage {stage}"),
@@ -390,6 +414,7 @@ where
                 code,
                 trigger,
                 reason,
+                gate,
             } => {
                 let back = role
                     .handoff_to()
@@ -400,15 +425,57 @@ where
                             && run.first_run[j] != 0
                             && run.first_run[j] < run.first_run[role_index]
                     });
+                let bound = self.loop_bound[role_index];
+                let limit = bound.filter(|&n| back.is_some() && iteration >= n);
+                let said = gate.as_ref().map(|d| {
+                    output_said(
+                        &d.gate,
+                        false,
+                        &self.tasks[task].values,
+                        role.outputs_required(),
+                    )
+                });
+                if let Some(decision) = &gate {
+                    let route = match (back, limit) {
+                        (Some(_), Some(n)) => Route::RoundLimit {
+                            round: iteration,
+                            of: n,
+                            end: self.end_of(role_index, "retry_limit", ErrorCode::RetryLimit),
+                        },
+                        (Some(j), None) => Route::SentBack {
+                            to: &self.flow.roles[j].role.name,
+                            round: iteration.saturating_add(1),
+                            of: bound,
+                        },
+                        (None, _) => Route::Ends(self.end_of(role_index, "gate_failed", code)),
+                    };
+                    let summary = format!(
+                        "{}: {}; {route}",
+                        role.name,
+                        said.as_deref().unwrap_or_default()
+                    );
+                    self.emit(Event::GateFailed {
+                        task_id: task_id.clone(),
+                        scope: GateScope::Role,
+                        owner: role.name.clone(),
+                        gate: decision.gate.source.clone(),
+                        reason: decision.reason.clone(),
+                        summary,
+                    });
+                }
                 match back {
                     Some(j) => {
-                        if let Some(n) = self.loop_bound[role_index]
-                            && iteration >= n
-                        {
-                            let reason = format!(
-                                "`{}` failed round {iteration} of {n}: {reason}",
-                                role.name
-                            );
+                        if let Some(n) = limit {
+                            let reason = match &said {
+                                Some(said) => format!(
+                                    "`{}` failed round {iteration} of {n} ({said}): {reason}",
+                                    role.name
+                                ),
+                                None => format!(
+                                    "`{}` failed round {iteration} of {n}: {reason}",
+                                    role.name
+                                ),
+                            };
                             self.escalate_or_end(
                                 task,
                                 role_index,
@@ -459,6 +526,28 @@ where
                     }
                 }
             }
+        }
+    }
+
+    /// The next enabled stage after stage `s`, where a task that leaves `s`
+    /// goes.
+    pub(super) fn next_stage(&self, s: usize) -> Option<&str> {
+        self.playbook
+            .workflow
+            .iter()
+            .skip(s.saturating_add(1))
+            .find(|(_, stage)| stage.is_enabled())
+            .map(|(name, _)| name.as_str())
+    }
+
+    /// How a task ends on `trigger`, as `escalate_or_end` will decide it.
+    pub(super) fn end_of(&self, role: usize, trigger: &'static str, code: ErrorCode) -> End {
+        if self.escalate[role] & trigger_bit(trigger) != 0 {
+            End::Escalated(trigger)
+        } else if matches!(code, ErrorCode::NeedsInput | ErrorCode::AgentBlocked) {
+            End::Blocked(code)
+        } else {
+            End::Failed(code)
         }
     }
 

@@ -99,3 +99,34 @@ fn the_step_budget_stops_a_run_cleanly() {
     assert_eq!(preview.report.outcome, Some(Outcome::Stopped));
     assert!(preview.jsonl.contains("STEP_LIMIT"));
 }
+
+/// The words of a gate decision follow the playbook's own names and say
+/// what the output said and where the task goes, round by round, up to the
+/// escalation at the round limit.
+#[test]
+fn gate_events_say_what_the_output_said_and_what_happens_next() {
+    let playbook = reference::PLAYBOOK
+        .replace("name: worker", "name: coder")
+        .replace("[worker]", "[coder]")
+        .replace("name: reviewer", "name: critic")
+        .replace("[reviewer]", "[critic]");
+    let scenario = "input:\n  goal: g\n  tasks:\n    - {id: T-1, title: a}\nroles:\n  critic:\n    default:\n      output: { verdict: fail, issues: [\"The message names no field\", \"x\"] }\n";
+    let preview = run(&playbook, scenario, 0);
+    let summaries: Vec<String> = crate::events(&preview)
+        .into_iter()
+        .filter_map(|r| match r.event {
+            playbook_orchestrator::event::Event::GateFailed { summary, .. }
+            | playbook_orchestrator::event::Event::Escalated { summary, .. } => Some(summary),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        summaries,
+        [
+            "critic: fail — 'The message names no field' (+1 more); back to coder, round 2 of 3",
+            "critic: fail — 'The message names no field' (+1 more); back to coder, round 3 of 3",
+            "critic: fail — 'The message names no field' (+1 more); round limit reached (3 of 3): escalated (retry_limit) for a person to decide",
+            "critic: escalated on retry_limit (RETRY_LIMIT) — `critic` failed round 3 of 3 (fail — 'The message names no field' (+1 more)): `review_passed` is false; the task waits for a person",
+        ]
+    );
+}
