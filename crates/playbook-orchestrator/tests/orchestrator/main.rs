@@ -14,6 +14,7 @@ mod routing;
 mod scenarios;
 mod schemas;
 mod secrets;
+mod selectors;
 
 use std::path::{Path, PathBuf};
 
