@@ -30,6 +30,7 @@ use crate::envelope::{
     RoleAssignmentRequest, TaskType,
 };
 
+pub mod check;
 pub mod limits;
 pub mod mapping;
 pub mod selector;

@@ -4,5 +4,6 @@ mod generated;
 mod imports;
 mod preview;
 mod realrun;
+mod scenarios;
 mod templates;
 mod workbench;

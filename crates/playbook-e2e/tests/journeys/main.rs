@@ -9,6 +9,7 @@ mod measure;
 mod preview;
 mod restart;
 mod run;
+mod scenarios;
 mod templates;
 
 use playbook_e2e::{App, Profile, Result};

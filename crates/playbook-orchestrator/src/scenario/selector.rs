@@ -338,14 +338,54 @@ pub fn resolve<'k>(
     keys: impl Iterator<Item = &'k str>,
     playbook: &Playbook,
 ) -> Result<Resolution, Vec<String>> {
+    let analysis = analyse(keys, playbook, MAX_EXPLAINED);
+    let mut problems: Vec<String> = analysis.problems.into_iter().map(|p| p.message).collect();
+    if analysis.unexplained > 0 {
+        problems.push(format!(
+            "and {} more key(s) like these",
+            analysis.unexplained
+        ));
+    }
+    match problems.is_empty() {
+        true => Ok(analysis.resolution),
+        false => Err(problems),
+    }
+}
+
+/// A key that does not resolve, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyProblem {
+    pub key: String,
+    pub message: String,
+}
+
+/// What resolving a scenario's keys found.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub resolution: Resolution,
+    /// The first problems, explained, in key order.
+    pub problems: Vec<KeyProblem>,
+    /// Problems beyond the explained ones: counted only, since explaining
+    /// costs a comparison with every role.
+    pub unexplained: usize,
+}
+
+/// Resolves the keys, explaining up to `max_explained` problems.
+pub fn analyse<'k>(
+    keys: impl Iterator<Item = &'k str>,
+    playbook: &Playbook,
+    max_explained: usize,
+) -> Analysis {
     let index = RoleIndex::new(playbook);
-    let mut problems = Vec::new();
-    let mut unexplained = 0usize;
-    let mut problem = |problems: &mut Vec<String>, message: &dyn Fn() -> String| {
-        if problems.len() < MAX_EXPLAINED {
-            problems.push(message());
+    let mut analysis = Analysis::default();
+    let problem = |analysis: &mut Analysis, key: &str, message: &dyn Fn() -> String| {
+        if analysis.problems.len() < max_explained {
+            analysis.problems.push(KeyProblem {
+                key: key.to_string(),
+                message: message(),
+            });
         } else {
-            unexplained += 1;
+            analysis.unexplained += 1;
         }
     };
     // role → (precision, key)
@@ -354,23 +394,23 @@ pub fn resolve<'k>(
         let selector = match Selector::parse(key, &index) {
             Ok(s) => s,
             Err(e) => {
-                problem(&mut problems, &|| e.clone());
+                problem(&mut analysis, key, &|| e.clone());
                 continue;
             }
         };
         let precision = selector.precision();
         let Some(names) = selector.find(&index) else {
-            problem(&mut problems, &|| selector.explain(key, &index));
+            problem(&mut analysis, key, &|| selector.explain(key, &index));
             continue;
         };
         for name in names {
             match chosen.get(&name) {
                 Some((p, _)) if *p > precision => {}
                 Some((p, other)) if *p == precision => {
-                    let (other, key) = (short(other), short(key));
-                    problem(&mut problems, &|| {
+                    let (other, shown) = (short(other), short(key));
+                    problem(&mut analysis, key, &|| {
                         format!(
-                            "`{other}` and `{key}` both script role `{name}` at the same precedence ({}); \
+                            "`{other}` and `{shown}` both script role `{name}` at the same precedence ({}); \
                              key it by its name `{name}` or remove one",
                             precision.as_str()
                         )
@@ -382,20 +422,16 @@ pub fn resolve<'k>(
             }
         }
     }
-    if unexplained > 0 {
-        problems.push(format!("and {unexplained} more key(s) like these"));
-    }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
     // In the playbook's order, so a resolution reads like the playbook.
-    let mut roles = IndexMap::new();
     for r in playbook.roles() {
         if let Some((_, key)) = chosen.get(&r.role.name) {
-            roles.insert(r.role.name.clone(), key.clone());
+            analysis
+                .resolution
+                .roles
+                .insert(r.role.name.clone(), key.clone());
         }
     }
-    Ok(Resolution { roles })
+    analysis
 }
 
 /// The keys that match no role, each with candidate roles for a mapping.

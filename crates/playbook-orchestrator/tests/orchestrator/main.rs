@@ -11,6 +11,7 @@ mod limits;
 mod persistence;
 mod records;
 mod routing;
+mod scenario_check;
 mod scenarios;
 mod schemas;
 mod secrets;
