@@ -63,7 +63,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// The goal and tasks of the run.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "RunInput::is_empty")]
     pub input: RunInput,
     /// Applied to every turn before its own fields (e.g. a default duration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,7 +74,7 @@ pub struct Scenario {
     /// `stage:build`). A role matched by several keys plays the most precise
     /// one: name > position > group; two keys of equal precision on one role
     /// are refused as ambiguous.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub roles: IndexMap<String, RoleScript>,
     /// How approval requests are answered when the caller does not decide.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,18 +115,25 @@ pub enum ViolationPolicy {
 #[serde(deny_unknown_fields)]
 pub struct RunInput {
     /// The global objective.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub goal: String,
     /// Tasks; when empty, one task carries the goal and a planner's `tasks`
     /// output creates the tasks of the following stages.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskInput>,
     /// Values of run inputs (`repo`, `base_ref`, the playbook's run_inputs ...).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub values: Map<String, Value>,
     /// Locks held outside this run; overlapping tasks wait for them.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub active_locks: Vec<ActiveLock>,
+}
+
+impl RunInput {
+    /// Nothing given: written out, a scenario leaves the section away.
+    pub fn is_empty(&self) -> bool {
+        *self == RunInput::default()
+    }
 }
 
 /// One task of the run input.
@@ -146,13 +153,13 @@ pub struct TaskInput {
     /// `inspect`; the gateway refuses tools the kind does not allow.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "kind")]
     pub task_kind: Option<crate::toolset::TaskKind>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependencies: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lock_scope: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forbidden_scope: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub acceptance_criteria: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<Priority>,
@@ -161,7 +168,7 @@ pub struct TaskInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heartbeat_interval_seconds: Option<u64>,
     /// Extra input values for this task only.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub values: Map<String, Value>,
 }
 
@@ -173,10 +180,10 @@ pub struct RoleScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Turn>,
     /// Turn of iteration 1, 2, ... of the role for a task.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iterations: Vec<Turn>,
     /// Overrides for single tasks: task id → script.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tasks: IndexMap<String, TaskScript>,
 }
 
@@ -186,7 +193,7 @@ pub struct RoleScript {
 pub struct TaskScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Turn>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iterations: Vec<Turn>,
 }
 
@@ -266,7 +273,7 @@ pub struct ApprovalScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Answer>,
     /// Tool name → answer.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tools: IndexMap<String, Answer>,
     /// Answer for manual gates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -284,10 +291,10 @@ pub struct AssignmentScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
     /// Stage name → answer.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub stages: IndexMap<String, String>,
     /// Task id → answer (wins over `stages`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tasks: IndexMap<String, String>,
 }
 
@@ -298,7 +305,7 @@ pub struct CapsConfig {
     /// Cap of a role without an override; default: the stage's parallelism.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_role: Option<u32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub roles: IndexMap<String, u32>,
 }
 

@@ -20,6 +20,8 @@
 //! that matches nothing is refused with a short explanation (a few
 //! suggestions and a count, never the whole role list).
 
+use std::collections::{HashMap, HashSet};
+
 use indexmap::IndexMap;
 use playbook_core::Playbook;
 use playbook_core::model::RoleMode;
@@ -126,18 +128,16 @@ impl Selector {
     /// The names of the roles the selector matches, in the playbook's
     /// order; `None` when it matches none ([`Selector::explain`] says why).
     pub fn find(&self, index: &RoleIndex<'_>) -> Option<Vec<String>> {
-        let pick = |roles: Vec<String>, at: Option<usize>| match at {
+        // A position clones one name; only a group clones its list.
+        let pick = |roles: &[String], at: Option<usize>| match at {
             None if roles.is_empty() => None,
-            None => Some(roles),
+            None => Some(roles.to_vec()),
             Some(k) => roles.get(k).map(|name| vec![name.clone()]),
         };
         match self {
             Selector::Name(name) => index.has(name).then(|| vec![name.clone()]),
             Selector::Mode { mode, index: at } => pick(index.of_mode(*mode), *at),
-            Selector::Stage { stage, index: at } => {
-                let (_, found) = index.playbook.stages().find(|(name, _)| name == stage)?;
-                pick(found.roles().iter().map(|r| r.name.clone()).collect(), *at)
-            }
+            Selector::Stage { stage, index: at } => pick(index.of_stage(stage)?, *at),
         }
     }
 
@@ -156,7 +156,7 @@ impl Selector {
                         modes_present(playbook)
                     );
                 }
-                out_of_range(key, &of_mode, *at, &format!("role(s) of mode {mode}"))
+                out_of_range(key, of_mode, *at, &format!("role(s) of mode {mode}"))
             }
             Selector::Stage { stage, index: at } => {
                 let Some((_, found)) = playbook.stages().find(|(name, _)| name == stage) else {
@@ -180,18 +180,32 @@ impl Selector {
     }
 }
 
-/// The playbook's role names, indexed once for every key of a scenario.
+/// The playbook's roles by name, mode and stage, indexed once for every key
+/// of a scenario, so resolving is linear in keys plus roles.
 #[derive(Debug)]
 pub struct RoleIndex<'p> {
     pub playbook: &'p Playbook,
-    names: std::collections::HashSet<&'p str>,
+    names: HashSet<&'p str>,
+    by_mode: HashMap<RoleMode, Vec<String>>,
+    by_stage: HashMap<&'p str, Vec<String>>,
 }
 
 impl<'p> RoleIndex<'p> {
     pub fn new(playbook: &'p Playbook) -> Self {
+        let mut by_mode: HashMap<RoleMode, Vec<String>> = HashMap::new();
+        for r in playbook.roles() {
+            if let Some(mode) = r.role.mode {
+                by_mode.entry(mode).or_default().push(r.role.name.clone());
+            }
+        }
         RoleIndex {
             playbook,
             names: playbook.roles().map(|r| r.role.name.as_str()).collect(),
+            by_mode,
+            by_stage: playbook
+                .stages()
+                .map(|(name, stage)| (name, stage.roles().iter().map(|r| r.name.clone()).collect()))
+                .collect(),
         }
     }
 
@@ -199,12 +213,13 @@ impl<'p> RoleIndex<'p> {
         self.names.contains(name)
     }
 
-    fn of_mode(&self, mode: RoleMode) -> Vec<String> {
-        self.playbook
-            .roles()
-            .filter(|r| r.role.mode == Some(mode))
-            .map(|r| r.role.name.clone())
-            .collect()
+    fn of_mode(&self, mode: RoleMode) -> &[String] {
+        self.by_mode.get(&mode).map_or(&[], Vec::as_slice)
+    }
+
+    /// The roles of a stage; `None` when the playbook has no such stage.
+    fn of_stage(&self, stage: &str) -> Option<&[String]> {
+        self.by_stage.get(stage).map(Vec::as_slice)
     }
 }
 
@@ -260,12 +275,21 @@ pub fn candidates(name: &str, playbook: &Playbook) -> Vec<String> {
         return Vec::new();
     }
     let lower = name.to_lowercase();
+    // Edit distances cost length × length each: a playbook of many long
+    // names gets them for its first roles only, so a refusal stays fast.
+    let mut budget: usize = SIMILARITY_BUDGET;
     let mut scored: Vec<(usize, usize, String)> = playbook
         .roles()
         .filter_map(|r| {
             let role = r.role.name.as_str();
             let same_mode = r.role.mode.is_some_and(|m| m.as_str() == lower);
-            let distance = strsim::levenshtein(&lower, &role.to_lowercase());
+            let cost = lower.len().max(1) * role.len().max(1);
+            let distance = if cost <= budget {
+                budget -= cost;
+                strsim::levenshtein(&lower, &role.to_lowercase())
+            } else {
+                usize::MAX
+            };
             let similar = distance <= (name.chars().count() / 3).max(2)
                 || role.to_lowercase().contains(&lower)
                 || (lower.len() >= 3 && lower.contains(&role.to_lowercase()));
@@ -275,6 +299,9 @@ pub fn candidates(name: &str, playbook: &Playbook) -> Vec<String> {
     scored.sort();
     scored.into_iter().map(|(_, _, role)| role).collect()
 }
+
+/// Character comparisons one suggestion list may spend on edit distances.
+const SIMILARITY_BUDGET: usize = 4_000_000;
 
 /// Longest name compared for suggestions (the longest role name allowed).
 const MAX_NAME_CHARS: usize = 200;

@@ -332,3 +332,34 @@ fn a_mapping_re_keys_the_scenario() {
         assert!(RoleMapping::parse(bad).is_err(), "{bad}");
     }
 }
+
+/// Resolving is linear in keys plus roles, and explaining misses has a
+/// bounded cost, whatever the sizes: a refusal never hangs the editor.
+#[test]
+fn resolving_many_keys_against_many_long_named_roles_is_fast() {
+    let mut text = String::from("id: big\nname: Big\nworkflow:\n  build:\n    roles:\n");
+    for i in 0..5000 {
+        text.push_str(&format!(
+            "      - name: {}_{i:05}\n        mode: worker\n",
+            "r".repeat(150)
+        ));
+    }
+    let playbook = load_playbook(&text).expect("valid");
+    let mut keys = String::from("roles:\n");
+    for i in 0..3000 {
+        keys.push_str(&format!("  mode:worker#{}: {{}}\n", i + 1));
+        keys.push_str(&format!("  {}_{i:05}x: {{}}\n", "q".repeat(150)));
+    }
+    let scenario = Scenario::parse(&keys).unwrap();
+    let started = std::time::Instant::now();
+    let message = scenario.resolution(&playbook).unwrap_err().message;
+    let unmatched = scenario.unmatched(&playbook);
+    let checked = playbook_orchestrator::scenario::check::check_text(&keys, Some(&playbook));
+    let elapsed = started.elapsed();
+    assert!(message.contains("more key(s)"), "{}", message.len());
+    assert!(unmatched.len() <= 50 && checked.problems.len() <= 51);
+    assert!(
+        elapsed < std::time::Duration::from_secs(20),
+        "took {elapsed:?} (debug build)"
+    );
+}
