@@ -430,7 +430,8 @@ pub struct PreviewResult {
 #[derive(Debug, Clone, Deserialize, TS)]
 #[ts(export)]
 pub struct PreviewRequest {
-    /// The id of a shipped scenario (`preview_scenarios`).
+    /// The id of a shipped scenario (`preview_scenarios`), or the name of
+    /// the scenario in `scenario_source`.
     pub scenario: String,
     #[ts(type = "number")]
     pub seed: u64,
@@ -441,6 +442,15 @@ pub struct PreviewRequest {
     #[serde(default)]
     #[ts(optional)]
     pub base: Option<u32>,
+    /// The scenario's text, for one that is not shipped (the playbook's own,
+    /// or one open in the editor); `scenario` is then its name.
+    #[serde(default)]
+    #[ts(optional)]
+    pub scenario_source: Option<String>,
+    /// The mapping step's answers: the scenario's role `from` plays `to`.
+    #[serde(default)]
+    #[ts(optional)]
+    pub mapping: Option<Vec<playbook_orchestrator::scenario::RoleMapping>>,
 }
 
 /// How a preview run answers approval requests.

@@ -19,6 +19,7 @@ pub mod library;
 pub mod preview;
 pub mod realrun;
 mod recording;
+pub mod scenarios;
 pub mod workbench;
 
 /// Starts the app: the dialog plugin, the commands, the window.
@@ -75,6 +76,11 @@ pub fn run() {
             commands::preview_deny_waiting,
             commands::preview_runs,
             commands::preview_run_events,
+            scenarios::scenario_check,
+            scenarios::scenario_render,
+            scenarios::scenario_list,
+            scenarios::scenario_save,
+            scenarios::scenario_delete,
             commands::run_choose_repository,
             commands::run_choose_agents_file,
             commands::run_start,

@@ -139,7 +139,7 @@ impl Library {
         })
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
         let mut guard = self.store().lock().map_err(|_| {
             AppError::new(
                 ErrorCode::Internal,

@@ -39,7 +39,7 @@ pub fn scenarios() -> Vec<ScenarioInfo> {
 }
 
 /// Finds a shipped scenario by id.
-fn scenario(id: &str) -> Result<Scenario> {
+pub(crate) fn shipped(id: &str) -> Result<Scenario> {
     let (_, text) = SCENARIOS
         .iter()
         .find(|(name, _)| *name == id)
@@ -69,7 +69,7 @@ pub fn run(
     on_event: impl FnMut(&EventRecord),
 ) -> Result<PreviewResult> {
     let playbook = workbench::runnable(&document, "running a preview")?;
-    let scenario = scenario(&request.scenario)?;
+    let scenario = crate::scenarios::for_preview(request)?;
     let mut record_error = None;
     let recorder = match (library, &request.playbook) {
         (Some(library), Some(id)) => {

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use playbook_orchestrator::agent::{ApprovalDecision, ApprovalRequest, ApprovalSubject, Approver};
 use playbook_orchestrator::event::{EventRecord, FnSink, JsonlSink, Outcome, describe};
-use playbook_orchestrator::scenario::{MAX_SCENARIO_BYTES, Scenario};
+use playbook_orchestrator::scenario::{MAX_SCENARIO_BYTES, RoleMapping, Scenario, Unmatched};
 use playbook_orchestrator::{AnyApprover, RunOptions, RunReport, run_blocking};
 
 use playbook_redact::redact_str;
@@ -58,6 +58,14 @@ pub struct PreviewArgs {
     pub approve: Option<ApproveMode>,
     #[arg(long, value_enum, default_value_t = PreviewFormat::Text)]
     pub format: PreviewFormat,
+    /// Play the scenario's role OLD as the playbook's role NEW (a name or a
+    /// selector such as `mode:worker#1`); repeatable.
+    #[arg(long = "map", value_name = "OLD=NEW", value_parser = parse_mapping)]
+    pub map: Vec<RoleMapping>,
+}
+
+fn parse_mapping(text: &str) -> Result<RoleMapping, String> {
+    RoleMapping::parse(text)
 }
 
 #[derive(Args)]
@@ -140,7 +148,19 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(1));
     };
-    let (scenario, scenario_name) = read_scenario(args.scenario.as_deref())?;
+    let (mut scenario, scenario_name) = read_scenario(args.scenario.as_deref())?;
+    let scenario_path = args.scenario.as_deref().unwrap_or("the scenario");
+    if !args.map.is_empty() {
+        scenario
+            .map_roles(&args.map)
+            .map_err(|e| anyhow::anyhow!("{scenario_path}: {e}"))?;
+    }
+    // The run refuses such a scenario itself (its log says why); the
+    // person at the terminal also learns the exact flags that fix it.
+    let unmatched = scenario.unmatched(&playbook);
+    if !unmatched.is_empty() {
+        eprintln!("{}", redact_str(&mapping_hint(scenario_path, &unmatched)));
+    }
     let options = RunOptions {
         seed: args.seed.or(scenario.seed).unwrap_or(0),
         scenario_name,
@@ -187,6 +207,40 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// What to add to the command line so that the scenario's unmatched keys
+/// address roles the playbook has: one `--map` per key, with its best
+/// candidate (or a placeholder when nothing resembles it).
+pub(crate) fn mapping_hint(scenario: &str, unmatched: &[Unmatched]) -> String {
+    let mut out = format!(
+        "{scenario}: the scenario scripts {} role key(s) this playbook lacks:\n",
+        unmatched.len()
+    );
+    let mut flags = Vec::new();
+    for u in unmatched {
+        out.push_str(&format!("  {}\n", u.reason));
+        let to = u.candidates.first().map_or("ROLE", String::as_str);
+        flags.push(format!(
+            "--map {}",
+            shell_word(&format!("{}={to}", u.selector))
+        ));
+    }
+    out.push_str(&format!("add: {}", flags.join(" ")));
+    out
+}
+
+/// A word as typed in a shell: quoted when it holds anything but plain
+/// name characters.
+fn shell_word(word: &str) -> String {
+    let plain = word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '#' | '.' | '='));
+    let word = playbook_orchestrator::scenario::selector::short(word);
+    match plain && !word.starts_with('#') {
+        true => word,
+        false => format!("'{}'", word.replace('\'', "'\\''")),
+    }
 }
 
 /// Virtual time as `hh:mm:ss.mmm`.

@@ -1,8 +1,11 @@
 //! Scenarios: what the simulated agents of a preview do, per role and per
 //! iteration, and the run input they work on.
 //!
-//! A scenario is keyed by role name, so one scenario runs against any
-//! playbook that has those roles. Whatever a role's turn does not say is
+//! A scenario addresses roles by name, by mode or by position
+//! ([`selector`]: `worker`, `mode:reviewer`, `stage:build#2`, `mode:worker#1`),
+//! so one scenario runs against any playbook that has such roles; keys are
+//! resolved once, before the run, and a key matching nothing is refused
+//! ([`mapping`] re-keys a scenario for a playbook named differently). Whatever a role's turn does not say is
 //! filled in from the role's contract: every required output field gets a
 //! plausible passing value, every acceptance criterion passes with evidence.
 //! A scenario therefore only describes what differs from the happy path:
@@ -27,7 +30,13 @@ use crate::envelope::{
     ResultStatus, RoleAssignmentRequest, SubagentResult, TaskType,
 };
 
+pub mod check;
 pub mod limits;
+pub mod mapping;
+pub mod selector;
+
+pub use mapping::RoleMapping;
+pub use selector::{Selector, Unmatched};
 
 /// Largest scenario file accepted, in bytes.
 pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
@@ -54,13 +63,18 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// The goal and tasks of the run.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "RunInput::is_empty")]
     pub input: RunInput,
     /// Applied to every turn before its own fields (e.g. a default duration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defaults: Option<Turn>,
-    /// Role name → what the agent playing it does.
-    #[serde(default)]
+    /// Role selector → what the agents playing the matched roles do. A key
+    /// is a role name (`worker`), a position (`stage:build#2`, `mode:worker#1`:
+    /// counted from 1, in the playbook's order) or a group (`mode:reviewer`,
+    /// `stage:build`). A role matched by several keys plays the most precise
+    /// one: name > position > group; two keys of equal precision on one role
+    /// are refused as ambiguous.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub roles: IndexMap<String, RoleScript>,
     /// How approval requests are answered when the caller does not decide.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,18 +115,25 @@ pub enum ViolationPolicy {
 #[serde(deny_unknown_fields)]
 pub struct RunInput {
     /// The global objective.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub goal: String,
     /// Tasks; when empty, one task carries the goal and a planner's `tasks`
     /// output creates the tasks of the following stages.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<TaskInput>,
     /// Values of run inputs (`repo`, `base_ref`, the playbook's run_inputs ...).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub values: Map<String, Value>,
     /// Locks held outside this run; overlapping tasks wait for them.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub active_locks: Vec<ActiveLock>,
+}
+
+impl RunInput {
+    /// Nothing given: written out, a scenario leaves the section away.
+    pub fn is_empty(&self) -> bool {
+        *self == RunInput::default()
+    }
 }
 
 /// One task of the run input.
@@ -132,13 +153,13 @@ pub struct TaskInput {
     /// `inspect`; the gateway refuses tools the kind does not allow.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "kind")]
     pub task_kind: Option<crate::toolset::TaskKind>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependencies: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lock_scope: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forbidden_scope: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub acceptance_criteria: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<Priority>,
@@ -147,7 +168,7 @@ pub struct TaskInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heartbeat_interval_seconds: Option<u64>,
     /// Extra input values for this task only.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub values: Map<String, Value>,
 }
 
@@ -159,10 +180,10 @@ pub struct RoleScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Turn>,
     /// Turn of iteration 1, 2, ... of the role for a task.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iterations: Vec<Turn>,
     /// Overrides for single tasks: task id → script.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tasks: IndexMap<String, TaskScript>,
 }
 
@@ -172,7 +193,7 @@ pub struct RoleScript {
 pub struct TaskScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Turn>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iterations: Vec<Turn>,
 }
 
@@ -252,7 +273,7 @@ pub struct ApprovalScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Answer>,
     /// Tool name → answer.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tools: IndexMap<String, Answer>,
     /// Answer for manual gates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -270,10 +291,10 @@ pub struct AssignmentScript {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
     /// Stage name → answer.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub stages: IndexMap<String, String>,
     /// Task id → answer (wins over `stages`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tasks: IndexMap<String, String>,
 }
 
@@ -284,7 +305,7 @@ pub struct CapsConfig {
     /// Cap of a role without an override; default: the stage's parallelism.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_role: Option<u32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub roles: IndexMap<String, u32>,
 }
 
@@ -387,23 +408,43 @@ impl Scenario {
     }
 
     /// Checks the scenario against a playbook: every number is within its
-    /// limit and every scripted role exists.
+    /// limit and every `roles` key resolves (see [`selector`]).
     pub fn check_against(&self, playbook: &playbook_core::Playbook) -> Result<(), ScenarioError> {
         limits::check(self)?;
-        for role in self.roles.keys() {
-            if playbook.role(role).is_none() {
-                let known: Vec<&str> = playbook.roles().map(|r| r.role.name.as_str()).collect();
-                return Err(scenario_error(format!(
-                    "the scenario scripts role `{role}`, which the playbook does not have (roles: {})",
-                    known.join(", ")
-                )));
-            }
-        }
-        Ok(())
+        self.resolution(playbook).map(|_| ())
     }
 
-    fn turn(&self, role: &str, task_id: &str, iteration: u32) -> Option<&Turn> {
-        let script = self.roles.get(role)?;
+    /// Which key scripts each role of the playbook, or a SCENARIO_INVALID
+    /// naming every key that matches nothing or ambiguously.
+    pub fn resolution(
+        &self,
+        playbook: &playbook_core::Playbook,
+    ) -> Result<selector::Resolution, ScenarioError> {
+        selector::resolve(self.roles.keys().map(String::as_str), playbook).map_err(|problems| {
+            let mut message = match problems.len() {
+                1 => "a `roles` key of the scenario matches no role: ".to_string(),
+                n => format!("{n} `roles` keys of the scenario do not resolve: "),
+            };
+            if problems.iter().all(|p| p.contains("both script")) {
+                message = "the scenario's `roles` keys are ambiguous: ".to_string();
+            }
+            message.push_str(&problems.join("; "));
+            message.push_str(
+                " (keys are a role name, `mode:<mode>`, `mode:<mode>#<n>`, `stage:<stage>` or `stage:<stage>#<n>`)",
+            );
+            scenario_error(message)
+        })
+    }
+
+    /// The `roles` keys that match no role of the playbook, each with the
+    /// roles that could stand for it: what a mapping step asks about.
+    pub fn unmatched(&self, playbook: &playbook_core::Playbook) -> Vec<Unmatched> {
+        selector::unmatched(self.roles.keys().map(String::as_str), playbook)
+    }
+
+    /// The turn of `key`'s script for a task's iteration.
+    fn turn(&self, key: &str, task_id: &str, iteration: u32) -> Option<&Turn> {
+        let script = self.roles.get(key)?;
         let k = iteration.saturating_sub(1) as usize;
         if let Some(task) = script.tasks.get(task_id)
             && let Some(turn) = task.iterations.get(k).or(task.default.as_ref())
@@ -423,6 +464,8 @@ pub struct ScriptedAgent<'s> {
     cursor: usize,
     /// Role name → the output fields its contract requires.
     required: IndexMap<String, Vec<String>>,
+    /// Role name → the `roles` key whose script it plays, resolved once.
+    keys: IndexMap<String, String>,
 }
 
 impl<'s> ScriptedAgent<'s> {
@@ -431,11 +474,18 @@ impl<'s> ScriptedAgent<'s> {
             .roles()
             .map(|r| (r.role.name.clone(), r.role.outputs_required().to_vec()))
             .collect();
+        // A scenario that does not resolve is refused by the engine before
+        // any role runs, so an empty map here is never played.
+        let keys = scenario
+            .resolution(playbook)
+            .map(|r| r.roles)
+            .unwrap_or_default();
         ScriptedAgent {
             scenario,
             rng: Rng::new(seed ^ 0xA6E4_7C0D),
             cursor: 0,
             required,
+            keys,
         }
     }
 
@@ -492,7 +542,10 @@ fn fnv(text: &str) -> u64 {
 impl Agent for ScriptedAgent<'_> {
     async fn step(&mut self, inv: &Invocation<'_>, last: Option<&ToolResult>) -> AgentStep {
         let scenario = self.scenario;
-        let turn = scenario.turn(inv.role, inv.task_id, inv.iteration);
+        let turn = self
+            .keys
+            .get(inv.role)
+            .and_then(|key| scenario.turn(key, inv.task_id, inv.iteration));
         if last.is_none() {
             self.cursor = 0;
         }

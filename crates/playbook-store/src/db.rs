@@ -14,7 +14,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::error::{Error, Result};
-use crate::{drafts, playbooks, runs, seed, templates, versions};
+use crate::{drafts, playbooks, runs, scenarios, seed, templates, versions};
 
 /// `PRAGMA application_id` of a Playbook Studio library: "PBST".
 pub(crate) const APPLICATION_ID: i32 = 0x5042_5354;
@@ -40,6 +40,7 @@ fn migrations() -> impl Iterator<Item = &'static Migration> {
         drafts::MIGRATIONS,
         templates::MIGRATIONS,
         runs::MIGRATIONS,
+        scenarios::MIGRATIONS,
     ]
     .into_iter()
     .flatten()

@@ -1,6 +1,7 @@
 //! The playbook library of Playbook Studio: an SQLite file holding
 //! playbooks, their immutable versions, one autosaved draft per playbook,
-//! the team's role templates, and preview runs with their events.
+//! the team's role templates, preview runs with their events, and each
+//! playbook's own preview scenarios.
 //!
 //! This crate is the only code that touches the database. It uses the core
 //! for everything about content: text is parsed and validated by
@@ -47,6 +48,7 @@ mod files;
 mod location;
 mod playbooks;
 mod runs;
+mod scenarios;
 mod seed;
 mod store;
 mod templates;
@@ -59,10 +61,11 @@ pub use db::{Durability, schema_version};
 pub use error::{Error, ErrorCode, Result, is_disk_full};
 pub use files::{ImportOutcome, Imported, Source};
 pub use location::{DB_ENV, DB_FILE, resolve_db_path};
+pub use scenarios::{MAX_SCENARIO_BYTES, MAX_SCENARIO_NAME_CHARS};
 pub use seed::example_files;
 pub use store::Store;
 pub use templates::TemplateSaved;
 pub use types::{
-    Base, Draft, PlaybookId, PlaybookSummary, Run, RunEvent, RunId, Saved, Template,
-    TemplateSource, TemplateSummary, Validity, Version, VersionId, VersionInfo,
+    Base, Draft, PlaybookId, PlaybookSummary, Run, RunEvent, RunId, Saved, StoredScenario,
+    Template, TemplateSource, TemplateSummary, Validity, Version, VersionId, VersionInfo,
 };

@@ -12,7 +12,10 @@ use crate::db;
 use crate::drafts::{Drafts, DraftsMut};
 use crate::error::{Error, Result};
 use crate::playbooks::{PlaybookRow, Playbooks, PlaybooksMut};
-use crate::types::{Base, Draft, PlaybookId, PlaybookSummary, Saved, Version, VersionInfo};
+use crate::scenarios::{self, Scenarios, ScenariosMut};
+use crate::types::{
+    Base, Draft, PlaybookId, PlaybookSummary, Saved, StoredScenario, Version, VersionInfo,
+};
 use crate::versions::{Versions, VersionsMut};
 
 /// An open library file. One `Store` is one SQLite connection; open one per
@@ -381,6 +384,62 @@ impl Store {
         let tx = self.write()?;
         let row = Playbooks(&tx).get(id)?;
         let removed = DraftsMut(&tx).remove(row.pk)?;
+        tx.commit()?;
+        Ok(removed)
+    }
+
+    /// The playbook's own preview scenarios, by name.
+    pub fn scenarios(&self, id: &PlaybookId) -> Result<Vec<StoredScenario>> {
+        let row = Playbooks(&self.conn).get(id)?;
+        Scenarios(&self.conn).list(row.pk, id)
+    }
+
+    /// One of the playbook's scenarios.
+    pub fn scenario(&self, id: &PlaybookId, name: &str) -> Result<StoredScenario> {
+        let row = Playbooks(&self.conn).get(id)?;
+        Scenarios(&self.conn)
+            .get(row.pk, id, name)?
+            .ok_or_else(|| Error::NotFound {
+                what: format!("scenario {name:?} of playbook {id:?}"),
+            })
+    }
+
+    /// Keeps a scenario with the playbook under `name`, replacing one of
+    /// that name. The text is stored as given; check it before.
+    pub fn save_scenario(
+        &mut self,
+        id: &PlaybookId,
+        name: &str,
+        content: &str,
+    ) -> Result<StoredScenario> {
+        scenarios::check_name(name)?;
+        if content.len() > scenarios::MAX_SCENARIO_BYTES {
+            return Err(Error::InvalidInput {
+                message: format!(
+                    "the scenario is {} bytes; the limit is {} bytes",
+                    content.len(),
+                    scenarios::MAX_SCENARIO_BYTES
+                ),
+            });
+        }
+        let tx = self.write()?;
+        let row = Playbooks(&tx).live(id)?;
+        let now = db::now(&tx)?;
+        ScenariosMut(&tx).put(row.pk, name, content, &now)?;
+        tx.commit()?;
+        Ok(StoredScenario {
+            playbook: id.clone(),
+            name: name.to_string(),
+            content: content.to_string(),
+            updated_at: now,
+        })
+    }
+
+    /// Removes one of the playbook's scenarios; returns whether it existed.
+    pub fn delete_scenario(&mut self, id: &PlaybookId, name: &str) -> Result<bool> {
+        let tx = self.write()?;
+        let row = Playbooks(&tx).live(id)?;
+        let removed = ScenariosMut(&tx).remove(row.pk, name)?;
         tx.commit()?;
         Ok(removed)
     }

@@ -142,6 +142,18 @@ pub struct Draft {
     pub updated_at: String,
 }
 
+/// A preview scenario kept with a playbook (see `Store::save_scenario`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct StoredScenario {
+    pub playbook: PlaybookId,
+    /// Unique within the playbook; what the preview's picker shows.
+    pub name: String,
+    /// The scenario text (YAML or JSON) exactly as saved.
+    pub content: String,
+    pub updated_at: String,
+}
+
 /// What a save did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]

@@ -6,5 +6,6 @@ mod imports;
 mod library;
 mod preview;
 mod realrun;
+mod scenarios;
 mod templates;
 mod workbench;

@@ -22,6 +22,8 @@ fn request(approvals: ApprovalMode, playbook: Option<&str>, base: Option<u32>) -
         approvals,
         playbook: playbook.map(str::to_string),
         base,
+        scenario_source: None,
+        mapping: None,
     }
 }
 

@@ -11,7 +11,9 @@ import type { EventRecord } from "../generated/EventRecord";
 import type { Playbook } from "../generated/Playbook";
 import type { PreviewResult } from "../generated/PreviewResult";
 import type { Run } from "../generated/Run";
+import type { RoleMapping } from "../generated/RoleMapping";
 import type { ScenarioInfo } from "../generated/ScenarioInfo";
+import { useScenarios } from "../scenarios/useScenarios";
 import { ApprovalDialog } from "./ApprovalDialog";
 import { loadPreviewMemory, savePreviewMemory } from "./memory";
 import { Refusals } from "./Refusals";
@@ -54,6 +56,8 @@ export function Preview({ doc, checked, onShowProblems, library, target, memoryK
   const [shownRun, setShownRun] = useState<Run | null>(null);
   const buffer = useRef<EventRecord[]>([]);
   const approveRest = useRef(false);
+  // The playbook's own scenarios, the editor and the mapping step.
+  const own = useScenarios(doc, library?.id ?? null, scenarios);
 
   useEffect(() => {
     backend
@@ -107,9 +111,15 @@ export function Preview({ doc, checked, onShowProblems, library, target, memoryK
     backend.answerApproval(prompt.id, approved).catch((e) => setError(`Could not answer the approval: ${messageOf(e)}`));
   };
 
-  const run = async () => {
-    if (!scenarios.some((s) => s.id === scenario)) return;
+  const run = async (chosen: string = scenario, mapping?: RoleMapping[]) => {
     if (!/^\d{1,15}$/.test(seed.trim())) return setError("The seed is a whole number, e.g. 7.");
+    let plan;
+    try {
+      plan = await own.prepare(chosen, mapping);
+    } catch (e) {
+      return setError(`Could not check the scenario: ${messageOf(e)}`);
+    }
+    if (!plan) return;
     setError(null);
     setResult(null);
     setShownRun(null);
@@ -126,7 +136,7 @@ export function Preview({ doc, checked, onShowProblems, library, target, memoryK
     );
     try {
       const finished = await backend.runPreview(doc, {
-        scenario,
+        ...plan,
         seed: Number(seed.trim()),
         approvals,
         playbook: library?.id,
@@ -183,9 +193,9 @@ export function Preview({ doc, checked, onShowProblems, library, target, memoryK
         <label className="inline">
           Scenario{" "}
           <select value={scenario} onChange={(e) => setScenario(e.target.value)} data-testid="scenario">
-            {scenarios.map((s) => (
+            {own.options.map((s) => (
               <option key={s.id} value={s.id}>
-                {s.id}
+                {s.label}
               </option>
             ))}
           </select>
@@ -220,7 +230,8 @@ export function Preview({ doc, checked, onShowProblems, library, target, memoryK
           </span>
         )}
       </div>
-      <p className="muted">{scenarios.find((s) => s.id === scenario)?.description}</p>
+      <p className="muted">{own.options.find((s) => s.id === scenario)?.description}</p>
+      {own.panel(scenario, (id, mapping) => void run(id, mapping), setScenario)}
       {library && (
         <details className="recorded-runs" data-testid="recorded-runs">
           <summary>Recorded runs ({runs.length})</summary>

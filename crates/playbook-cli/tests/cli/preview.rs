@@ -82,6 +82,8 @@ fn no_secret_in_the_text_report_or_the_event_log() {
 
 #[test]
 fn the_summary_names_every_refused_tool_call() {
+    // The scenario scripts every role by mode: both of tdd's worker-mode
+    // roles (test_author, worker) try the forbidden tools.
     let out = playbook(&[
         "preview",
         "playbooks/tdd.yaml",
@@ -91,8 +93,80 @@ fn the_summary_names_every_refused_tool_call() {
     let text = String::from_utf8_lossy(&out.stdout);
     let summary = text.split("\nsummary\n").nth(1).expect("a summary");
     assert!(
-        summary.contains("tool calls refused: 4")
+        summary.contains("tool calls refused: 6")
             && summary.contains("T-1 reviewer `git_push` (TOOL_NOT_ALLOWED)"),
         "{summary}"
     );
+}
+
+/// A copy of tdd.yaml whose `worker` is called `coder`.
+fn tdd_with_coder(dir: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(crate::root().join("playbooks/tdd.yaml")).unwrap();
+    let text = text
+        .replace("- name: worker", "- name: coder")
+        .replace("handoff_to: [worker]", "handoff_to: [coder]");
+    let path = dir.join("coder.yaml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_scenario_naming_a_missing_role_says_which_map_flag_to_add_and_the_flag_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let playbook_path = tdd_with_coder(dir.path());
+    let scenario = dir.path().join("named.yaml");
+    std::fs::write(
+        &scenario,
+        "input: {tasks: [{id: T-1, title: t}]}\nroles:\n  worker: {default: {tool_calls: [read_file]}}\n",
+    )
+    .unwrap();
+    let scenario = scenario.to_str().unwrap();
+    let args = ["preview", &playbook_path, "--scenario", scenario];
+    let output = playbook(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("add: --map worker=coder"), "{stderr}");
+    assert!(
+        stderr.contains("test_author"),
+        "the other candidate: {stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("SCENARIO_INVALID"), "{stdout}");
+
+    let mapped = playbook(&[&args[..], &["--map", "worker=coder"]].concat());
+    let stderr = String::from_utf8_lossy(&mapped.stderr);
+    assert_eq!(mapped.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("--map"), "{stderr}");
+
+    let wrong = playbook(&[&args[..], &["--map", "ghost=coder"]].concat());
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_ne!(wrong.status.code(), Some(0));
+    assert!(stderr.contains("no role `ghost`"), "{stderr}");
+    let malformed = playbook(&[&args[..], &["--map", "worker"]].concat());
+    assert_eq!(malformed.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&malformed.stderr).contains("OLD=NEW"));
+}
+
+#[test]
+fn every_shipped_scenario_previews_tdd_with_a_renamed_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let playbook_path = tdd_with_coder(dir.path());
+    for entry in std::fs::read_dir(crate::root().join("playbooks/scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        let output = playbook(&[
+            "preview",
+            &playbook_path,
+            "--scenario",
+            path.to_str().unwrap(),
+            "--format",
+            "jsonl",
+        ]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stdout.contains("SCENARIO_INVALID") && !stderr.contains("--map"),
+            "{}: {stderr}",
+            path.display()
+        );
+    }
 }

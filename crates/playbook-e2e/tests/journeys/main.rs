@@ -11,6 +11,7 @@ mod preview;
 mod restart;
 mod routing;
 mod run;
+mod scenarios;
 mod templates;
 mod versions;
 

@@ -11,9 +11,11 @@ mod limits;
 mod persistence;
 mod records;
 mod routing;
+mod scenario_check;
 mod scenarios;
 mod schemas;
 mod secrets;
+mod selectors;
 mod streaming;
 
 use std::path::{Path, PathBuf};

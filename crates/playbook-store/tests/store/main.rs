@@ -7,6 +7,7 @@ mod crash;
 mod files;
 mod opening;
 mod runs;
+mod scenarios;
 mod story;
 mod templates;
 

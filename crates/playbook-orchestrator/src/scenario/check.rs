@@ -1,0 +1,170 @@
+//! Checking scenario text as an editor does: every problem at its place
+//! (a JSON pointer and, in the text, a line and column), and the `roles`
+//! keys the playbook cannot resolve with their candidate roles.
+//!
+//! [`Scenario::parse`] stops at the first problem, as a run must; an editor
+//! wants them all, so this module validates the parsed value against the
+//! published scenario schema first and parses only a value that passes.
+
+use std::sync::LazyLock;
+
+use playbook_core::Playbook;
+use playbook_core::finding::{Location, escape_pointer};
+use playbook_core::locate::SourceMap;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::selector::{self, Unmatched};
+use super::{MAX_SCENARIO_BYTES, Scenario, limits};
+
+/// Most key problems explained for an editor.
+const MAX_KEY_PROBLEMS: usize = 50;
+
+/// One problem of a scenario text.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ScenarioProblem {
+    /// JSON pointer of the offending value, e.g. `/roles/worker`; empty for
+    /// the whole text.
+    pub path: String,
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+    #[ts(optional)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// What checking a scenario text found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export)]
+pub struct ScenarioCheck {
+    /// Every problem, in text order where known.
+    pub problems: Vec<ScenarioProblem>,
+    /// `roles` keys that match no role of the playbook, with candidates:
+    /// what a mapping step asks about. Also listed in `problems`.
+    pub unmatched: Vec<Unmatched>,
+    /// The parsed scenario (as JSON) when the text is a valid scenario.
+    #[ts(type = "Record<string, unknown> | null")]
+    pub scenario: Option<Value>,
+}
+
+impl ScenarioCheck {
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+static VALIDATOR: LazyLock<Result<jsonschema::Validator, String>> = LazyLock::new(|| {
+    let schema = crate::envelope::schema_of::<Scenario>("scenario.schema.json");
+    jsonschema::options()
+        .build(&schema)
+        .map_err(|e| e.to_string())
+});
+
+fn problem(path: impl Into<String>, message: impl Into<String>, hint: &str) -> ScenarioProblem {
+    ScenarioProblem {
+        path: path.into(),
+        message: message.into(),
+        hint: hint.to_string(),
+        location: None,
+    }
+}
+
+/// Checks scenario text, and its `roles` keys against `playbook` when one
+/// is given.
+pub fn check_text(text: &str, playbook: Option<&Playbook>) -> ScenarioCheck {
+    let mut check = ScenarioCheck::default();
+    if text.len() > MAX_SCENARIO_BYTES {
+        check.problems.push(problem(
+            "",
+            format!(
+                "the scenario is {} bytes; the limit is {MAX_SCENARIO_BYTES}",
+                text.len()
+            ),
+            "split it, or move large repository files out of `repo`",
+        ));
+        return check;
+    }
+    let text = text.trim_start_matches('\u{feff}');
+    let value = if text.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        match playbook_core::document::parse_value(text, playbook_core::Format::Yaml) {
+            Ok(value) => value,
+            Err(f) => {
+                check.problems.push(ScenarioProblem {
+                    path: f.path,
+                    message: f.message,
+                    hint: f.hint,
+                    location: f.location,
+                });
+                return check;
+            }
+        }
+    };
+    match &*VALIDATOR {
+        Ok(validator) => {
+            for f in playbook_core::schema::check_with(validator, &value) {
+                check.problems.push(problem(f.path, f.message, &f.hint));
+            }
+        }
+        Err(message) => check.problems.push(problem(
+            "",
+            format!("the scenario schema could not be built: {message}"),
+            "this is a bug in Playbook Studio; please report it",
+        )),
+    }
+    if check.problems.is_empty() {
+        // The schema passed; what remains are the checks it cannot say.
+        match Scenario::parse(text) {
+            Err(e) => check.problems.push(problem("", e.message, "")),
+            Ok(scenario) => {
+                if let Err(e) = limits::check(&scenario) {
+                    check.problems.push(problem("", e.message, ""));
+                }
+                if let Some(playbook) = playbook {
+                    keys(&scenario, playbook, &mut check);
+                }
+                check.scenario = serde_json::to_value(&scenario).ok();
+            }
+        }
+    }
+    locate(text, &mut check.problems);
+    check
+}
+
+/// Problems of the `roles` keys, each at its key.
+fn keys(scenario: &Scenario, playbook: &Playbook, check: &mut ScenarioCheck) {
+    let keys = || scenario.roles.keys().map(String::as_str);
+    let analysis = selector::analyse(keys(), playbook, MAX_KEY_PROBLEMS);
+    for p in analysis.problems {
+        check.problems.push(problem(
+            format!("/roles/{}", escape_pointer(&p.key)),
+            p.message,
+            "use a role name of the playbook, `mode:<mode>`, `mode:<mode>#<n>`, `stage:<stage>` or `stage:<stage>#<n>`; or map it onto a role",
+        ));
+    }
+    if analysis.unexplained > 0 {
+        check.problems.push(problem(
+            "/roles",
+            format!(
+                "and {} more key(s) that do not resolve",
+                analysis.unexplained
+            ),
+            "",
+        ));
+    }
+    check.unmatched = scenario.unmatched(playbook);
+}
+
+/// Adds the line and column of each problem's value in the text.
+fn locate(text: &str, problems: &mut [ScenarioProblem]) {
+    if problems.iter().all(|p| p.location.is_some()) {
+        return;
+    }
+    let map = SourceMap::new(text);
+    for p in problems.iter_mut().filter(|p| p.location.is_none()) {
+        p.location = map.locate(&p.path);
+    }
+}
