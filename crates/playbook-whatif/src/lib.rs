@@ -11,10 +11,11 @@
 //! not a model of it. An [`sink::AggregatingSink`] keeps what the
 //! statistics need of each run; [`report::Report`] writes them up with 95 %
 //! confidence intervals and checks every run against the static bound;
-//! a behavioural diff compares two reports. No IO: callers read files
+//! [`diff::BehaviourDiff`] compares two reports. No IO: callers read files
 //! and print.
 
 pub mod agent;
+pub mod diff;
 pub mod model;
 pub mod report;
 pub mod sim;
@@ -40,6 +41,30 @@ pub fn whatif(
     let report = Report::new(playbook, model, &plan, options.seed, outcomes);
     report.check_bound().map_err(SimError::Bound)?;
     Ok(report)
+}
+
+/// Simulates two versions of a playbook under the same model, runs and
+/// seed, and compares them. `progress` counts the runs of both (up to
+/// 2 × runs). Shipped scenarios are compared by the caller with
+/// [`diff::scenario_change`].
+pub fn behaviour(
+    before: &playbook_core::Playbook,
+    after: &playbook_core::Playbook,
+    model: &SimModel,
+    options: &Options,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<diff::BehaviourDiff, SimError> {
+    model.check_against_any(&[before, after])?;
+    let options = &Options {
+        roles_checked: true,
+        ..options.clone()
+    };
+    let old = whatif(before, model, options, cancel, progress)?;
+    let new = whatif(after, model, options, cancel, &|done| {
+        progress(options.runs + done)
+    })?;
+    Ok(diff::BehaviourDiff::new(&old, &new))
 }
 
 /// The published JSON Schema of the simulation model.

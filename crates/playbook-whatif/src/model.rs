@@ -216,6 +216,15 @@ fn error(pointer: impl Into<String>, message: impl Into<String>, hint: &str) -> 
     }
 }
 
+/// A number as an error message shows it: short, even when huge.
+fn show(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e6).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
@@ -319,8 +328,22 @@ impl SimModel {
     /// it (modes need not be used), and the values that apply to each role
     /// at every iteration sum to at most 1.
     pub fn check_against(&self, playbook: &Playbook) -> Result<(), ModelError> {
+        self.check_against_any(&[playbook])?;
+        self.check_sums(playbook)
+    }
+
+    /// Checks that every role key names a role of at least one of the
+    /// playbooks (two versions of one, in a behavioural diff).
+    pub fn check_against_any(&self, playbooks: &[&Playbook]) -> Result<(), ModelError> {
         self.check()?;
-        let names: Vec<&str> = playbook.roles().map(|r| r.role.name.as_str()).collect();
+        let mut names: Vec<&str> = Vec::new();
+        for playbook in playbooks {
+            for r in playbook.roles() {
+                if !names.contains(&r.role.name.as_str()) {
+                    names.push(r.role.name.as_str());
+                }
+            }
+        }
         for key in self.roles.keys() {
             if !key.starts_with("mode:") && !names.contains(&key.as_str()) {
                 return Err(error(
@@ -333,6 +356,12 @@ impl SimModel {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// Checks that the exclusive outcomes that apply to each role of
+    /// `playbook`, at every iteration, sum to at most 1.
+    pub fn check_sums(&self, playbook: &Playbook) -> Result<(), ModelError> {
         for role in playbook.roles() {
             let mode = role.role.mode;
             let mut iterations = vec![1u32];
@@ -469,7 +498,7 @@ impl Params {
             {
                 return Err(error(
                     format!("{at}/{field}"),
-                    format!("`{field}` is {v}, not a probability"),
+                    format!("`{field}` is {}, not a probability", show(v)),
                     PROBABILITY_HINT,
                 ));
             }
@@ -498,7 +527,10 @@ impl Params {
         {
             return Err(error(
                 format!("{at}/cost"),
-                format!("`cost` is {cost}; it must be a number from 0 to {MAX_COST:e}"),
+                format!(
+                    "`cost` is {}; it must be a number from 0 to {MAX_COST:e}",
+                    show(cost)
+                ),
                 "the cost of one call in the model's `cost_unit`",
             ));
         }
@@ -575,7 +607,10 @@ impl Duration {
                 if !(sigma.is_finite() && (0.0..=MAX_SIGMA).contains(&sigma)) {
                     return Err(error(
                         format!("{at}/lognormal/sigma"),
-                        format!("`sigma` is {sigma}; it must be from 0 to {MAX_SIGMA}"),
+                        format!(
+                            "`sigma` is {}; it must be from 0 to {MAX_SIGMA}",
+                            show(sigma)
+                        ),
                         "sigma is the standard deviation of the logarithm of the duration; 0.5 is a wide spread",
                     ));
                 }

@@ -2,6 +2,7 @@
 //! static bound and hostile models.
 
 mod closed_form;
+mod diff;
 mod hostile;
 
 use std::sync::atomic::AtomicBool;
