@@ -158,6 +158,9 @@ pub struct SimAgent<'p> {
     fail_patch: Vec<Option<Option<Patch>>>,
     /// The draw of the call in progress, between its tool call and answer.
     pending: Option<Draw>,
+    /// Per task: every field this agent answered so far, as the engine
+    /// merges them into the task's values; gates may read them.
+    answered: HashMap<String, Map<String, Value>>,
 }
 
 impl<'p> SimAgent<'p> {
@@ -169,6 +172,7 @@ impl<'p> SimAgent<'p> {
             pass_patch: vec![None; plan.roles.len()],
             fail_patch: vec![None; plan.roles.len()],
             pending: None,
+            answered: HashMap::new(),
         }
     }
 
@@ -220,16 +224,20 @@ impl<'p> SimAgent<'p> {
         let patch = match cache {
             Some(p) => p.clone(),
             None => {
-                let found = plan
-                    .gate
-                    .as_ref()
-                    .and_then(|g| find_patch(g, &out, inv, plan.max_iterations, want.clone()));
+                let earlier = self.answered.get(inv.task_id);
+                let found = plan.gate.as_ref().and_then(|g| {
+                    find_patch(g, &out, earlier, inv, plan.max_iterations, want.clone())
+                });
                 *cache = Some(found.clone());
                 found
             }
         };
         if let Some(Patch { field, value }) = patch {
             out.insert(field, value);
+        }
+        let answered = self.answered.entry(inv.task_id.to_string()).or_default();
+        for (k, v) in &out {
+            answered.insert(k.clone(), v.clone());
         }
         AgentOutput::Json(Value::Object(out))
     }
@@ -261,11 +269,15 @@ fn candidates(current: Option<&Value>, want: &Verdict) -> Vec<Value> {
     list
 }
 
-/// Finds one field change after which `gate` gives `want` on `out`, or
-/// `None` when the output already does or no single change can.
+/// Finds one field change after which `gate` gives `want` on `out` (over
+/// the fields answered `earlier` for the task), or `None` when the output
+/// already does or no single change can. A gate that cannot be evaluated
+/// here (it reads what only the run input holds) is left to the engine
+/// for a passing output: a guess could overwrite a real value.
 fn find_patch(
     gate: &Gate,
     out: &Map<String, Value>,
+    earlier: Option<&Map<String, Value>>,
     inv: &Invocation<'_>,
     max_iterations: Option<u32>,
     want: Verdict,
@@ -288,14 +300,20 @@ fn find_patch(
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v)
                 .or_else(|| out.get(name))
+                .or_else(|| earlier.and_then(|e| e.get(name)))
         })
     };
-    if verdict(None).as_ref() == Some(&want) {
-        return None;
+    match verdict(None) {
+        Some(v) if v == want => return None,
+        Some(Verdict::Error(_)) if want == Verdict::Pass => return None,
+        None => return None,
+        _ => {}
     }
     let mut fields: Vec<String> = out.keys().cloned().collect();
     for read in gate.reads() {
-        if !fields.iter().any(|f| f == read) && !state.iter().any(|(k, _)| *k == read) {
+        let known =
+            state.iter().any(|(k, _)| *k == read) || earlier.is_some_and(|e| e.contains_key(read));
+        if !fields.iter().any(|f| f == read) && !known {
             fields.push(read.to_string());
         }
     }

@@ -77,12 +77,20 @@ pub struct Params {
     #[schemars(range(min = 0.0, max = 1.0))]
     pub pass: Option<f64>,
     /// The output lacks a required field (a contract violation).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "contract_violation",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub violation: Option<f64>,
     /// The agent attempts a tool outside `actions_allowed`, then answers
     /// with a passing output.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "tool_blocked",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub blocked_tool: Option<f64>,
     /// The agent answers `needs_input`.
@@ -90,7 +98,11 @@ pub struct Params {
     #[schemars(range(min = 0.0, max = 1.0))]
     pub needs_input: Option<f64>,
     /// The agent fails (crash, model error).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "agent_error",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub error: Option<f64>,
     /// How long one call takes, in virtual seconds.
@@ -106,9 +118,11 @@ pub struct Params {
     pub iterations: Option<IndexMap<String, Params>>,
 }
 
-/// A distribution of call durations, in virtual seconds.
+/// A distribution of call durations, in virtual seconds. A bare number is
+/// a fixed duration.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[serde(rename_all = "snake_case", from = "DurationInput")]
+#[schemars(with = "DurationInput")]
 pub enum Duration {
     /// Every call takes this long.
     Fixed(f64),
@@ -117,6 +131,44 @@ pub enum Duration {
     /// Log-normal: half of the calls are shorter than `median`; `sigma` is
     /// the standard deviation of the logarithm.
     Lognormal { median: f64, sigma: f64 },
+}
+
+/// How a duration may be written: `60`, or one of the named forms.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum DurationInput {
+    /// Seconds: every call takes this long.
+    Seconds(f64),
+    Form(DurationForm),
+}
+
+/// The named forms of a duration.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum DurationForm {
+    /// Every call takes this long.
+    Fixed(f64),
+    /// Uniform between `min` and `max`.
+    Uniform { min: f64, max: f64 },
+    /// Log-normal: half of the calls are shorter than `median`; `sigma` is
+    /// the standard deviation of the logarithm.
+    Lognormal { median: f64, sigma: f64 },
+}
+
+impl From<DurationInput> for Duration {
+    fn from(input: DurationInput) -> Duration {
+        match input {
+            DurationInput::Seconds(s) | DurationInput::Form(DurationForm::Fixed(s)) => {
+                Duration::Fixed(s)
+            }
+            DurationInput::Form(DurationForm::Uniform { min, max }) => {
+                Duration::Uniform { min, max }
+            }
+            DurationInput::Form(DurationForm::Lognormal { median, sigma }) => {
+                Duration::Lognormal { median, sigma }
+            }
+        }
+    }
 }
 
 /// The built-in default, used for whatever neither a role, its mode nor
@@ -669,8 +721,8 @@ fn locate_serde_error(value: &Value) -> Option<ModelError> {
                 }
             }
         }
-        if let Some(duration) = v.get("duration")
-            && let Err(e) = serde_json::from_value::<Duration>(duration.clone())
+        if let Some(duration) = v.get("duration").filter(|d| !d.is_number())
+            && let Err(e) = serde_json::from_value::<DurationForm>(duration.clone())
         {
             return Some(error(
                 format!("{at}/duration"),

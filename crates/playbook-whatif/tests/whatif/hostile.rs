@@ -103,3 +103,17 @@ fn an_empty_model_is_the_documented_default() {
     assert_eq!(e.values, playbook_whatif::model::BUILTIN);
     assert!(e.sources.values().all(|s| s.is_default()));
 }
+
+#[test]
+fn spelled_out_outcome_names_and_bare_durations_are_accepted() {
+    let model = SimModel::parse(
+        "defaults: {pass: 0.5, contract_violation: 0.1, tool_blocked: 0.1, agent_error: 0.1, duration: 30}",
+    )
+    .unwrap();
+    let v = model.resolve("worker", None, 1).values;
+    assert_eq!((v.violation, v.blocked_tool, v.error), (0.1, 0.1, 0.1));
+    assert_eq!(v.duration, playbook_whatif::model::Duration::Fixed(30.0));
+    assert!(refused("defaults: {duration: -5}").contains("/defaults/duration/fixed"));
+    assert!(refused("defaults: {duration: soon}").contains("/defaults/duration"));
+    assert!(refused("defaults: {duration: {fixed: 1e309}}").contains("line 1"));
+}
