@@ -174,3 +174,43 @@ fn db_diff_compares_the_behaviour_of_two_stored_versions() {
         "{sentences:?}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_cleanly_with_a_partial_result() {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .current_dir(crate::root())
+        .args([
+            "whatif",
+            "playbooks/tdd.yaml",
+            "--runs",
+            "1000000",
+            "--format",
+            "json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["partial"], true);
+    assert_eq!(report["runs_requested"], 1_000_000);
+    let runs = report["runs"].as_u64().unwrap();
+    assert!(
+        runs < 1_000_000 && runs.is_multiple_of(64),
+        "whole blocks only: {runs}"
+    );
+    assert!(
+        text(&out.stderr).contains("stopped"),
+        "{}",
+        text(&out.stderr)
+    );
+}
