@@ -4,6 +4,7 @@
 mod closed_form;
 mod diff;
 mod hostile;
+mod outcomes;
 
 use std::sync::atomic::AtomicBool;
 
