@@ -18,6 +18,7 @@ pub mod library;
 pub mod preview;
 pub mod realrun;
 mod recording;
+pub mod whatif;
 pub mod workbench;
 
 /// Starts the app: the dialog plugin, the commands, the window.
@@ -29,6 +30,7 @@ pub fn run() {
         .manage(approvals::Pending::default())
         .manage(realrun::Runs::default())
         .manage(workbench::LastChecked::default())
+        .manage(whatif::WhatIf::default())
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::migrate_document,
@@ -73,6 +75,8 @@ pub fn run() {
             commands::run_start,
             commands::run_stop,
             commands::run_diff,
+            whatif::whatif_run,
+            whatif::whatif_cancel,
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");

@@ -17,10 +17,11 @@ import { droppedFile } from "./playbooks/drop";
 import { useDocument } from "./playbooks/useDocument";
 import { Preview } from "./preview/Preview";
 import { RunMode } from "./run/RunMode";
+import { WhatIf } from "./whatif/WhatIf";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
 
-type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "run";
+type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "whatif" | "run";
 type Notice = { message: string; kind: "info" | "error" } | null;
 /** The library playbook being edited and the version the edits started from. */
 type Current = { id: string; base: number };
@@ -289,6 +290,7 @@ export function App() {
     ["templates", "Templates", true],
     ["history", "History", !!current],
     ["preview", "Preview", !!doc],
+    ["whatif", "What-if", !!doc],
     ["run", "Run", !!doc],
   ];
 
@@ -401,6 +403,7 @@ export function App() {
               }}
             />
           )}
+          {screen === "whatif" && doc && <WhatIf doc={doc} />}
           {screen === "run" && doc && (
             <RunMode
               doc={doc}
