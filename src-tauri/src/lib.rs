@@ -77,6 +77,7 @@ pub fn run() {
             commands::run_diff,
             whatif::whatif_run,
             whatif::whatif_cancel,
+            whatif::whatif_compare_versions,
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");

@@ -41,6 +41,7 @@ import type { Playbook } from "./generated/Playbook";
 import type { Role } from "./generated/Role";
 import type { RoleMode } from "./generated/RoleMode";
 import type { WhatIfReport } from "./whatif/report";
+import type { BehaviourDiffResult } from "./whatif/BehaviourDiff";
 
 /** A failed command: the Rust `AppError`, thrown as an Error the UI can catch. */
 export class BackendError extends Error {
@@ -102,6 +103,9 @@ export const backend = {
   whatif: (document: Playbook, model: string, runs: number, seed: number) =>
     call<WhatIfReport>("whatif_run", { document, model, runs, seed }),
   cancelWhatif: () => call<void>("whatif_cancel"),
+  /** Two stored versions simulated under the same model and seeds, and the shipped scenarios on both. */
+  compareBehaviour: (id: string, from: number, to: number, model: string, runs: number, seed: number) =>
+    call<BehaviourDiffResult>("whatif_compare_versions", { id, from, to, model, runs, seed }),
   onWhatifProgress: (handler: (p: { done: number; total: number }) => void): Promise<UnlistenFn> =>
     listen<{ done: number; total: number }>("whatif-progress", (e) => handler(e.payload)),
 

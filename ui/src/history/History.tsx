@@ -1,11 +1,12 @@
 // History: the versions of a playbook or of a team template, a semantic
 // diff of any two (plus a text diff), and restore.
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Comparison } from "../generated/Comparison";
 import type { VersionInfo } from "../generated/VersionInfo";
 import { formatTime, Validity } from "../playbooks/Library";
 import { lineDiff } from "./lineDiff";
+import { BehaviourDiff } from "../whatif/BehaviourDiff";
 
 type Props = {
   id: string;
@@ -33,6 +34,7 @@ export function History({ id, name, refresh, onRestored, notify }: Props) {
           .catch((e) => notify(messageOf(e), "error"))
       }
       showValidity
+      behaviour={(from, to) => <BehaviourDiff id={id} from={from} to={to} />}
     />
   );
 }
@@ -45,10 +47,12 @@ type VersionHistoryProps = {
   compare: (from: number, to: number) => Promise<Comparison>;
   restore: (number: number) => void;
   showValidity?: boolean;
+  /** The behavioural diff of two versions, shown after the text diff. */
+  behaviour?: (from: number, to: number) => ReactNode;
 };
 
 /** Versions newest first; pick any two to compare; restore an older one. */
-export function VersionHistory({ title, refresh, versions: load, compare, restore, showValidity = false }: VersionHistoryProps) {
+export function VersionHistory({ title, refresh, versions: load, compare, restore, showValidity = false, behaviour }: VersionHistoryProps) {
   const [versions, setVersions] = useState<VersionInfo[] | null>(null);
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
@@ -164,6 +168,7 @@ export function VersionHistory({ title, refresh, versions: load, compare, restor
               ))}
             </pre>
           </details>
+          {behaviour?.(from, to)}
         </div>
       )}
     </section>
