@@ -20,6 +20,7 @@ pub mod preview;
 pub mod realrun;
 mod recording;
 pub mod scenarios;
+pub mod whatif;
 pub mod workbench;
 
 /// Starts the app: the dialog plugin, the commands, the window.
@@ -33,6 +34,7 @@ pub fn run() {
         .manage(workbench::LastChecked::default())
         .manage(grants::Grants::default())
         .on_window_event(grants::on_window_event)
+        .manage(whatif::WhatIf::default())
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::migrate_document,
@@ -86,6 +88,9 @@ pub fn run() {
             commands::run_start,
             commands::run_stop,
             commands::run_diff,
+            whatif::whatif_run,
+            whatif::whatif_cancel,
+            whatif::whatif_compare_versions,
         ])
         .run(tauri::generate_context!())
         .expect("Playbook Studio could not start its window");

@@ -19,10 +19,11 @@ import { droppedFile } from "./playbooks/drop";
 import { useDocument } from "./playbooks/useDocument";
 import { Preview } from "./preview/Preview";
 import { RunMode } from "./run/RunMode";
+import { WhatIf } from "./whatif/WhatIf";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
 
-type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "run";
+type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "whatif" | "run";
 /** A message at the top; `action` is one button that goes with it (Undo, Restore). */
 type Notice = { message: string; kind: "info" | "error"; action?: { label: string; run: () => void } } | null;
 /** The library playbook being edited and the version the edits started from. */
@@ -421,6 +422,7 @@ export function App() {
     ["templates", "Templates", true],
     ["history", "History", !!current],
     ["preview", "Preview", !!doc || !!previewVersion],
+    ["whatif", "What-if", !!doc],
     ["run", "Run", !!doc],
   ];
 
@@ -585,6 +587,7 @@ export function App() {
               }}
             />
           )}
+          {screen === "whatif" && doc && <WhatIf doc={doc} />}
           {screen === "run" && doc && (
             <RunMode
               doc={doc}

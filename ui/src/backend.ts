@@ -39,6 +39,8 @@ import type { Format } from "./generated/Format";
 import type { Playbook } from "./generated/Playbook";
 import type { Role } from "./generated/Role";
 import type { RoleMode } from "./generated/RoleMode";
+import type { WhatIfReport } from "./whatif/report";
+import type { BehaviourDiffResult } from "./whatif/BehaviourDiff";
 
 /** A failed command: the Rust `AppError`, thrown as an Error the UI can catch. */
 export class BackendError extends Error {
@@ -93,6 +95,17 @@ export const backend = {
   denyWaitingApprovals: () => call<number>("preview_deny_waiting"),
   runs: (id: string) => call<Run[]>("preview_runs", { id }),
   runEvents: (run: number) => call<EventRecord[]>("preview_run_events", { run }),
+
+  // What-if (playbook-whatif): a new simulation cancels the one before.
+  // Progress streams as `whatif-progress`.
+  whatif: (document: Playbook, model: string, runs: number, seed: number) =>
+    call<WhatIfReport>("whatif_run", { document, model, runs, seed }),
+  cancelWhatif: () => call<void>("whatif_cancel"),
+  /** Two stored versions simulated under the same model and seeds, and the shipped scenarios on both. */
+  compareBehaviour: (id: string, from: number, to: number, model: string, runs: number, seed: number) =>
+    call<BehaviourDiffResult>("whatif_compare_versions", { id, from, to, model, runs, seed }),
+  onWhatifProgress: (handler: (p: { done: number; total: number }) => void): Promise<UnlistenFn> =>
+    listen<{ done: number; total: number }>("whatif-progress", (e) => handler(e.payload)),
 
   // Real runs (playbook-runner): folders and files are chosen in native
   // dialogs opened by the Rust side, which keeps the paths and answers ids.

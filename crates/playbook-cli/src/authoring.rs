@@ -371,6 +371,7 @@ pub fn all_schemas() -> Vec<Published> {
     let mut all = playbook_core::schema::published();
     all.extend(playbook_orchestrator::envelope::published());
     all.extend(playbook_runner::schema::published());
+    all.push(playbook_whatif::schema());
     all
 }
 

@@ -122,6 +122,8 @@ enum DbCommand {
         id: String,
         from: u32,
         to: Option<u32>,
+        #[command(flatten)]
+        behaviour: crate::whatif::BehaviourArgs,
     },
     /// Make an old version the latest again, as a new version.
     Restore {
@@ -209,10 +211,16 @@ pub struct DiffArgs {
     b: String,
     #[arg(long, value_enum, default_value = "text")]
     format: Output,
+    #[command(flatten)]
+    behaviour: crate::whatif::BehaviourArgs,
 }
 
 /// `playbook diff A B`: two files, no library.
 pub fn diff_files(args: DiffArgs) -> Result<ExitCode> {
+    if args.behaviour.enabled {
+        let json = args.format == Output::Json;
+        return crate::whatif::behaviour_files(&args.a, &args.b, &args.behaviour, json);
+    }
     let read = |path: &str| -> Result<playbook_core::Playbook> {
         let source = crate::input::read(path)?;
         let report = validate_source(&source.text, source.format, &Options::default());
@@ -493,12 +501,32 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                 }
             }
         }
-        DbCommand::Diff { id: pid, from, to } => {
+        DbCommand::Diff {
+            id: pid,
+            from,
+            to,
+            behaviour,
+        } => {
             let pid = id(&pid)?;
             let to = match to {
                 Some(to) => to,
                 None => store.summary(&pid)?.latest.number,
             };
+            if behaviour.enabled {
+                let version = |n: u32| -> Result<playbook_core::Playbook, Failure> {
+                    let v = store.version(&pid, Some(n))?;
+                    crate::whatif::playbook_of(&v.content, &format!("version {n} of {pid}"))
+                        .map_err(Failure::Other)
+                };
+                let (before, after) = (version(from)?, version(to)?);
+                return crate::whatif::behaviour(
+                    &before,
+                    &after,
+                    &behaviour,
+                    format == Output::Json,
+                )
+                .map_err(Failure::Other);
+            }
             print_diff(&store.diff(&pid, from, to)?, format);
         }
         DbCommand::Restore {

@@ -18,6 +18,7 @@ mod migrate;
 mod preview;
 mod report;
 mod run;
+mod whatif;
 
 #[derive(Parser)]
 #[command(
@@ -42,12 +43,14 @@ enum Command {
     Template(authoring::TemplateArgs),
     /// The playbook library: list, show, history, import, export, diff, restore, rm, templates.
     Db(library::DbArgs),
-    /// Show what changed between two playbook files, in domain terms.
+    /// Show what changed between two playbook files, in domain terms (`--behaviour`: in simulated runs).
     Diff(library::DiffArgs),
     /// Upgrade a legacy (agenterm) playbook to schema_version 1.0.0.
     Migrate(migrate::MigrateArgs),
     /// Preview a run with scripted agents: live progress, or the JSONL event log.
     Preview(preview::PreviewArgs),
+    /// Simulate thousands of runs under a probability model: calls, escalations, duration, cost.
+    Whatif(whatif::WhatifArgs),
     /// Print the system prompt a role receives, contract block included.
     Prompt(preview::PromptArgs),
     /// Run a playbook with real agent processes on a git repository (`run clean` removes left worktrees).
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Migrate(args) => migrate::migrate(args),
         Command::Preview(args) => preview::preview(args),
         Command::Prompt(args) => preview::prompt(args),
+        Command::Whatif(args) => whatif::whatif(args),
         Command::Run(args) => run::run(args),
         Command::Completions(args) => completions::completions(args, Cli::command()),
         Command::Gateway(args) => run::gateway(args),

@@ -1,12 +1,14 @@
 // History: the versions of a playbook or of a team template with their
 // notes, a semantic diff of any two (plus a text diff), restore, and (for a
-// playbook) a preview run of any version.
-import { useEffect, useState } from "react";
+// playbook) a preview run of any version and a behavioural diff (what-if
+// simulations of both versions).
+import { type ReactNode, useEffect, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Comparison } from "../generated/Comparison";
 import type { VersionInfo } from "../generated/VersionInfo";
 import { formatTime, Validity } from "../playbooks/Library";
 import { lineDiff } from "./lineDiff";
+import { BehaviourDiff } from "../whatif/BehaviourDiff";
 
 type Props = {
   id: string;
@@ -37,6 +39,7 @@ export function History({ id, name, refresh, onRestored, onPreview, notify }: Pr
       }
       preview={onPreview}
       showValidity
+      behaviour={(from, to) => <BehaviourDiff id={id} from={from} to={to} />}
     />
   );
 }
@@ -51,10 +54,12 @@ type VersionHistoryProps = {
   /** When given, each version offers "Preview this version". */
   preview?: (number: number) => void;
   showValidity?: boolean;
+  /** The behavioural diff of two versions, shown after the text diff. */
+  behaviour?: (from: number, to: number) => ReactNode;
 };
 
 /** Versions newest first; pick any two to compare; restore an older one. */
-export function VersionHistory({ title, refresh, versions: load, compare, restore, preview, showValidity = false }: VersionHistoryProps) {
+export function VersionHistory({ title, refresh, versions: load, compare, restore, preview, showValidity = false, behaviour }: VersionHistoryProps) {
   const [versions, setVersions] = useState<VersionInfo[] | null>(null);
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
@@ -181,6 +186,7 @@ export function VersionHistory({ title, refresh, versions: load, compare, restor
               ))}
             </pre>
           </details>
+          {behaviour?.(from, to)}
         </div>
       )}
     </section>

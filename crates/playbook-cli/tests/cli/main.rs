@@ -10,6 +10,7 @@ mod library;
 mod migrate;
 mod preview;
 mod report;
+mod whatif;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -1,0 +1,382 @@
+//! The behavioural diff: what a change to a playbook did to its simulated
+//! behaviour. Both versions run under the same model with the same seeds;
+//! each figure is compared, and a change whose 95 % intervals do not overlap
+//! is flagged significant. Shipped scenarios are previewed on both versions
+//! and their outcomes compared ("passed → escalated").
+
+use serde::Serialize;
+
+use playbook_core::model::Playbook;
+use playbook_orchestrator::event::{Event, EventRecord, EventSink, Outcome};
+use playbook_orchestrator::{Approval, Scenario, run_scenario};
+
+use crate::report::{Report, pct};
+use crate::stats::{Rate, Summary};
+
+/// How a figure reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A share, shown in percent.
+    Rate,
+    /// A count or mean of agent calls.
+    Calls,
+    /// Virtual seconds.
+    Seconds,
+    /// The model's cost unit.
+    Cost,
+}
+
+/// One figure before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub metric: String,
+    pub kind: Kind,
+    pub before: f64,
+    pub after: f64,
+    /// 95 % intervals, for figures that have one (rates and means).
+    pub before_ci: Option<[f64; 2]>,
+    pub after_ci: Option<[f64; 2]>,
+    /// The intervals do not overlap.
+    pub significant: bool,
+    /// E.g. "p95 agent calls per task 7 → 9".
+    pub sentence: String,
+}
+
+/// A shipped scenario's outcome on both versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScenarioChange {
+    pub scenario: String,
+    pub before: String,
+    pub after: String,
+    pub changed: bool,
+}
+
+/// What a change did.
+#[derive(Debug, Clone, Serialize)]
+pub struct BehaviourDiff {
+    pub runs: u64,
+    pub seed: u64,
+    pub cost_unit: String,
+    /// True when either simulation was stopped early.
+    pub partial: bool,
+    /// Figures that changed, significant ones first.
+    pub changes: Vec<Change>,
+    /// Stages, roles or loops present in one version only.
+    pub notes: Vec<String>,
+    pub scenarios: Vec<ScenarioChange>,
+}
+
+fn format_value(kind: Kind, v: f64, unit: &str) -> String {
+    match kind {
+        Kind::Rate => pct(v),
+        Kind::Calls if v.fract() == 0.0 => format!("{v:.0}"),
+        Kind::Calls => format!("{v:.2}"),
+        Kind::Seconds => format!("{v:.1} s"),
+        Kind::Cost => format!("{v:.3} {unit}"),
+    }
+}
+
+struct Builder<'u> {
+    unit: &'u str,
+    changes: Vec<Change>,
+}
+
+impl Builder<'_> {
+    fn push(
+        &mut self,
+        metric: String,
+        kind: Kind,
+        (before, before_ci): (f64, Option<[f64; 2]>),
+        (after, after_ci): (f64, Option<[f64; 2]>),
+    ) {
+        let b = format_value(kind, before, self.unit);
+        let a = format_value(kind, after, self.unit);
+        if b == a {
+            return;
+        }
+        let significant = match (before_ci, after_ci) {
+            (Some(x), Some(y)) => x[1] < y[0] || y[1] < x[0],
+            _ => false,
+        };
+        self.changes.push(Change {
+            sentence: format!("{metric} {b} → {a}"),
+            metric,
+            kind,
+            before,
+            after,
+            before_ci,
+            after_ci,
+            significant,
+        });
+    }
+
+    fn rate(&mut self, metric: String, before: &Rate, after: &Rate) {
+        self.push(
+            metric,
+            Kind::Rate,
+            (before.rate, Some(before.ci)),
+            (after.rate, Some(after.ci)),
+        );
+    }
+
+    /// Mean (with its interval), p95 and max of a distribution.
+    fn summary(&mut self, what: &str, kind: Kind, before: &Summary, after: &Summary) {
+        self.push(
+            format!("mean {what}"),
+            kind,
+            (before.mean, Some(before.ci)),
+            (after.mean, Some(after.ci)),
+        );
+        self.push(
+            format!("p95 {what}"),
+            kind,
+            (before.p95, None),
+            (after.p95, None),
+        );
+        self.push(
+            format!("max {what}"),
+            kind,
+            (before.max, None),
+            (after.max, None),
+        );
+    }
+}
+
+impl BehaviourDiff {
+    /// Compares two reports made with the same model, runs and seed.
+    pub fn new(before: &Report, after: &Report) -> BehaviourDiff {
+        let mut b = Builder {
+            unit: &after.cost_unit,
+            changes: Vec::new(),
+        };
+        let mut notes = Vec::new();
+        b.rate("escalations".into(), &before.escalation, &after.escalation);
+        let mut triggers: Vec<&String> = before.escalation_by_trigger.keys().collect();
+        for t in after.escalation_by_trigger.keys() {
+            if !triggers.contains(&t) {
+                triggers.push(t);
+            }
+        }
+        let none = |of: u64| Rate::new(0, of);
+        for t in triggers {
+            b.rate(
+                format!("escalations on {t}"),
+                before
+                    .escalation_by_trigger
+                    .get(t)
+                    .unwrap_or(&none(before.escalation.of)),
+                after
+                    .escalation_by_trigger
+                    .get(t)
+                    .unwrap_or(&none(after.escalation.of)),
+            );
+        }
+        b.rate(
+            "tasks passing".into(),
+            &before.tasks_passing,
+            &after.tasks_passing,
+        );
+        for outcome in ["passed", "blocked", "failed", "stopped"] {
+            b.rate(
+                format!("runs {outcome}"),
+                before.outcomes.get(outcome).unwrap_or(&none(before.runs)),
+                after.outcomes.get(outcome).unwrap_or(&none(after.runs)),
+            );
+        }
+        b.summary(
+            "agent calls per task",
+            Kind::Calls,
+            &before.calls_per_task,
+            &after.calls_per_task,
+        );
+        b.summary(
+            "agent calls per run",
+            Kind::Calls,
+            &before.calls_per_run,
+            &after.calls_per_run,
+        );
+        b.summary(
+            "virtual duration per run",
+            Kind::Seconds,
+            &before.duration_seconds,
+            &after.duration_seconds,
+        );
+        b.summary("cost per run", Kind::Cost, &before.cost, &after.cost);
+        for s in &after.stages {
+            match before.stages.iter().find(|x| x.stage == s.stage) {
+                Some(old) => {
+                    b.summary(
+                        &format!("agent calls per task in stage `{}`", s.stage),
+                        Kind::Calls,
+                        &old.calls,
+                        &s.calls,
+                    );
+                    b.rate(
+                        format!("escalations in stage `{}`", s.stage),
+                        &old.escalation,
+                        &s.escalation,
+                    );
+                    b.push(
+                        format!("worst-case calls per task in stage `{}`", s.stage),
+                        Kind::Calls,
+                        (f64::from(old.bound_per_task), None),
+                        (f64::from(s.bound_per_task), None),
+                    );
+                }
+                None => notes.push(format!("stage `{}` is new", s.stage)),
+            }
+        }
+        for s in &before.stages {
+            if !after.stages.iter().any(|x| x.stage == s.stage) {
+                notes.push(format!("stage `{}` was removed", s.stage));
+            }
+        }
+        for r in &after.roles {
+            match before.roles.iter().find(|x| x.role == r.role) {
+                Some(old) => b.push(
+                    format!("mean calls of `{}` per task", r.role),
+                    Kind::Calls,
+                    (old.calls.mean, Some(old.calls.ci)),
+                    (r.calls.mean, Some(r.calls.ci)),
+                ),
+                None => notes.push(format!("role `{}` is new", r.role)),
+            }
+        }
+        for r in &before.roles {
+            if !after.roles.iter().any(|x| x.role == r.role) {
+                notes.push(format!("role `{}` was removed", r.role));
+            }
+        }
+        if before.costliest_loop != after.costliest_loop {
+            notes.push(format!(
+                "the loop that costs most: {} → {}",
+                before.costliest_loop.as_deref().unwrap_or("none"),
+                after.costliest_loop.as_deref().unwrap_or("none")
+            ));
+        }
+        let mut changes = b.changes;
+        // Significant first; otherwise the order above (headline figures first).
+        changes.sort_by_key(|c| !c.significant);
+        BehaviourDiff {
+            runs: after.runs.min(before.runs),
+            seed: after.seed,
+            cost_unit: after.cost_unit.clone(),
+            partial: before.partial || after.partial,
+            changes,
+            notes,
+            scenarios: Vec::new(),
+        }
+    }
+
+    /// The diff as text for a terminal.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "behaviour: {} simulated run(s) of each version, seed {}, same model{}",
+            self.runs,
+            self.seed,
+            if self.partial {
+                " — PARTIAL (stopped early)"
+            } else {
+                ""
+            }
+        );
+        if self.changes.is_empty() {
+            out.push_str("  no figure changed\n");
+        }
+        for c in &self.changes {
+            let ci = match (c.before_ci, c.after_ci) {
+                (Some(x), Some(y)) => format!(
+                    "  (95 % CI {}–{} vs {}–{})",
+                    format_value(c.kind, x[0], &self.cost_unit),
+                    format_value(c.kind, x[1], &self.cost_unit),
+                    format_value(c.kind, y[0], &self.cost_unit),
+                    format_value(c.kind, y[1], &self.cost_unit)
+                ),
+                _ => String::new(),
+            };
+            let flag = if c.significant {
+                "SIGNIFICANT "
+            } else {
+                "            "
+            };
+            let _ = writeln!(out, "  {flag}{}{ci}", c.sentence);
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+        if !self.scenarios.is_empty() {
+            out.push_str("scenarios:\n");
+            for s in &self.scenarios {
+                let what = if s.changed {
+                    format!("{} → {}", s.before, s.after)
+                } else {
+                    format!("{} (unchanged)", s.after)
+                };
+                let _ = writeln!(out, "  {}: {what}", s.scenario);
+            }
+        }
+        out
+    }
+}
+
+/// Notices escalations, so a blocked outcome can say it was escalated.
+struct EscalationSink(bool);
+
+impl EventSink for EscalationSink {
+    fn emit(&mut self, record: &EventRecord) {
+        if matches!(record.event, Event::Escalated { .. }) {
+            self.0 = true;
+        }
+    }
+}
+
+/// The outcome of previewing `scenario` on `playbook`, in one word:
+/// `passed`, `escalated`, `blocked`, `failed`, `stopped`, `refused`, or
+/// `not applicable` when the scenario scripts roles the playbook lacks.
+pub fn scenario_outcome(playbook: &Playbook, scenario: &Scenario, seed: u64) -> String {
+    if let Err(e) = scenario.check_against(playbook) {
+        return format!("not applicable ({})", e.message);
+    }
+    let mut sink = EscalationSink(false);
+    let seed = scenario.seed.unwrap_or(seed);
+    let report = run_scenario(
+        playbook,
+        scenario,
+        seed,
+        Approval::Scenario.approver(scenario),
+        &mut sink,
+    );
+    match report.outcome {
+        Some(Outcome::Passed) => "passed",
+        Some(Outcome::Blocked) if sink.0 => "escalated",
+        Some(Outcome::Blocked) => "blocked",
+        Some(Outcome::Failed) if sink.0 => "escalated",
+        Some(Outcome::Failed) => "failed",
+        Some(Outcome::Refused) => "refused",
+        Some(Outcome::Stopped) => "stopped",
+        None => "did not run",
+    }
+    .to_string()
+}
+
+/// Compares one scenario on both versions.
+pub fn scenario_change(
+    name: &str,
+    before: &Playbook,
+    after: &Playbook,
+    scenario: &Scenario,
+    seed: u64,
+) -> ScenarioChange {
+    let b = scenario_outcome(before, scenario, seed);
+    let a = scenario_outcome(after, scenario, seed);
+    ScenarioChange {
+        scenario: name.to_string(),
+        changed: a != b,
+        before: b,
+        after: a,
+    }
+}

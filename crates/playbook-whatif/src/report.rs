@@ -1,0 +1,531 @@
+//! The what-if report: the statistics of a simulation, per task, stage and
+//! role, with the model values they rest on, as JSON and as text.
+
+use std::fmt::Write as _;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use playbook_core::model::Playbook;
+
+use crate::agent::Plan;
+use crate::model::{Explained, SimModel};
+use crate::sim::{Acc, Outcomes};
+use crate::stats::{Histogram, Rate, Summary};
+
+/// Everything a simulation found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub playbook_id: String,
+    pub seed: u64,
+    pub runs_requested: u64,
+    pub runs: u64,
+    /// True when the simulation was stopped before every run was made.
+    pub partial: bool,
+    pub cost_unit: String,
+    /// The values each role's calls use, and where each came from.
+    pub model: Vec<RoleModel>,
+    /// Things the reader should know about the figures.
+    pub notes: Vec<String>,
+    /// Share of runs per outcome (`passed`, `blocked`, `failed`, ...).
+    pub outcomes: IndexMap<String, Rate>,
+    /// Share of task instances that finished done.
+    pub tasks_passing: Rate,
+    /// Share of task instances escalated to a person.
+    pub escalation: Rate,
+    /// Escalations by trigger, as a share of task instances.
+    pub escalation_by_trigger: IndexMap<String, Rate>,
+    /// Share of runs with at least one escalation.
+    pub runs_escalated: Rate,
+    pub calls_per_run: Summary,
+    pub calls_per_task: Summary,
+    /// Calls per task: value → number of task instances.
+    pub calls_per_task_histogram: Vec<(u32, u64)>,
+    /// Virtual duration of a run, in seconds.
+    pub duration_seconds: Summary,
+    /// Cost of a run, in `cost_unit`.
+    pub cost: Summary,
+    pub tasks: Vec<TaskStats>,
+    pub stages: Vec<StageStats>,
+    pub roles: Vec<RoleStats>,
+    pub loops: Vec<LoopStats>,
+    /// The loop with the highest mean cost per run.
+    pub costliest_loop: Option<String>,
+    /// Runs that exceeded the engine's static bound: must be empty.
+    pub bound_violations: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RoleModel {
+    pub role: String,
+    pub stage: String,
+    /// Values of iterations without an override.
+    pub values: Explained,
+    /// Iterations with their own values.
+    pub overrides: Vec<(u32, Explained)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskStats {
+    pub task_id: String,
+    /// Share of runs in which the task existed.
+    pub present: Rate,
+    pub calls: Summary,
+    pub passing: Rate,
+    pub escalation: Rate,
+    pub escalation_by_trigger: IndexMap<String, Rate>,
+    /// Final states: state → share of the task's instances.
+    pub states: IndexMap<String, Rate>,
+    /// Mean cost of the task per run in which it existed.
+    pub mean_cost: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StageStats {
+    pub stage: String,
+    /// Task instances that made at least one call in the stage.
+    pub tasks_entered: u64,
+    /// Calls per task that entered the stage.
+    pub calls: Summary,
+    /// The engine's static worst case per task.
+    pub bound_per_task: u32,
+    pub escalation: Rate,
+    pub escalation_by_trigger: IndexMap<String, Rate>,
+    /// Mean cost of the stage per run.
+    pub mean_cost: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RoleStats {
+    pub role: String,
+    pub stage: String,
+    /// Calls per task that called the role.
+    pub calls: Summary,
+    /// Mean cost of the role per run.
+    pub mean_cost: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LoopStats {
+    /// Roles of the loop, e.g. `worker ⇄ reviewer`.
+    pub name: String,
+    pub roles: Vec<String>,
+    pub mean_calls: f64,
+    pub mean_cost: f64,
+}
+
+fn rates(map: &IndexMap<String, u64>, of: u64) -> IndexMap<String, Rate> {
+    map.iter()
+        .map(|(k, v)| (k.clone(), Rate::new(*v, of)))
+        .collect()
+}
+
+fn histogram(h: &Histogram) -> Vec<(u32, u64)> {
+    h.counts.iter().map(|(k, v)| (*k, *v)).collect()
+}
+
+impl Report {
+    /// Writes up a simulation.
+    pub fn new(
+        playbook: &Playbook,
+        model: &SimModel,
+        plan: &Plan,
+        seed: u64,
+        o: Outcomes,
+    ) -> Report {
+        let Outcomes {
+            acc,
+            requested,
+            partial,
+        } = o;
+        let stage_names: Vec<String> = playbook.stages().map(|(n, _)| n.to_string()).collect();
+        let tasks = u32::try_from(acc.tasks.len()).ok();
+        let bounds = playbook_orchestrator::bound::stage_bounds(playbook, tasks);
+        let flow = playbook_core::flow::Flow::new(playbook);
+        let runs_f = acc.runs.max(1) as f64;
+        let model_rows: Vec<RoleModel> = flow
+            .roles
+            .iter()
+            .map(|r| {
+                let mode = r.role.mode;
+                let overrides = plan
+                    .index_of(&r.role.name)
+                    .map(|i| {
+                        plan.roles[i]
+                            .overrides
+                            .iter()
+                            .map(|(k, _)| (*k, model.resolve(&r.role.name, mode, *k)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                RoleModel {
+                    role: r.role.name.clone(),
+                    stage: r.stage.to_string(),
+                    values: model.resolve(&r.role.name, mode, 0),
+                    overrides,
+                }
+            })
+            .collect();
+        let notes = notes(model, plan, &model_rows, &acc);
+        let loops: Vec<LoopStats> = flow
+            .loops()
+            .iter()
+            .enumerate()
+            .map(|(l, members)| {
+                let roles: Vec<String> = members
+                    .iter()
+                    .map(|&i| flow.roles[i].role.name.clone())
+                    .collect();
+                LoopStats {
+                    name: roles.join(" ⇄ "),
+                    roles,
+                    mean_calls: acc.loop_calls.get(l).copied().unwrap_or(0) as f64 / runs_f,
+                    mean_cost: acc.loop_cost.get(l).copied().unwrap_or(0.0) / runs_f,
+                }
+            })
+            .collect();
+        let costliest_loop = loops
+            .iter()
+            .max_by(|a, b| {
+                a.mean_cost
+                    .total_cmp(&b.mean_cost)
+                    .then(a.mean_calls.total_cmp(&b.mean_calls))
+            })
+            .map(|l| l.name.clone());
+        let durations: Vec<f64> = acc
+            .virtual_ms
+            .iter()
+            .map(|ms| *ms as f64 / 1000.0)
+            .collect();
+        Report {
+            playbook_id: playbook.id.to_string(),
+            seed,
+            runs_requested: requested,
+            runs: acc.runs,
+            partial,
+            cost_unit: model.unit().to_string(),
+            model: model_rows,
+            notes,
+            outcomes: acc
+                .outcomes
+                .iter()
+                .map(|(k, v)| (k.to_string(), Rate::new(*v, acc.runs)))
+                .collect(),
+            tasks_passing: Rate::new(acc.tasks_done, acc.task_instances),
+            escalation: Rate::new(acc.tasks_escalated, acc.task_instances),
+            escalation_by_trigger: rates(&acc.by_trigger, acc.task_instances),
+            runs_escalated: Rate::new(acc.runs_escalated, acc.runs),
+            calls_per_run: acc.calls_per_run.summary(),
+            calls_per_task: acc.calls_per_task.summary(),
+            calls_per_task_histogram: histogram(&acc.calls_per_task),
+            duration_seconds: Summary::of_values(&durations),
+            cost: Summary::of_values(&acc.cost),
+            tasks: acc
+                .tasks
+                .iter()
+                .map(|(id, t)| TaskStats {
+                    task_id: id.clone(),
+                    present: Rate::new(t.present, acc.runs),
+                    calls: t.calls.summary(),
+                    passing: Rate::new(t.states.get("done").copied().unwrap_or(0), t.present),
+                    escalation: Rate::new(t.escalated, t.present),
+                    escalation_by_trigger: rates(&t.by_trigger, t.present),
+                    states: t
+                        .states
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), Rate::new(*v, t.present)))
+                        .collect(),
+                    mean_cost: t.cost / t.present.max(1) as f64,
+                })
+                .collect(),
+            stages: stage_names
+                .iter()
+                .enumerate()
+                .map(|(s, name)| {
+                    let st = &acc.stages[s];
+                    let entered = st.calls.n();
+                    StageStats {
+                        stage: name.clone(),
+                        tasks_entered: entered,
+                        calls: st.calls.summary(),
+                        bound_per_task: bounds.get(s).map_or(0, |b| b.per_task),
+                        escalation: Rate::new(st.escalated, entered),
+                        escalation_by_trigger: rates(&st.by_trigger, entered),
+                        mean_cost: st.cost / runs_f,
+                    }
+                })
+                .collect(),
+            roles: plan
+                .roles
+                .iter()
+                .zip(&acc.roles)
+                .map(|(r, a)| RoleStats {
+                    role: r.name.clone(),
+                    stage: stage_names.get(r.stage).cloned().unwrap_or_default(),
+                    calls: a.calls.summary(),
+                    mean_cost: a.cost / runs_f,
+                })
+                .collect(),
+            loops,
+            costliest_loop,
+            bound_violations: acc.bound_violations.clone(),
+        }
+    }
+
+    /// Fails when any run exceeded the engine's static bound: the
+    /// simulation (or the engine) is then wrong and no figure may be trusted.
+    pub fn check_bound(&self) -> Result<(), String> {
+        match self.bound_violations.first() {
+            None => Ok(()),
+            Some(first) => Err(format!(
+                "{} run(s) exceeded the engine's static worst-case bound, e.g. {first}; this is a defect, please report it",
+                self.bound_violations.len()
+            )),
+        }
+    }
+
+    /// The report as text for a terminal.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let unit = &self.cost_unit;
+        let _ = writeln!(
+            out,
+            "what-if `{}`: {} run(s), seed {}{}",
+            self.playbook_id,
+            self.runs,
+            self.seed,
+            if self.partial {
+                format!(
+                    " — PARTIAL: stopped after {} of {} runs",
+                    self.runs, self.runs_requested
+                )
+            } else {
+                String::new()
+            }
+        );
+        let _ = writeln!(out, "(figures are means with 95 % confidence intervals)");
+        out.push_str("\nmodel:\n");
+        for row in &self.model {
+            let _ = writeln!(
+                out,
+                "  {} ({}): {}",
+                row.role,
+                row.stage,
+                explain(&row.values, unit)
+            );
+            for (k, e) in &row.overrides {
+                let _ = writeln!(out, "    iteration {k}: {}", explain(e, unit));
+            }
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "  note: {note}");
+        }
+        out.push_str("\nruns:\n");
+        for (k, r) in &self.outcomes {
+            let _ = writeln!(out, "  {k:<10} {}", rate(r));
+        }
+        let _ = writeln!(out, "  tasks passing {}", rate(&self.tasks_passing));
+        let _ = writeln!(out, "  escalations   {} of tasks", rate(&self.escalation));
+        for (t, r) in &self.escalation_by_trigger {
+            let _ = writeln!(out, "    on {t:<18} {}", rate(r));
+        }
+        let _ = writeln!(
+            out,
+            "  agent calls per run  {}",
+            summary(&self.calls_per_run, "")
+        );
+        let _ = writeln!(
+            out,
+            "  agent calls per task {}",
+            summary(&self.calls_per_task, "")
+        );
+        let _ = writeln!(
+            out,
+            "  virtual duration     {}",
+            summary(&self.duration_seconds, " s")
+        );
+        let _ = writeln!(
+            out,
+            "  cost per run         {}",
+            summary(&self.cost, &format!(" {unit}"))
+        );
+        out.push_str("\nper task:\n");
+        for t in self.tasks.iter().take(50) {
+            let _ = writeln!(
+                out,
+                "  {}: calls {}; passing {}; escalated {}",
+                t.task_id,
+                summary(&t.calls, ""),
+                pct(t.passing.rate),
+                pct(t.escalation.rate)
+            );
+        }
+        if self.tasks.len() > 50 {
+            let _ = writeln!(
+                out,
+                "  … {} more task(s) in --format json",
+                self.tasks.len() - 50
+            );
+        }
+        out.push_str(
+            "\nper stage (calls per task that entered it; bound = engine's worst case):\n",
+        );
+        for s in &self.stages {
+            let _ = writeln!(
+                out,
+                "  {}: calls {} (bound {}); escalated {}; cost {:.3} {unit}/run",
+                s.stage,
+                summary(&s.calls, ""),
+                s.bound_per_task,
+                rate(&s.escalation),
+                s.mean_cost
+            );
+        }
+        out.push_str("\nper role (calls per task that called it):\n");
+        for r in &self.roles {
+            let _ = writeln!(
+                out,
+                "  {} ({}): calls {}; cost {:.3} {unit}/run",
+                r.role,
+                r.stage,
+                summary(&r.calls, ""),
+                r.mean_cost
+            );
+        }
+        if !self.loops.is_empty() {
+            out.push_str("\nloops:\n");
+            for l in &self.loops {
+                let _ = writeln!(
+                    out,
+                    "  {}: {:.2} calls, {:.3} {unit} per run{}",
+                    l.name,
+                    l.mean_calls,
+                    l.mean_cost,
+                    if Some(&l.name) == self.costliest_loop.as_ref() {
+                        "  ← costs most"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        if !self.bound_violations.is_empty() {
+            out.push_str("\nBOUND EXCEEDED:\n");
+            for v in &self.bound_violations {
+                let _ = writeln!(out, "  {v}");
+            }
+        }
+        out
+    }
+}
+
+fn notes(model: &SimModel, plan: &Plan, rows: &[RoleModel], acc: &Acc) -> Vec<String> {
+    let mut notes = Vec::new();
+    let all_default: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.values.sources.values().all(|s| s.is_default()))
+        .map(|r| r.role.as_str())
+        .collect();
+    if model.roles.is_empty() && model.defaults.is_none() {
+        notes.push("no model given: every value is the built-in default (docs/whatif.md)".into());
+    } else if !all_default.is_empty() {
+        notes.push(format!(
+            "role(s) {} use only default values",
+            all_default.join(", ")
+        ));
+    }
+    for r in &plan.roles {
+        let fail = r.base.fail();
+        if !r.has_gate() && fail > 0.0 {
+            notes.push(format!(
+                "`{}` has no pass_condition: its {} chance of a failing output passes",
+                r.name,
+                pct(fail)
+            ));
+        } else if r.gate_is_manual() && fail > 0.0 {
+            notes.push(format!(
+                "`{}` has a manual gate: a failing output is a denied approval",
+                r.name
+            ));
+        }
+    }
+    if let Some(reason) = &acc.refused {
+        notes.push(format!("some runs were refused by the engine: {reason}"));
+    }
+    notes
+}
+
+fn explain(e: &Explained, unit: &str) -> String {
+    let v = &e.values;
+    let mark = |field: &str| match e.sources.get(field) {
+        Some(s) if s.is_default() => format!(" [{}]", s.describe()),
+        _ => String::new(),
+    };
+    format!(
+        "pass {}{}, fail {}, violation {}{}, blocked_tool {}{}, needs_input {}{}, error {}{}, duration {}{}, cost {} {unit}{}",
+        v.pass,
+        mark("pass"),
+        round(v.fail()),
+        v.violation,
+        mark("violation"),
+        v.blocked_tool,
+        mark("blocked_tool"),
+        v.needs_input,
+        mark("needs_input"),
+        v.error,
+        mark("error"),
+        duration(&v.duration),
+        mark("duration"),
+        v.cost,
+        mark("cost"),
+    )
+}
+
+fn round(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+fn duration(d: &crate::model::Duration) -> String {
+    match d {
+        crate::model::Duration::Fixed(s) => format!("{s} s"),
+        crate::model::Duration::Uniform { min, max } => format!("{min}–{max} s"),
+        crate::model::Duration::Lognormal { median, sigma } => {
+            format!("log-normal median {median} s σ {sigma}")
+        }
+    }
+}
+
+pub(crate) fn pct(r: f64) -> String {
+    format!("{:.1} %", r * 100.0)
+}
+
+pub(crate) fn rate(r: &Rate) -> String {
+    format!(
+        "{} ({} of {}; {}–{})",
+        pct(r.rate),
+        r.count,
+        r.of,
+        pct(r.ci[0]),
+        pct(r.ci[1])
+    )
+}
+
+pub(crate) fn summary(s: &Summary, unit: &str) -> String {
+    format!(
+        "mean {:.2}{unit} [{:.2}–{:.2}], p50 {}{unit}, p95 {}{unit}, max {}{unit}",
+        s.mean,
+        s.ci[0],
+        s.ci[1],
+        trim(s.p50),
+        trim(s.p95),
+        trim(s.max)
+    )
+}
+
+fn trim(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}

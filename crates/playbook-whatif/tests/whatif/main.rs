@@ -1,0 +1,69 @@
+//! Simulations checked against closed-form answers, determinism, the
+//! static bound and hostile models.
+
+mod closed_form;
+mod diff;
+mod hostile;
+mod outcomes;
+
+use std::sync::atomic::AtomicBool;
+
+use playbook_whatif::{Options, Report, SimModel, whatif};
+
+/// A one-stage worker ⇄ reviewer loop with retry limit `n`.
+pub fn review_loop(n: u32) -> playbook_core::Playbook {
+    let text = format!(
+        r#"id: loop
+name: Loop
+workflow:
+  build:
+    roles:
+      - name: worker
+        mode: worker
+        outputs_contract:
+          required: [summary]
+        handoff_to: [reviewer]
+      - name: reviewer
+        mode: reviewer
+        outputs_contract:
+          required: [verdict, issues]
+        gates:
+          pass_condition: review_passed
+        handoff_to: [worker]
+        retry_policy:
+          max_iterations: {n}
+          escalate_on: [retry_limit]
+"#
+    );
+    playbook_orchestrator::load_playbook(&text).expect("the loop playbook is valid")
+}
+
+pub fn run(playbook: &playbook_core::Playbook, model: &str, runs: u64, seed: u64) -> Report {
+    let model = SimModel::parse(model).expect("model parses");
+    let options = Options {
+        runs,
+        seed,
+        ..Options::default()
+    };
+    whatif(playbook, &model, &options, &AtomicBool::new(false), &|_| {}).expect("simulates")
+}
+
+/// Writes the model schema when `UPDATE_SCHEMAS=1`; otherwise fails when the
+/// published file differs.
+#[test]
+fn published_model_schema_is_up_to_date() {
+    let published = playbook_whatif::schema();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../schemas")
+        .join(published.file);
+    let text = serde_json::to_string_pretty(&published.schema).unwrap() + "\n";
+    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == text,
+        "{} is stale; run `UPDATE_SCHEMAS=1 cargo test -p playbook-whatif --test whatif published`",
+        published.file
+    );
+}

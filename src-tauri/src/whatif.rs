@@ -1,0 +1,154 @@
+//! The What-if panel's backend: a simulation of the open document on its
+//! own thread, with progress events (`whatif-progress`) and cancel. A new
+//! simulation cancels the one before it, so a slider dragged quickly never
+//! queues work: only the last position is computed to the end.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tauri::{AppHandle, Emitter, State};
+
+use crate::error::{AppError, ErrorCode, Result};
+use crate::workbench;
+
+/// Most runs the panel may ask for; the CLI goes up to a million.
+pub const MAX_PANEL_RUNS: u64 = 100_000;
+
+/// The cancel flag of the simulation in progress.
+#[derive(Default)]
+pub struct WhatIf {
+    current: Mutex<Arc<AtomicBool>>,
+}
+
+impl WhatIf {
+    /// Cancels the simulation in progress and returns the flag of the next.
+    fn start(&self) -> Arc<AtomicBool> {
+        let fresh = Arc::new(AtomicBool::new(false));
+        if let Ok(mut current) = self.current.lock() {
+            current.store(true, Ordering::SeqCst);
+            *current = fresh.clone();
+        }
+        fresh
+    }
+
+    fn cancel(&self) {
+        if let Ok(current) = self.current.lock() {
+            current.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Simulates `document` under the model text (YAML or JSON; empty for the
+/// built-in defaults): the report as JSON (`partial` when cancelled).
+#[tauri::command]
+pub async fn whatif_run(
+    app: AppHandle,
+    state: State<'_, WhatIf>,
+    document: Value,
+    model: String,
+    runs: u64,
+    seed: u64,
+) -> Result<Value> {
+    if !(1..=MAX_PANEL_RUNS).contains(&runs) {
+        return Err(AppError::new(
+            ErrorCode::InvalidInput,
+            format!("runs is {runs}; the panel simulates 1 to {MAX_PANEL_RUNS} runs"),
+        ));
+    }
+    let playbook = workbench::runnable(&document, "simulating")?;
+    let model = playbook_whatif::SimModel::parse(&model)
+        .map_err(|e| AppError::new(ErrorCode::InvalidInput, format!("the what-if model: {e}")))?;
+    let cancel = state.start();
+    let worker = std::thread::spawn(move || {
+        let options = playbook_whatif::Options {
+            runs,
+            seed,
+            ..Default::default()
+        };
+        playbook_whatif::whatif(&playbook, &model, &options, &cancel, &|done| {
+            let _ = app.emit("whatif-progress", json!({ "done": done, "total": runs }));
+        })
+    });
+    let report = tauri::async_runtime::spawn_blocking(move || worker.join())
+        .await
+        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(|_| AppError::new(ErrorCode::Engine, "the simulation stopped unexpectedly"))?
+        .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    serde_json::to_value(&report).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+}
+
+/// Cancels the simulation in progress; its report comes back partial.
+#[tauri::command]
+pub fn whatif_cancel(state: State<'_, WhatIf>) {
+    state.cancel();
+}
+
+/// The behavioural diff of two stored versions of a library playbook: the
+/// same model and seeds on both, and each shipped scenario before and after.
+#[tauri::command]
+#[allow(clippy::too_many_arguments)]
+pub async fn whatif_compare_versions(
+    app: AppHandle,
+    library: State<'_, crate::library::Library>,
+    state: State<'_, WhatIf>,
+    id: String,
+    from: u32,
+    to: u32,
+    model: String,
+    runs: u64,
+    seed: u64,
+) -> Result<Value> {
+    if !(1..=MAX_PANEL_RUNS).contains(&runs) {
+        return Err(AppError::new(
+            ErrorCode::InvalidInput,
+            format!("runs is {runs}; the panel simulates 1 to {MAX_PANEL_RUNS} runs"),
+        ));
+    }
+    let comparison = library.compare(&id, from, to)?;
+    let load = |text: &str, n: u32| {
+        playbook_orchestrator::load_playbook(text).map_err(|e| {
+            AppError::new(
+                ErrorCode::Blocked,
+                format!("version {n} cannot be simulated: {e}"),
+            )
+        })
+    };
+    let before = load(&comparison.from_text, from)?;
+    let after = load(&comparison.to_text, to)?;
+    let model = playbook_whatif::SimModel::parse(&model)
+        .map_err(|e| AppError::new(ErrorCode::InvalidInput, format!("the what-if model: {e}")))?;
+    let scenarios: Vec<(String, playbook_orchestrator::Scenario)> = crate::preview::scenarios()
+        .into_iter()
+        .filter_map(|s| {
+            playbook_orchestrator::Scenario::parse(&s.source)
+                .ok()
+                .map(|parsed| (s.id, parsed))
+        })
+        .collect();
+    let cancel = state.start();
+    let worker = std::thread::spawn(move || {
+        let options = playbook_whatif::Options {
+            runs,
+            seed,
+            ..Default::default()
+        };
+        let total = runs * 2;
+        let mut diff =
+            playbook_whatif::behaviour(&before, &after, &model, &options, &cancel, &|done| {
+                let _ = app.emit("whatif-progress", json!({ "done": done, "total": total }));
+            })?;
+        for (name, scenario) in &scenarios {
+            diff.scenarios.push(playbook_whatif::diff::scenario_change(
+                name, &before, &after, scenario, seed,
+            ));
+        }
+        Ok::<_, playbook_whatif::SimError>(diff)
+    });
+    let diff = tauri::async_runtime::spawn_blocking(move || worker.join())
+        .await
+        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(|_| AppError::new(ErrorCode::Engine, "the simulation stopped unexpectedly"))?
+        .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    serde_json::to_value(&diff).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+}
