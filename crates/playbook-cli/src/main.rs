@@ -14,6 +14,7 @@ mod gate;
 mod input;
 mod interop;
 mod library;
+mod lsp;
 mod migrate;
 mod preview;
 mod report;
@@ -58,6 +59,8 @@ enum Command {
     Import(interop::ImportArgs),
     /// Write a playbook as other tools' agent files (`--to claude-code`, with the gate hook).
     Export(interop::ExportArgs),
+    /// The language server for editors (LSP over standard input and output).
+    Lsp(lsp::LspArgs),
     /// Claude Code `PreToolUse` hook: hold a subagent's tool call to its role's contract.
     Gate(gate::GateArgs),
     /// The MCP tool gateway an agent process starts during a run (from the
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Import(args) => interop::import(args),
         Command::Export(args) => interop::export(args),
         Command::Gate(args) => gate::gate(args),
+        Command::Lsp(args) => lsp::lsp(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,45 @@
+//! `playbook lsp`: the language server on standard input and output, for
+//! editors. The server itself is the `playbook-lsp` crate; this adds the
+//! lint documentation (the same text reports carry) and the exit code.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+use playbook_lsp::{CodeDoc, CodeDocs};
+
+use crate::report::docs::RuleDoc;
+
+#[derive(Args)]
+pub struct LspArgs {
+    /// Talk over standard input and output (the default and only transport;
+    /// accepted because editors' client settings often pass it).
+    #[arg(long)]
+    stdio: bool,
+}
+
+pub fn lsp(args: LspArgs) -> anyhow::Result<ExitCode> {
+    let LspArgs { stdio: _ } = args;
+    let docs: CodeDocs = Arc::new(|code| {
+        RuleDoc::of(code).map(|doc| CodeDoc {
+            href: doc.help_uri(),
+            markdown: doc.markdown,
+        })
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the language server's runtime")?;
+    let outcome = runtime.block_on(playbook_lsp::serve(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        docs,
+    ));
+    // The protocol: exit code 0 when `shutdown` came before the end, else 1.
+    Ok(if outcome.shutdown_requested {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
