@@ -21,6 +21,8 @@ mod detect;
 mod diagnostics;
 mod document;
 mod guard;
+#[cfg(test)]
+mod hostile_tests;
 mod hover;
 mod outline;
 mod roles;
