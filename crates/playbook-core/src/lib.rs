@@ -19,6 +19,7 @@
 
 pub mod diff;
 pub mod document;
+pub mod edit;
 pub mod finding;
 pub mod flow;
 pub mod gate;
