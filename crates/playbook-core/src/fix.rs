@@ -97,6 +97,8 @@ pub fn fix_all(
     options: &Options,
     codes: &[Code],
 ) -> Result<Fixed, EditError> {
+    // Text that does not parse has nothing to address: say so, not "clean".
+    document::parse_value(text, format).map_err(EditError::Unreadable)?;
     let mut current = text.to_string();
     let mut applied = Vec::new();
     let mut preserved = true;

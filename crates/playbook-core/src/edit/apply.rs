@@ -112,17 +112,7 @@ fn is_multiline(text: &str, start: usize, end: usize) -> bool {
 /// A value written after `key:` or `- ` in block context, starting with
 /// the space or newline that separates it.
 fn block_value(value: &Value, column: usize) -> String {
-    if is_block_collection(value) {
-        format!(
-            "\n{}",
-            render::indent_all(&render::yaml_block(value), column + 2)
-        )
-    } else {
-        format!(
-            " {}",
-            render::indent_after_first(&render::yaml_scalar(value), column)
-        )
-    }
+    render::indent_after_first(&render::block_child(value), column)
 }
 
 fn replace(
@@ -378,11 +368,7 @@ fn insert_item(
     }
     let first_dash = dash_before(text, tree.nodes.get(*items.first()?)?.start)?;
     let column = column(text, first_dash);
-    let body = if is_block_collection(value) {
-        render::indent_after_first(&render::yaml_block(value), column + 2)
-    } else {
-        render::indent_after_first(&render::yaml_scalar(value), column)
-    };
+    let body = render::indent_after_first(&render::block_item(value), column + 2);
     let line = format!("{}- {body}\n", " ".repeat(column));
     match items.get(index) {
         Some(&at) => {

@@ -91,13 +91,79 @@ pub(super) fn key(key: &str, json: bool, in_flow: bool) -> String {
     }
 }
 
-/// A non-empty collection as block YAML at column 0, no final newline.
+/// Longest list of plain words written on one line (`[a, b]`) inside a
+/// block: how hand-written playbooks write tool and field lists.
+const FLOW_LIST_WIDTH: usize = 60;
+
+/// A non-empty collection as block YAML at column 0, no final newline:
+/// nested mappings and long lists indented two spaces, short lists of
+/// scalars on one line.
 pub(super) fn yaml_block(value: &Value) -> String {
-    yaml_scalar(value)
+    match value {
+        Value::Object(map) if !map.is_empty() => map
+            .iter()
+            .map(|(key, v)| format!("{}:{}", yaml_key(key), block_child(v)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Array(items) if !items.is_empty() => items
+            .iter()
+            .map(|item| format!("- {}", indent_after_first(&block_item(item), 2)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => yaml_scalar(value),
+    }
 }
 
+/// A value after `key:`, with its separating space or newline.
+pub(super) fn block_child(value: &Value) -> String {
+    if let Some(flow) = short_flow_list(value) {
+        return format!(" {flow}");
+    }
+    if is_block_collection(value) {
+        format!("\n{}", indent_all(&yaml_block(value), 2))
+    } else {
+        format!(" {}", yaml_scalar(value))
+    }
+}
+
+/// A value after `- `.
+pub(super) fn block_item(value: &Value) -> String {
+    short_flow_list(value).unwrap_or_else(|| yaml_block(value))
+}
+
+fn short_flow_list(value: &Value) -> Option<String> {
+    let Value::Array(items) = value else {
+        return None;
+    };
+    if items.iter().any(|i| i.is_object() || i.is_array()) {
+        return None;
+    }
+    let flow = yaml_flow(value);
+    (flow.len() <= FLOW_LIST_WIDTH).then_some(flow)
+}
+
+/// JSON on one line, spaced as people write it (`{"a": 1, "b": [2, 3]}`).
 pub(super) fn json_compact(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
+    match value {
+        Value::Object(map) => {
+            let entries: Vec<String> = map
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        json_compact(&Value::String(k.clone())),
+                        json_compact(v)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(json_compact).collect();
+            format!("[{}]", items.join(", "))
+        }
+        _ => serde_json::to_string(value).unwrap_or_else(|_| "null".into()),
+    }
 }
 
 /// JSON for a value placed at a line indented `indent` columns: pretty
