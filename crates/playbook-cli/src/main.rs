@@ -10,6 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod authoring;
 mod completions;
+mod fix;
 mod gate;
 mod input;
 mod interop;
@@ -37,6 +38,9 @@ enum Command {
     Validate(authoring::ValidateArgs),
     /// Normalise playbook files in place (`--check` only reports).
     Fmt(authoring::FmtArgs),
+    /// Apply the quick fixes of every finding whose fix is mechanical, keeping comments
+    /// (`--dry-run` prints the diff and exits 1 if anything would change).
+    Fix(fix::FixArgs),
     /// Print a published JSON Schema, or write them all to a directory.
     Schema(authoring::SchemaArgs),
     /// Print a built-in role template (planner, worker, reviewer, tester).
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(args) => authoring::validate(args),
         Command::Fmt(args) => authoring::fmt(args),
+        Command::Fix(args) => fix::fix(args),
         Command::Schema(args) => authoring::schema(args),
         Command::Template(args) => authoring::template(args),
         Command::Db(args) => library::db(args),
