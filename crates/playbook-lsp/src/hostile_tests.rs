@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use tower_lsp_server::ls_types::{Position, Uri};
+use tower_lsp_server::ls_types::{CodeActionKind, Position, Range, Uri};
 
 use crate::document::Document;
-use crate::{CodeDoc, CodeDocs, complete, definition, diagnostics, hover};
+use crate::{CodeDoc, CodeDocs, actions, complete, definition, diagnostics, hover};
 
 const HOSTILE: &[&str] = &[
     "",
@@ -43,6 +43,9 @@ fn every_position_of_hostile_documents() {
             let document = Document::analyse(path, None, text.to_string(), 1);
             let lines = text.lines().count() as u32 + 2;
             let _ = diagnostics::of(&document, &docs);
+            let everything = Range::new(Position::new(0, 0), Position::new(lines, 0));
+            let kinds = [CodeActionKind::QUICKFIX, CodeActionKind::SOURCE_FIX_ALL];
+            let _ = actions::at(&document, &uri, everything, Some(&kinds), &docs);
             for (_, range) in &document.findings {
                 assert!(range.start <= range.end, "{text:?}: {range:?}");
                 assert!(range.end.line < lines, "{text:?}: {range:?}");

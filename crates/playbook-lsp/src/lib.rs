@@ -1,7 +1,8 @@
 //! The playbook language server: the core's findings as diagnostics, field
 //! and lint documentation on hover, completion from the schema and from the
-//! playbook itself, and go-to-definition from a `handoff_to` entry to its
-//! role, for any editor that speaks the Language Server Protocol.
+//! playbook itself, go-to-definition from a `handoff_to` entry to its role,
+//! and the core's quick fixes as code actions, for any editor that speaks
+//! the Language Server Protocol.
 //!
 //! The protocol (framing, JSON-RPC, request routing, error responses to
 //! malformed messages) is `tower-lsp-server`'s; this crate holds what a
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tower_lsp_server::{LspService, Server};
 
+mod actions;
 mod complete;
 mod definition;
 mod detect;

@@ -13,7 +13,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::document::Document;
-use crate::{CodeDocs, complete, definition, diagnostics, hover};
+use crate::{CodeDocs, actions, complete, definition, diagnostics, hover};
 
 pub struct Backend {
     client: Client,
@@ -116,6 +116,15 @@ impl LanguageServer for Backend {
                     ..CompletionOptions::default()
                 }),
                 definition_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::SOURCE_FIX_ALL,
+                        ]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
                 position_encoding: Some(PositionEncodingKind::UTF16),
                 ..ServerCapabilities::default()
             },
@@ -194,6 +203,20 @@ impl LanguageServer for Backend {
         let uri = at.text_document.uri;
         self.with_playbook(&uri, |d| {
             definition::at(d, &uri, at.position).map(GotoDefinitionResponse::Scalar)
+        })
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let only = params.context.only;
+        self.with_playbook(&uri, |d| {
+            Some(actions::at(
+                d,
+                &uri,
+                params.range,
+                only.as_deref(),
+                &self.docs,
+            ))
         })
     }
 }

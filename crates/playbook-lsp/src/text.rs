@@ -94,6 +94,22 @@ impl LineIndex {
                 .map_or(content.len(), |(i, _)| i)
     }
 
+    /// The LSP position of a byte offset; an offset inside a character or
+    /// between `\r` and `\n` moves back to the nearest clean boundary.
+    pub fn position_of(&self, text: &str, offset: usize) -> Position {
+        let mut offset = offset.min(text.len());
+        while offset > 0 && (!text.is_char_boundary(offset) || text.as_bytes()[offset - 1] == b'\r')
+        {
+            offset -= 1;
+        }
+        let line = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
+        let start = self.starts.get(line).copied().unwrap_or(0).min(offset);
+        position(line, utf16_len(&text[start..offset]))
+    }
+
     /// The LSP range of characters `from..to` (0-based) of a 0-based line.
     pub fn char_range(&self, text: &str, line0: usize, from: usize, to: usize) -> Range {
         let content = self.line(text, line0);
@@ -147,6 +163,17 @@ mod tests {
         // Byte 4 is inside "é" (bytes 2..4 hold it at 1-based 3..4).
         assert_eq!(index.position_at_byte(text, 1, 4), Position::new(0, 2));
         assert_eq!(index.position_at_byte(text, 1, 7), Position::new(0, 5));
+    }
+
+    #[test]
+    fn offsets_become_positions() {
+        let text = "a\r\né😀b\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.position_of(text, 2), Position::new(0, 1));
+        assert_eq!(index.position_of(text, 3), Position::new(1, 0));
+        assert_eq!(index.position_of(text, 4), Position::new(1, 0));
+        assert_eq!(index.position_of(text, 9), Position::new(1, 3));
+        assert_eq!(index.position_of(text, 99), Position::new(2, 0));
     }
 
     #[test]

@@ -23,6 +23,55 @@ fn position(at: (u64, u64)) -> Value {
     json!({"textDocument": {"uri": URI}, "position": {"line": at.0, "character": at.1}})
 }
 
+/// Asks for the code actions at a diagnostic, picks one by title and
+/// returns the text with its edit applied.
+fn code_action(
+    client: &mut Client,
+    id: i64,
+    text: &str,
+    diagnostic: &Value,
+    title: &str,
+) -> String {
+    let response = client.request(
+        id,
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": URI}, "range": diagnostic["range"],
+               "context": {"diagnostics": [diagnostic]}}),
+    );
+    let actions = response["result"].as_array().expect("a list of actions");
+    let action = actions
+        .iter()
+        .find(|a| a["title"] == title)
+        .unwrap_or_else(|| panic!("{title} in {response}"));
+    assert_eq!(action["kind"], "quickfix");
+    assert_eq!(action["diagnostics"][0]["code"], diagnostic["code"]);
+    let edits = action["edit"]["changes"][URI]
+        .as_array()
+        .expect("edits of this file");
+    assert_eq!(edits.len(), 1, "one edit: {action}");
+    let (start, end) = range(&edits[0]["range"]);
+    let (start, end) = (offset(text, start), offset(text, end));
+    let new_text = edits[0]["newText"].as_str().expect("the new text");
+    format!("{}{new_text}{}", &text[..start], &text[end..])
+}
+
+/// Byte offset of an LSP position (UTF-16 columns).
+fn offset(text: &str, (line, character): (u64, u64)) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line as usize)
+        .map(str::len)
+        .sum();
+    let mut units = 0;
+    for (i, c) in text[line_start..].char_indices() {
+        if units >= character || c == '\n' {
+            return line_start + i;
+        }
+        units += c.len_utf16() as u64;
+    }
+    text.len()
+}
+
 #[test]
 fn an_editing_session() {
     let mut client = Client::start();
@@ -35,6 +84,7 @@ fn an_editing_session() {
     assert_eq!(capabilities["hoverProvider"], true);
     assert_eq!(capabilities["definitionProvider"], true);
     assert!(capabilities["completionProvider"].is_object());
+    assert!(capabilities["codeActionProvider"].is_object());
 
     // Unrelated YAML gets nothing, not even an empty list.
     client.notify(
@@ -47,7 +97,7 @@ fn an_editing_session() {
     // handoff_to, the first after non-ASCII text: columns are UTF-16 units.
     let broken = TDD.replacen(
         "handoff_to: [worker]",
-        "handoff_to: [\"ünknown😀\", nobody]",
+        "handoff_to: [\"ünknown😀\", workr]",
         1,
     );
     client.notify(
@@ -74,11 +124,11 @@ fn an_editing_session() {
         range(&unknown[0]["range"]),
         ((line, quote), (line, quote + 11))
     );
-    let (_, nobody) = find(&broken, "nobody]");
-    assert_eq!(nobody, quote + 13, "the emoji counts two units");
+    let (_, typo) = find(&broken, "workr]");
+    assert_eq!(typo, quote + 13, "the emoji counts two units");
     assert_eq!(
         range(&unknown[1]["range"]),
-        ((line, nobody), (line, nobody + 6))
+        ((line, typo), (line, typo + 5))
     );
     for diagnostic in &unknown {
         assert_eq!(diagnostic["severity"], 1, "an error");
@@ -91,7 +141,7 @@ fn an_editing_session() {
     }
 
     // Hover on the finding: the lint's documentation.
-    let hover = client.request(2, "textDocument/hover", position((line, nobody + 2)));
+    let hover = client.request(2, "textDocument/hover", position((line, typo + 2)));
     let text = hover["result"]["contents"]["value"]
         .as_str()
         .unwrap_or_default();
@@ -101,14 +151,57 @@ fn an_editing_session() {
         "the docs section, not only the title: {text}"
     );
 
-    // The fix: back to the clean text. The findings are cleared.
+    // The quick fixes, as code actions: replace the typo, then remove the
+    // unknown role. Each edit is applied as the editor would.
+    let replaced = code_action(
+        &mut client,
+        10,
+        &broken,
+        unknown[1],
+        "Replace `workr` with `worker`",
+    );
+    assert!(
+        replaced.contains("handoff_to: [\"ünknown😀\", worker]"),
+        "{replaced}"
+    );
     client.notify(
         "textDocument/didChange",
-        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": TDD}]}),
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": replaced}]}),
+    );
+    let published = client.notification("textDocument/publishDiagnostics");
+    let left: Vec<Value> = published["params"]["diagnostics"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|d| d["code"] == "PB301")
+        .cloned()
+        .collect();
+    assert_eq!(left.len(), 1, "{published}");
+    let fixed = code_action(
+        &mut client,
+        11,
+        &replaced,
+        &left[0],
+        "Remove the handoff to `ünknown😀`",
+    );
+
+    // The fixed text: the findings are cleared.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": fixed}]}),
     );
     let cleared = client.notification("textDocument/publishDiagnostics");
-    assert_eq!(cleared["params"]["version"], 2);
-    assert_eq!(cleared["params"]["diagnostics"], json!([]), "{cleared}");
+    assert_eq!(cleared["params"]["version"], 3);
+    assert_eq!(
+        cleared["params"]["diagnostics"],
+        json!([]),
+        "{cleared}\n{fixed}"
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 4}, "contentChanges": [{"text": TDD}]}),
+    );
+    client.notification("textDocument/publishDiagnostics");
 
     // Hover on a key: the schema's description of the field.
     let (mode_line, mode_column) = find(TDD, "mode:");
