@@ -33,11 +33,27 @@ pub fn at(
             })
         })
     };
+    let fix_all = CodeActionKind::SOURCE_FIX_ALL;
+    let asked = only.is_some_and(|kinds| {
+        kinds
+            .iter()
+            .any(|k| k.as_str().starts_with("source") && fix_all.as_str().starts_with(k.as_str()))
+    });
+    // Editors ask on every cursor move: parse only when there is something
+    // to fix here.
+    let fixable_here = wants(&CodeActionKind::QUICKFIX)
+        && document
+            .findings
+            .iter()
+            .any(|(f, r)| overlaps(r, &range) && fix::has_fixes(f.code));
+    if !fixable_here && !asked {
+        return Vec::new();
+    }
     let Ok(value) = document::parse_value(&document.text, document.format) else {
         return Vec::new();
     };
     let mut actions = Vec::new();
-    if wants(&CodeActionKind::QUICKFIX) {
+    if fixable_here {
         for (finding, finding_range) in &document.findings {
             if !overlaps(finding_range, &range) || !fix::has_fixes(finding.code) {
                 continue;
@@ -70,12 +86,6 @@ pub fn at(
     // Fixing everything re-validates after each fix, so it is only done
     // when asked for by kind (an editor's "fix all" or fix on save), not
     // on every cursor move.
-    let fix_all = CodeActionKind::SOURCE_FIX_ALL;
-    let asked = only.is_some_and(|kinds| {
-        kinds
-            .iter()
-            .any(|k| k.as_str().starts_with("source") && fix_all.as_str().starts_with(k.as_str()))
-    });
     if asked
         && let Ok(fixed) = fix::fix_all(&document.text, document.format, &Options::default(), &[])
         && !fixed.applied.is_empty()

@@ -266,6 +266,21 @@ mod tests {
     }
 
     #[test]
+    fn block_lists_new_roles_and_quoted_values() {
+        let text = "workflow:\n  build:\n    roles:\n      - name: coder\n        handoff_to:\n          - \n      - name: tester\n";
+        assert_eq!(labels(text, 5, 12), ["coder", "tester"]);
+        let text = "workflow:\n  build:\n    roles:\n      - name: coder\n      - \n";
+        let fields = labels(text, 4, 8);
+        assert!(fields.contains(&"name".to_string()) && fields.contains(&"mode".to_string()));
+        let text = "workflow:\n  build:\n    roles:\n      - name: coder\n        mode: \"re\n";
+        assert!(labels(text, 4, 19).contains(&"reviewer".to_string()));
+        let text = "workflow:\n  b:\n    roles:\n      - name: a\n        retry_policy:\n          escalate_on: [ret\n";
+        assert!(labels(text, 5, 27).contains(&"retry_limit".to_string()));
+        // Free text has nothing to offer; neither does a comment.
+        assert!(labels("description: some te\n", 0, 20).is_empty());
+    }
+
+    #[test]
     fn policies_in_gates() {
         let text =
             "policies:\n  mine: \"true\"\nworkflow:\n  b:\n    stage_policy:\n      exit_gate: \n";

@@ -74,3 +74,29 @@ fn go_to_definition_survives_crlf_and_wide_characters() {
     assert_eq!(target.range.start, Position::new(4, 14));
     assert_eq!(target.range.end, Position::new(4, 17));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
+
+    /// Random text made of what YAML and JSON give meaning to, and random
+    /// positions: every feature answers without a panic.
+    #[test]
+    fn random_text_at_random_positions(
+        text in "([a-z_ ]{0,6}|[-:{}\\[\\],'\"#&*!|>?\\\\ \t\r\n]|é|😀|workflow|roles|name|handoff_to|  ){0,60}",
+        line in 0u32..12,
+        character in 0u32..30,
+        json in proptest::bool::ANY,
+    ) {
+        let uri: Uri = "file:///p/playbook.yaml".parse().expect("a valid URI");
+        let path = if json { "/p/playbook.json" } else { "/p/playbook.yaml" };
+        let docs = docs();
+        let document = Document::analyse(path, None, text, 1);
+        let at = Position::new(line, character);
+        let _ = diagnostics::of(&document, &docs);
+        let _ = hover::at(&document, at, &docs);
+        let _ = complete::at(&document, at);
+        let _ = definition::at(&document, &uri, at);
+        let kinds = [CodeActionKind::QUICKFIX, CodeActionKind::SOURCE_FIX_ALL];
+        let _ = actions::at(&document, &uri, Range::new(Position::new(0, 0), at), Some(&kinds), &docs);
+    }
+}
