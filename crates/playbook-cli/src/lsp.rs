@@ -36,6 +36,10 @@ pub fn lsp(args: LspArgs) -> anyhow::Result<ExitCode> {
         tokio::io::stdout(),
         docs,
     ));
+    // tokio reads stdin on a blocking thread that only returns when a read
+    // does; after `exit` the client may keep the stream open, and waiting
+    // for that thread would keep the process alive.
+    runtime.shutdown_background();
     // The protocol: exit code 0 when `shutdown` came before the end, else 1.
     Ok(if outcome.shutdown_requested {
         ExitCode::SUCCESS

@@ -78,26 +78,18 @@ impl Document {
                 .position_at_char(text, location.line, location.column)
         };
         let (line, column) = self.index.char_column(text, start);
-        let same_line = |s: &&crate::outline::Scalar| s.line == line;
-        let scalar = self
-            .outline
-            .scalars
-            .iter()
-            .filter(same_line)
-            .find(|s| s.start == column)
-            .or_else(|| {
-                // A duplicate key located by serde_json (just past the key):
-                // the key of that pointer on the line.
-                from_serde_json
-                    .then(|| {
-                        self.outline
-                            .scalars
-                            .iter()
-                            .filter(same_line)
-                            .find(|s| s.is_key && s.pointer == finding.path)
-                    })
-                    .flatten()
-            });
+        let on_line = self.outline.on_line(line);
+        let scalar = on_line.iter().find(|s| s.start == column).or_else(|| {
+            // A duplicate key located by serde_json (just past the key):
+            // the key of that pointer on the line.
+            from_serde_json
+                .then(|| {
+                    on_line
+                        .iter()
+                        .find(|s| s.is_key && s.pointer == finding.path)
+                })
+                .flatten()
+        });
         match scalar {
             Some(s) => self
                 .index

@@ -42,11 +42,19 @@ impl Outline {
         Outline { scalars }
     }
 
+    /// The scalars that start on a 0-based line. Events come in document
+    /// order, so the scalars are sorted by line and this is a binary search.
+    pub fn on_line(&self, line: usize) -> &[Scalar] {
+        let from = self.scalars.partition_point(|s| s.line < line);
+        let to = self.scalars.partition_point(|s| s.line <= line);
+        self.scalars.get(from..to).unwrap_or(&[])
+    }
+
     /// The key or value under a 0-based line and character column.
     pub fn at(&self, line: usize, column: usize) -> Option<&Scalar> {
-        self.scalars
+        self.on_line(line)
             .iter()
-            .find(|s| s.line == line && s.start <= column && column <= s.end)
+            .find(|s| s.start <= column && column <= s.end)
     }
 
     /// The keys at the top level of the document.

@@ -261,7 +261,8 @@ fn an_editing_session() {
             .all(|m| m["params"]["uri"] != "file:///home/user/compose.yaml"),
         "no diagnostics for unrelated YAML: {leftovers:?}"
     );
-    let (status, stderr) = client.finish();
+    // The input stays open: `exit` alone ends the process.
+    let (status, stderr) = client.wait();
     assert_eq!(
         status.code(),
         Some(0),

@@ -135,6 +135,12 @@ impl Client {
     /// what it wrote to standard error.
     pub fn finish(mut self) -> (ExitStatus, String) {
         drop(self.stdin.take());
+        self.wait()
+    }
+
+    /// Waits for the process with its input still open, as after `exit`
+    /// from a client that does not close the stream.
+    pub fn wait(mut self) -> (ExitStatus, String) {
         let deadline = Instant::now() + TIMEOUT;
         let status = loop {
             if let Some(status) = self
@@ -150,6 +156,7 @@ impl Client {
             }
             thread::sleep(Duration::from_millis(20));
         };
+        drop(self.stdin.take());
         let stderr = self.stderr.join().unwrap_or_default();
         (status, stderr)
     }
