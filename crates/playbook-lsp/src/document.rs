@@ -120,3 +120,49 @@ fn format_of(uri_path: &str, language: Option<&str>, text: &str) -> Format {
         Format::sniff(text)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranges(path: &str, text: &str, code: &str) -> Vec<Range> {
+        Document::analyse(path, None, text.to_string(), 1)
+            .findings
+            .into_iter()
+            .filter(|(f, _)| f.code.as_str() == code)
+            .map(|(_, r)| r)
+            .collect()
+    }
+
+    #[test]
+    fn json_syntax_errors_are_placed_by_character_not_byte() {
+        // serde_json says column 16 (bytes); `x` is the 15th character.
+        let found = ranges("/p/playbook.json", "{\"name\": \"é\", x}", "PB001");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].start, Position::new(0, 14));
+    }
+
+    #[test]
+    fn json_duplicate_keys_are_both_marked_on_their_keys() {
+        let text = "{\"é\": 1,\n \"é\": 2}";
+        let found = ranges("/p/playbook.json", text, "PB007");
+        assert_eq!(found.len(), 2, "{found:?}");
+        let mut starts: Vec<Position> = found.iter().map(|r| r.start).collect();
+        starts.sort();
+        assert_eq!(starts, [Position::new(0, 1), Position::new(1, 1)]);
+        assert!(
+            found
+                .iter()
+                .all(|r| r.end.character == r.start.character + 3)
+        );
+    }
+
+    #[test]
+    fn other_files_are_not_validated() {
+        let document = Document::analyse("/p/compose.yaml", Some("yaml"), "a: [".to_string(), 1);
+        assert!(!document.is_playbook && document.findings.is_empty());
+        let big = format!("x: {}", "a".repeat(MAX_DOCUMENT_BYTES));
+        let document = Document::analyse("/p/data.yaml", None, big, 1);
+        assert!(!document.is_playbook);
+    }
+}
