@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Client, range};
+use crate::{Client, DOCS_URL, range};
 
 const TDD: &str = include_str!("../../../../playbooks/tdd.yaml");
 const URI: &str = "file:///home/user/team/tdd.yaml";
@@ -133,6 +133,13 @@ fn an_editing_session() {
     for diagnostic in &unknown {
         assert_eq!(diagnostic["severity"], 1, "an error");
         assert_eq!(diagnostic["source"], "playbook");
+        let href = diagnostic["codeDescription"]["href"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            href.starts_with(&format!("{DOCS_URL}lints.md#pb301")),
+            "the code links its docs: {diagnostic}"
+        );
         let message = diagnostic["message"].as_str().unwrap_or_default();
         assert!(
             message.contains("hint:"),

@@ -17,6 +17,9 @@ use serde_json::{Value, json};
 /// instead of stalling the suite.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// The docs folder the server is told about.
+pub const DOCS_URL: &str = "https://docs.example.org/playbook/docs/";
+
 /// A running `playbook lsp` and the messages it sent that no one read yet.
 pub struct Client {
     child: Child,
@@ -30,6 +33,8 @@ impl Client {
     pub fn start() -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_playbook"))
             .arg("lsp")
+            // Where the docs are published: diagnostics link their code's section.
+            .env("PLAYBOOK_DOCS_URL", DOCS_URL)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
