@@ -2,11 +2,13 @@
 //! editors. The server itself is the `playbook-lsp` crate; this adds the
 //! lint documentation (the same text reports carry) and the exit code.
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
+use playbook_core::Code;
 use playbook_lsp::{CodeDoc, CodeDocs};
 
 use crate::report::docs::RuleDoc;
@@ -21,12 +23,20 @@ pub struct LspArgs {
 
 pub fn lsp(args: LspArgs) -> anyhow::Result<ExitCode> {
     let LspArgs { stdio: _ } = args;
-    let docs: CodeDocs = Arc::new(|code| {
-        RuleDoc::of(code).map(|doc| CodeDoc {
-            href: doc.help_uri(),
-            markdown: doc.markdown,
+    // Every code's section, read from the compiled-in docs once: a change
+    // of a large playbook publishes hundreds of diagnostics.
+    let sections: HashMap<&'static str, CodeDoc> = Code::ALL
+        .iter()
+        .map(|code| {
+            let doc = RuleDoc::lint(*code);
+            let section = CodeDoc {
+                href: doc.help_uri(),
+                markdown: doc.markdown,
+            };
+            (code.as_str(), section)
         })
-    });
+        .collect();
+    let docs: CodeDocs = Arc::new(move |code| sections.get(code).cloned());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -148,13 +148,20 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        // Full sync: the last change holds the whole text.
-        let Some(change) = params.content_changes.into_iter().last() else {
+        let uri = params.text_document.uri;
+        // Full sync is what the server asks for; a client that sends ranged
+        // changes anyway gets them applied in order to the last text.
+        let mut text = self.documents().get(&uri).map(|d| d.text.clone());
+        for change in params.content_changes {
+            text = Some(match (change.range, text) {
+                (Some(range), Some(old)) => crate::text::replace(&old, range, &change.text),
+                _ => change.text,
+            });
+        }
+        let Some(text) = text else {
             return;
         };
-        let uri = params.text_document.uri;
-        let language = None;
-        self.update(uri, language, change.text, params.text_document.version)
+        self.update(uri, None, text, params.text_document.version)
             .await;
     }
 

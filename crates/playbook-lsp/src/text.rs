@@ -122,6 +122,14 @@ impl LineIndex {
     }
 }
 
+/// `text` with an LSP range replaced; positions are clamped as everywhere.
+pub fn replace(text: &str, range: Range, with: &str) -> String {
+    let index = LineIndex::new(text);
+    let start = index.offset(text, range.start);
+    let end = index.offset(text, range.end).max(start);
+    format!("{}{with}{}", &text[..start], &text[end..])
+}
+
 fn utf16_len(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
 }
@@ -174,6 +182,15 @@ mod tests {
         assert_eq!(index.position_of(text, 4), Position::new(1, 0));
         assert_eq!(index.position_of(text, 9), Position::new(1, 3));
         assert_eq!(index.position_of(text, 99), Position::new(2, 0));
+    }
+
+    #[test]
+    fn ranged_changes_apply_in_utf16() {
+        let text = "a: é😀x\nb";
+        let range = Range::new(Position::new(0, 4), Position::new(0, 6));
+        assert_eq!(replace(text, range, "!"), "a: é!x\nb");
+        let backwards = Range::new(Position::new(1, 1), Position::new(0, 0));
+        assert_eq!(replace(text, backwards, "z"), "a: é😀x\nbz");
     }
 
     #[test]

@@ -65,6 +65,18 @@ fn malformed_frames_get_error_responses_and_the_server_goes_on() {
         assert!(response.get("error").is_none(), "{method}: {response}");
     }
 
+    // A ranged change, though the server asked for full sync: applied.
+    client.notification("textDocument/publishDiagnostics");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": "file:///p/playbook.yaml", "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 0, "character": 4},
+                                             "end": {"line": 0, "character": 5}},
+                                   "text": "renamed"}]}),
+    );
+    let changed = client.notification("textDocument/publishDiagnostics");
+    assert_eq!(changed["params"]["version"], 2, "{changed}");
+
     // Still serving after all that.
     let shutdown = client.request(8, "shutdown", Value::Null);
     assert!(shutdown.get("error").is_none(), "{shutdown}");
