@@ -47,7 +47,6 @@ pub fn at(document: &Document, position: Position) -> Vec<CompletionItem> {
         .take_while(|(_, c)| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '$'))
         .last()
         .map_or(offset, |(i, _)| i);
-    let word = &text[word_start..offset];
     let quoted = text[..word_start].ends_with(['"', '\'']);
     let probe_end = if quoted { word_start - 1 } else { word_start };
     let prefix = &text[..probe_end];
@@ -55,10 +54,11 @@ pub fn at(document: &Document, position: Position) -> Vec<CompletionItem> {
     let Some(site) = probe(prefix, "").or_else(|| probe(prefix, ":")) else {
         return Vec::new();
     };
-    let word_units: u32 = word.chars().map(|c| c.len_utf16() as u32).sum();
+    // From the clamped offsets, so a position past the end of the line
+    // still yields a range inside the text.
     let range = Range::new(
-        Position::new(position.line, position.character.saturating_sub(word_units)),
-        position,
+        document.index.position_of(text, word_start),
+        document.index.position_of(text, offset),
     );
     let style = Style {
         format: document.format,

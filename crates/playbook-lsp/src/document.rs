@@ -12,6 +12,8 @@ pub struct Document {
     pub text: String,
     pub version: i32,
     pub format: Format,
+    /// The language id the client opened it with (`yaml`, `json`...).
+    pub language: Option<String>,
     pub index: LineIndex,
     pub outline: Outline,
     /// Whether the file is linted at all (see [`detect`]).
@@ -38,6 +40,7 @@ impl Document {
             text,
             version,
             format,
+            language: language.map(str::to_string),
             index,
             outline,
             is_playbook,

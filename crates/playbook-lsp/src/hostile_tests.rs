@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use tower_lsp_server::ls_types::{CodeActionKind, Position, Range, Uri};
+use tower_lsp_server::ls_types::{CodeActionKind, CompletionTextEdit, Position, Range, Uri};
 
 use crate::document::Document;
 use crate::{CodeDoc, CodeDocs, actions, complete, definition, diagnostics, hover};
@@ -56,6 +56,18 @@ fn every_position_of_hostile_documents() {
                     let _ = hover::at(&document, at, &docs);
                     for item in complete::at(&document, at) {
                         assert!(!item.label.is_empty(), "{text:?}");
+                        if let Some(CompletionTextEdit::Edit(edit)) = &item.text_edit {
+                            let r = edit.range;
+                            assert!(r.start <= r.end && r.end.line < lines, "{text:?}: {r:?}");
+                            let width = text
+                                .lines()
+                                .nth(r.end.line as usize)
+                                .map_or(0, |l| l.encode_utf16().count());
+                            assert!(
+                                r.end.character as usize <= width,
+                                "{text:?} at {at:?}: {r:?}"
+                            );
+                        }
                     }
                     let _ = definition::at(&document, &uri, at);
                 }

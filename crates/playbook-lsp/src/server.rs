@@ -41,6 +41,9 @@ impl Backend {
     /// Analyses a new text of a document and publishes its diagnostics.
     async fn update(&self, uri: Uri, language: Option<String>, text: String, version: i32) {
         let path = uri.path().as_str().to_string();
+        // Only didOpen names the language; later changes keep it.
+        let language =
+            language.or_else(|| self.documents().get(&uri).and_then(|d| d.language.clone()));
         let analysed = catch_unwind(AssertUnwindSafe(|| {
             Document::analyse(&path, language.as_deref(), text, version)
         }));
