@@ -11,7 +11,7 @@ use playbook_contracts::code::CODES_DOC;
 use playbook_core::locate::SourceMap;
 use playbook_core::schema::Published;
 use playbook_core::{
-    Finding, Format, Location, Options, RoleMode, Severity, document, validate_source,
+    Finding, Format, Location, Options, RoleMode, Severity, document, fix, validate_source,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -55,6 +55,14 @@ pub(crate) struct Reported {
     pub hint: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+    /// The quick fixes `playbook fix` would offer (their titles).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<FixTitle>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct FixTitle {
+    pub title: String,
 }
 
 impl From<Finding> for Reported {
@@ -66,6 +74,7 @@ impl From<Finding> for Reported {
             message: f.message,
             hint: f.hint,
             location: f.location,
+            fixes: Vec::new(),
         }
     }
 }
@@ -122,16 +131,28 @@ fn detect_envelope(value: &Value) -> Option<EnvelopeKind> {
 }
 
 fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Vec<Reported>) {
-    let envelope = document::parse_value(&source.text, source.format)
-        .ok()
-        .and_then(|value| {
-            detect_envelope(&value).map(|kind| (kind.name(), kind.check(&value, options.strict)))
-        });
+    let parsed = document::parse_value(&source.text, source.format).ok();
+    let envelope = parsed.as_ref().and_then(|value| {
+        detect_envelope(value).map(|kind| (kind.name(), kind.check(value, options.strict)))
+    });
     let Some((kind, violations)) = envelope else {
         let report = validate_source(&source.text, source.format, options);
+        let with_fixes = |finding: Finding| {
+            let fixes = parsed
+                .as_ref()
+                .map(|value| fix::fixes_for(value, &finding))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|f| FixTitle { title: f.title })
+                .collect();
+            Reported {
+                fixes,
+                ..Reported::from(finding)
+            }
+        };
         return (
             "playbook",
-            report.findings.into_iter().map(Reported::from).collect(),
+            report.findings.into_iter().map(with_fixes).collect(),
         );
     };
     let map = SourceMap::new(&source.text);
@@ -151,6 +172,7 @@ fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Ve
                     .map_or("--list", |k| k.schema_file())
             ),
             message: v.message,
+            fixes: Vec::new(),
         })
         .collect();
     (kind, findings)

@@ -10,10 +10,12 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 mod authoring;
 mod completions;
+mod fix;
 mod gate;
 mod input;
 mod interop;
 mod library;
+mod lsp;
 mod migrate;
 mod preview;
 mod report;
@@ -37,6 +39,9 @@ enum Command {
     Validate(authoring::ValidateArgs),
     /// Normalise playbook files in place (`--check` only reports).
     Fmt(authoring::FmtArgs),
+    /// Apply the quick fixes of every finding whose fix is mechanical, keeping comments
+    /// (`--dry-run` prints the diff and exits 1 if anything would change).
+    Fix(fix::FixArgs),
     /// Print a published JSON Schema, or write them all to a directory.
     Schema(authoring::SchemaArgs),
     /// Print a built-in role template (planner, worker, reviewer, tester).
@@ -61,6 +66,8 @@ enum Command {
     Import(interop::ImportArgs),
     /// Write a playbook as other tools' agent files (`--to claude-code`, with the gate hook).
     Export(interop::ExportArgs),
+    /// The language server for editors (LSP over standard input and output).
+    Lsp(lsp::LspArgs),
     /// Claude Code `PreToolUse` hook: hold a subagent's tool call to its role's contract.
     Gate(gate::GateArgs),
     /// The MCP tool gateway an agent process starts during a run (from the
@@ -75,6 +82,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(args) => authoring::validate(args),
         Command::Fmt(args) => authoring::fmt(args),
+        Command::Fix(args) => fix::fix(args),
         Command::Schema(args) => authoring::schema(args),
         Command::Template(args) => authoring::template(args),
         Command::Db(args) => library::db(args),
@@ -89,6 +97,7 @@ fn main() -> ExitCode {
         Command::Import(args) => interop::import(args),
         Command::Export(args) => interop::export(args),
         Command::Gate(args) => gate::gate(args),
+        Command::Lsp(args) => lsp::lsp(args),
     };
     match result {
         Ok(code) => code,

@@ -19,7 +19,9 @@
 
 pub mod diff;
 pub mod document;
+pub mod edit;
 pub mod finding;
+pub mod fix;
 pub mod flow;
 pub mod gate;
 pub mod ids;

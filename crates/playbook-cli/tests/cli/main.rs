@@ -5,6 +5,7 @@ mod authoring;
 mod ci;
 mod claude_code;
 mod crewai;
+mod fix;
 mod hostile;
 mod library;
 mod migrate;

@@ -1,0 +1,199 @@
+//! `playbook fix`: the quick fixes applied to files, comments kept;
+//! `--dry-run` as a CI check; `validate --format json` naming the fixes.
+
+use serde_json::Value;
+
+use crate::playbook;
+
+const BROKEN: &str = r#"# My team's playbook.
+schema_version: "1.0.0"
+id: demo
+name: Demo
+workflow:
+  build:
+    roles:
+      # Writes the code.
+      - name: coder
+        mode: worker
+        inputs_required: [task]
+        outputs_contract: {required: [commit_sha]}
+        actions_allowed: [read_file]
+        allowed_agents: [claude]
+        handoff_to: [reviwer]   # typo on purpose
+
+      - name: reviewer   # judges
+        mode: reviewer
+        inputs_required: [spec_path, commit_sha]
+        outputs_contract:
+          required: [notes]
+        actions_allowed: [read_file]
+        allowed_agents: [claude]
+        handoff_to: [coder]
+# The end.
+"#;
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn errors(path: &str) -> Vec<Value> {
+    let output = playbook(&["validate", "--format", "json", path]);
+    let contract: Value = serde_json::from_slice(&output.stdout).unwrap();
+    contract["details"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn fix_clears_the_mechanical_errors_and_keeps_every_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "team.yaml", BROKEN);
+    // The loop coder ⇄ reviewer shows once the typo is fixed.
+    assert_eq!(errors(&path).len(), 2);
+
+    let output = playbook(&["fix", &path]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains(
+            "fixed PB301 at /workflow/build/roles/0/handoff_to/0: Replace `reviwer` with `reviewer`"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("Add `verdict` to the required fields"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Add a retry limit of 3 escalating on retry_limit"),
+        "{out}"
+    );
+
+    let after = std::fs::read_to_string(&path).unwrap();
+    for line in BROKEN.lines().filter(|l| l.contains('#')) {
+        let comment = &line[line.find('#').unwrap()..];
+        assert!(after.contains(comment), "lost {comment:?}:\n{after}");
+    }
+    assert!(after.contains("handoff_to: [reviewer]   # typo on purpose"));
+    assert!(
+        after.contains("\n\n      - name: reviewer   # judges\n"),
+        "blank line kept"
+    );
+    assert!(errors(&path).is_empty(), "{after}");
+
+    // Nothing left: a second run changes nothing.
+    let again = playbook(&["fix", &path]);
+    assert!(again.status.success());
+    assert!(stdout(&again).contains("nothing to fix"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), after);
+}
+
+#[test]
+fn dry_run_prints_a_diff_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "team.yaml", BROKEN);
+    let output = playbook(&["fix", "--dry-run", &path]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    assert!(out.contains("would fix PB301"), "{out}");
+    assert!(
+        out.contains("-        handoff_to: [reviwer]   # typo on purpose"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+        handoff_to: [reviewer]   # typo on purpose"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), BROKEN);
+
+    let clean = write(
+        &dir,
+        "clean.yaml",
+        &crate::root()
+            .join("playbooks/tdd.yaml")
+            .to_str()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .unwrap(),
+    );
+    let output = playbook(&["fix", "--dry-run", &clean]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+#[test]
+fn code_limits_the_fixes_and_unknown_codes_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "team.yaml", BROKEN);
+    let output = playbook(&["fix", "--code", "PB301", &path]);
+    assert!(output.status.success());
+    let out = stdout(&output);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert_eq!(errors(&path).len(), 2, "the verdict and the loop are left");
+
+    for bad in ["PB999", "PB205"] {
+        let refused = playbook(&["fix", "--code", bad, &path]);
+        assert_eq!(refused.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("codes with fixes: PB004"));
+    }
+}
+
+#[test]
+fn json_files_are_fixed_in_their_own_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "{\n  \"schema_version\": \"1.0.0\",\n  \"id\": \"demo\",\n  \"name\": \"Demo\",\n  \"workflow\": {\n    \"build\": {\n      \"roles\": [\n        {\"name\": \"coder\", \"mode\": \"worker\", \"inputs_required\": [\"task\"], \"outputs_contract\": {\"required\": [\"commit_sha\"]}, \"actions_allowed\": [\"read_file\"], \"allowed_agents\": [\"claude\"], \"handoff_to\": [\"codr\"]}\n      ]\n    }\n  }\n}\n";
+    let path = write(&dir, "team.json", text);
+    assert!(playbook(&["fix", &path]).status.success());
+    let after = std::fs::read_to_string(&path).unwrap();
+    // The handoff is corrected in place; the loop it closes gets a limit
+    // written in the same inline style.
+    assert_eq!(
+        after,
+        text.replace(
+            "\"handoff_to\": [\"codr\"]",
+            "\"handoff_to\": [\"coder\"], \"retry_policy\": {\"max_iterations\": 3, \"escalate_on\": [\"retry_limit\"]}"
+        )
+    );
+}
+
+#[test]
+fn unreadable_files_are_reported_not_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "broken.yaml", "a: [\n");
+    let output = playbook(&["fix", &path]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be fixed"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a: [\n");
+    let stdin = playbook(&["fix", "-"]);
+    assert_eq!(stdin.status.code(), Some(2));
+}
+
+#[test]
+fn validate_json_names_the_fixes_of_each_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "team.yaml", BROKEN);
+    let output = playbook(&["validate", "--format", "json", &path]);
+    let contract: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let findings = contract["details"]["findings"].as_array().unwrap();
+    let handoff = findings.iter().find(|f| f["code"] == "PB301").unwrap();
+    assert_eq!(
+        handoff["fixes"][0]["title"],
+        "Replace `reviwer` with `reviewer`"
+    );
+    assert_eq!(
+        handoff["fixes"][1]["title"],
+        "Remove the handoff to `reviwer`"
+    );
+}

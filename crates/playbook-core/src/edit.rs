@@ -1,0 +1,231 @@
+//! Edits to playbook text that keep everything they do not touch.
+//!
+//! A form save, an export or a quick fix knows the value it wants; writing
+//! that value out afresh would drop the author's comments, blank lines, key
+//! order and quoting. Here an edit is a list of [`Op`]s on JSON pointers
+//! (the shape of RFC 6902 JSON Patch: replace, add, remove), and each one
+//! rewrites only the span of text that holds the changed value, in the
+//! style around it (block or flow, indentation, the old quoting).
+//!
+//! Every result is checked: the edited text is parsed again and must read
+//! as exactly the intended value. When it does not (a shape the span
+//! editor does not handle), the whole document is rendered from the value
+//! instead and [`Edited::preserved`] says so. Text that reads differently
+//! from what was asked is never returned.
+//!
+//! ```
+//! use playbook_core::edit::{Op, apply};
+//! use playbook_core::Format;
+//!
+//! let text = "# Team\nid: demo  # stable id\nname: Demo\n";
+//! let ops = [Op::Replace { path: "/name".into(), value: "Shipped".into() }];
+//! let edited = apply(text, Format::Yaml, &ops).unwrap();
+//! assert_eq!(edited.text, "# Team\nid: demo  # stable id\nname: Shipped\n");
+//! assert!(edited.preserved);
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::document::{self, Format};
+use crate::finding::{Finding, pointer_tokens};
+
+mod apply;
+mod diff;
+mod render;
+mod spans;
+#[cfg(test)]
+mod tests;
+
+pub use diff::diff;
+
+/// One change to a document, addressed by JSON pointer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum Op {
+    /// Replaces the value at `path`, which must exist.
+    Replace { path: String, value: Value },
+    /// Adds `value` under a mapping (`path` ends with the new key; an
+    /// existing key is replaced) or inserts it into a sequence (`path` ends
+    /// with the index it takes, or `-` to append).
+    Add { path: String, value: Value },
+    /// Removes the key or item at `path`.
+    Remove { path: String },
+}
+
+impl Op {
+    pub fn path(&self) -> &str {
+        match self {
+            Op::Replace { path, .. } | Op::Add { path, .. } | Op::Remove { path } => path,
+        }
+    }
+}
+
+/// The text after an edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edited {
+    pub text: String,
+    /// True when only the edited spans changed; false when the document had
+    /// to be rendered afresh from its value (comments and layout lost).
+    pub preserved: bool,
+}
+
+/// Why an edit could not be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EditError {
+    /// The text does not parse, so nothing in it can be addressed.
+    #[error("the document does not parse: {}", .0.message)]
+    Unreadable(Finding),
+    /// An operation names a place the document does not have.
+    #[error("cannot {op} {path}: {reason}")]
+    Path {
+        op: &'static str,
+        path: String,
+        reason: String,
+    },
+    /// The edited value cannot be written in the document's format.
+    #[error("cannot write the edited document: {0}")]
+    Render(String),
+}
+
+/// Applies `ops` in order to `text`, keeping every comment and layout
+/// choice outside the edited spans.
+pub fn apply(text: &str, format: Format, ops: &[Op]) -> Result<Edited, EditError> {
+    let mut expected = document::parse_value(text, format).map_err(EditError::Unreadable)?;
+    let mut expanded = Vec::with_capacity(ops.len());
+    for op in ops {
+        match op {
+            // A whole-document replacement is a structural change of the root.
+            Op::Replace { path, value } | Op::Add { path, value } if path.is_empty() => {
+                expanded.extend(diff(&expected, value));
+            }
+            _ => expanded.push(op.clone()),
+        }
+        patch(&mut expected, op)?;
+    }
+    finish(text, format, &expanded, expected)
+}
+
+/// Rewrites `old_text` so that it reads as `new_value`, changing only the
+/// spans whose values differ (see [`diff`]): a caller holding a whole new
+/// document (a form save, an export) keeps the file's comments.
+pub fn rewrite(old_text: &str, format: Format, new_value: &Value) -> Result<Edited, EditError> {
+    let old = document::parse_value(old_text, format).map_err(EditError::Unreadable)?;
+    let ops = diff(&old, new_value);
+    finish(old_text, format, &ops, new_value.clone())
+}
+
+/// Edits the text op by op, then checks that it reads as `expected`;
+/// renders `expected` afresh when it does not.
+fn finish(text: &str, format: Format, ops: &[Op], expected: Value) -> Result<Edited, EditError> {
+    if ops.is_empty() {
+        return Ok(Edited {
+            text: text.to_string(),
+            preserved: true,
+        });
+    }
+    if let Some(edited) = edit_spans(text, format, ops)
+        && document::parse_value(&edited, format).is_ok_and(|value| value == expected)
+    {
+        return Ok(Edited {
+            text: edited,
+            preserved: true,
+        });
+    }
+    Ok(Edited {
+        text: render_value(&expected, format)?,
+        preserved: false,
+    })
+}
+
+fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<String> {
+    // The byte-order mark is not part of the document the spans describe.
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", text),
+    };
+    let mut current = body.to_string();
+    for op in ops {
+        let tree = spans::Tree::new(&current)?;
+        current = apply::apply_one(&current, &tree, op, format == Format::Json)?;
+    }
+    Some(format!("{bom}{current}"))
+}
+
+/// A value written out afresh, as `playbook fmt` would.
+pub fn render_value(value: &Value, format: Format) -> Result<String, EditError> {
+    match format {
+        Format::Json => serde_json::to_string_pretty(value)
+            .map(|text| text + "\n")
+            .map_err(|e| EditError::Render(e.to_string())),
+        Format::Yaml => yaml_serde::to_string(value).map_err(|e| EditError::Render(e.to_string())),
+    }
+}
+
+/// Applies one op to a value, as the text edit must read afterwards.
+pub fn patch(root: &mut Value, op: &Op) -> Result<(), EditError> {
+    let (name, path) = match op {
+        Op::Replace { path, .. } => ("replace", path),
+        Op::Add { path, .. } => ("add", path),
+        Op::Remove { path } => ("remove", path),
+    };
+    let fail = |reason: &str| EditError::Path {
+        op: name,
+        path: path.clone(),
+        reason: reason.to_string(),
+    };
+    let mut tokens = pointer_tokens(path);
+    let Some(last) = tokens.pop() else {
+        return match op {
+            Op::Replace { value, .. } | Op::Add { value, .. } => {
+                *root = value.clone();
+                Ok(())
+            }
+            Op::Remove { .. } => Err(fail("the whole document cannot be removed")),
+        };
+    };
+    let mut parent = &mut *root;
+    for token in &tokens {
+        parent = match parent {
+            Value::Object(map) => map.get_mut(token),
+            Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+            _ => None,
+        }
+        .ok_or_else(|| fail("a parent of it does not exist"))?;
+    }
+    match (parent, op) {
+        (Value::Object(map), Op::Add { value, .. }) => {
+            map.insert(last, value.clone());
+        }
+        (Value::Object(map), Op::Replace { value, .. }) => {
+            *map.get_mut(&last).ok_or_else(|| fail("no such key"))? = value.clone();
+        }
+        (Value::Object(map), Op::Remove { .. }) => {
+            map.shift_remove(&last).ok_or_else(|| fail("no such key"))?;
+        }
+        (Value::Array(items), Op::Add { value, .. }) => {
+            let index = if last == "-" {
+                items.len()
+            } else {
+                last.parse::<usize>().map_err(|_| fail("not an index"))?
+            };
+            if index > items.len() {
+                return Err(fail("the index is past the end of the sequence"));
+            }
+            items.insert(index, value.clone());
+        }
+        (Value::Array(items), Op::Replace { value, .. }) => {
+            let index = last.parse::<usize>().map_err(|_| fail("not an index"))?;
+            *items.get_mut(index).ok_or_else(|| fail("no such item"))? = value.clone();
+        }
+        (Value::Array(items), Op::Remove { .. }) => {
+            let index = last.parse::<usize>().map_err(|_| fail("not an index"))?;
+            if index >= items.len() {
+                return Err(fail("no such item"));
+            }
+            items.remove(index);
+        }
+        _ => return Err(fail("its parent is neither a mapping nor a sequence")),
+    }
+    Ok(())
+}

@@ -1,0 +1,448 @@
+//! One edit operation applied to text: the smallest span that holds the
+//! change is rewritten, everything else is copied byte for byte.
+//!
+//! Returns `None` for a shape this does not handle (an alias, a node
+//! after a `- ` on a line it shares with another node...): the caller then
+//! renders the whole document and says so.
+
+use serde_json::Value;
+
+use super::Op;
+use super::render::{self, is_block_collection};
+use super::spans::{Kind, NodeId, Place, Tree, colon_after};
+use crate::finding::{escape_pointer, pointer_tokens};
+
+pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<String> {
+    let edit = match op {
+        Op::Replace { path, value } => {
+            let (id, place) = tree.resolve(path)?;
+            replace(text, tree, id, place, value, json)?
+        }
+        Op::Add { path, value } => {
+            let (parent, token) = split_last(path)?;
+            let (pid, parent_place) = tree.resolve(&parent)?;
+            match &tree.nodes.get(pid)?.kind {
+                Kind::Map { .. } => match tree.child(pid, &token) {
+                    Some((id, place)) => replace(text, tree, id, place, value, json)?,
+                    None => add_entry(text, tree, pid, &token, value, json)?,
+                },
+                Kind::Seq { items, .. } => {
+                    let index = if token == "-" {
+                        items.len()
+                    } else {
+                        token.parse::<usize>().ok()?
+                    };
+                    if index > items.len() {
+                        return None;
+                    }
+                    insert_item(text, tree, pid, parent_place, index, value, json)?
+                }
+                _ => return None,
+            }
+        }
+        Op::Remove { path } => {
+            let (parent, _) = split_last(path)?;
+            let (_, parent_place) = tree.resolve(&parent)?;
+            match tree.resolve(path)?.1 {
+                Place::Root => return None,
+                Place::Entry { map, index } => remove(text, tree, map, parent_place, index, json)?,
+                Place::Item { seq, index } => remove(text, tree, seq, parent_place, index, json)?,
+            }
+        }
+    };
+    let (start, end, replacement) = edit;
+    let mut out = String::with_capacity(text.len() + replacement.len());
+    out.push_str(text.get(..start)?);
+    out.push_str(&replacement);
+    out.push_str(text.get(end..)?);
+    Some(out)
+}
+
+/// A span to replace and its new text.
+type Splice = (usize, usize, String);
+
+/// The parent pointer and last token of a pointer.
+pub(super) fn split_last(pointer: &str) -> Option<(String, String)> {
+    let mut tokens = pointer_tokens(pointer);
+    let last = tokens.pop()?;
+    let parent: String = tokens
+        .iter()
+        .map(|t| format!("/{}", escape_pointer(t)))
+        .collect();
+    Some((parent, last))
+}
+
+fn line_start(text: &str, pos: usize) -> usize {
+    text[..pos].rfind('\n').map_or(0, |p| p + 1)
+}
+
+/// Just past the newline that ends the line holding `end` (or the text's
+/// end when it has no final newline).
+fn line_end_after(text: &str, end: usize) -> usize {
+    text[end..].find('\n').map_or(text.len(), |p| end + p + 1)
+}
+
+fn column(text: &str, pos: usize) -> usize {
+    text[line_start(text, pos)..pos].chars().count()
+}
+
+/// Whether only spaces precede `pos` on its line.
+fn starts_line(text: &str, pos: usize) -> bool {
+    text[line_start(text, pos)..pos]
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
+}
+
+/// The dash of the block sequence item whose value starts at `start`.
+fn dash_before(text: &str, start: usize) -> Option<usize> {
+    let before = text[..start].trim_end_matches([' ', '\t', '\n', '\r']);
+    before.ends_with('-').then(|| before.len() - 1)
+}
+
+/// Indentation of the line holding `pos`, in spaces.
+fn line_indent(text: &str, pos: usize) -> usize {
+    let start = line_start(text, pos);
+    text[start..].len() - text[start..].trim_start_matches(' ').len()
+}
+
+fn is_multiline(text: &str, start: usize, end: usize) -> bool {
+    text[start..end].contains('\n')
+}
+
+/// A value written after `key:` or `- ` in block context, starting with
+/// the space or newline that separates it.
+fn block_value(value: &Value, column: usize) -> String {
+    render::indent_after_first(&render::block_child(value), column)
+}
+
+fn replace(
+    text: &str,
+    tree: &Tree,
+    id: NodeId,
+    place: Place,
+    value: &Value,
+    json: bool,
+) -> Option<Splice> {
+    let node = tree.nodes.get(id)?;
+    if matches!(node.kind, Kind::Alias) {
+        return None;
+    }
+    if json {
+        let pretty = text.trim_end().contains('\n');
+        let indent = line_indent(text, node.start);
+        return Some((node.start, node.end, render::json(value, pretty, indent)));
+    }
+    if node.in_flow {
+        let rendered = match node.kind {
+            Kind::Scalar { style, .. } => render::yaml_styled(value, style, true),
+            _ => render::yaml_flow(value),
+        };
+        return Some((node.start, node.end, rendered));
+    }
+    // Block context: under a key, after a dash, or the whole document.
+    let (column, after_indicator) = match place {
+        Place::Root => return None,
+        Place::Entry { map, index } => {
+            let Kind::Map { entries, .. } = &tree.nodes.get(map)?.kind else {
+                return None;
+            };
+            let entry = entries.get(index)?;
+            (
+                column(text, entry.key_start),
+                colon_after(text, entry.key_end)? + 1,
+            )
+        }
+        Place::Item { .. } => {
+            let dash = dash_before(text, node.start)?;
+            (column(text, dash), dash + 1)
+        }
+    };
+    let keep_flow =
+        node.kind.is_flow_collection() && matches!(value, Value::Object(_) | Value::Array(_));
+    if keep_flow {
+        return Some((node.start, node.end, render::yaml_flow(value)));
+    }
+    if let Kind::Scalar {
+        style,
+        empty: false,
+    } = node.kind
+        && !is_block_collection(value)
+    {
+        let rendered = render::yaml_styled(value, style, false);
+        // A block scalar (`|-`) cannot be followed by a comment on its
+        // last line: the comment moves up to its header line.
+        let line_end = text[node.end..]
+            .find('\n')
+            .map_or(text.len(), |p| node.end + p);
+        let rest = text[node.end..line_end].trim();
+        if rest.starts_with('#')
+            && let Some((header, body)) = rendered.split_once('\n')
+        {
+            let moved = format!("{header} {rest}\n{body}");
+            return Some((
+                node.start,
+                line_end,
+                render::indent_after_first(&moved, column),
+            ));
+        }
+        return Some((
+            node.start,
+            node.end,
+            render::indent_after_first(&rendered, column),
+        ));
+    }
+    if matches!(place, Place::Item { .. }) && is_block_collection(value) {
+        // `- key: ...` continues on the dash's line, the rest under it.
+        let body = render::indent_after_first(&render::yaml_block(value), column + 2);
+        return Some((node.start, node.end, body));
+    }
+    let start = node.start.max(after_indicator);
+    let mut comments = Comments::between(&text[after_indicator..start]);
+    let mut end = node.end.max(after_indicator);
+    let rendered = block_value(value, column);
+    // A comment after the old value's last line would end up inside a
+    // multi-line new value: it becomes a line of its own.
+    let line_end = text[end..].find('\n').map_or(text.len(), |p| end + p);
+    let rest = text[end..line_end].trim();
+    if rendered.contains('\n') && rest.starts_with('#') {
+        comments.lines.push(rest);
+        end = line_end;
+    }
+    Some((after_indicator, end, comments.around(rendered, column)))
+}
+
+/// Comments between a key's colon and its block value (`key: # note` and
+/// whole comment lines before the first child), kept when the value is
+/// replaced.
+struct Comments<'a> {
+    trailing: Option<&'a str>,
+    lines: Vec<&'a str>,
+}
+
+impl<'a> Comments<'a> {
+    fn between(text: &'a str) -> Self {
+        let mut lines = text.split('\n');
+        let trailing = lines
+            .next()
+            .map(str::trim)
+            .filter(|first| first.starts_with('#'));
+        let lines = lines
+            .filter(|line| line.trim_start().starts_with('#'))
+            .map(|line| line.trim_end())
+            .collect();
+        Comments { trailing, lines }
+    }
+
+    /// The new value (starting with its space or newline) with the comments
+    /// where they were: the trailing one after the colon, the lines before
+    /// a block value or after an inline one.
+    fn around(&self, value: String, column: usize) -> String {
+        let trailing = self.trailing.map(|c| format!(" {c}")).unwrap_or_default();
+        // After a block scalar a comment line must be indented less than
+        // its content, or it would read as content: it goes to the key's column.
+        let block_scalar = value.trim_start().starts_with(['|', '>']);
+        let lines: String = self
+            .lines
+            .iter()
+            .map(|l| {
+                if block_scalar {
+                    format!("\n{}{}", " ".repeat(column), l.trim_start())
+                } else {
+                    format!("\n{l}")
+                }
+            })
+            .collect();
+        match value.strip_prefix('\n') {
+            Some(block) => format!("{trailing}{lines}\n{block}"),
+            None => format!("{value}{trailing}{lines}"),
+        }
+    }
+}
+
+fn add_entry(
+    text: &str,
+    tree: &Tree,
+    map: NodeId,
+    key: &str,
+    value: &Value,
+    json: bool,
+) -> Option<Splice> {
+    let node = tree.nodes.get(map)?;
+    let Kind::Map { flow, entries } = &node.kind else {
+        return None;
+    };
+    if json || *flow {
+        let multi = is_multiline(text, node.start, node.end);
+        let Some(first) = entries.first() else {
+            let rendered = if json {
+                render::json(value, multi, line_indent(text, node.start))
+            } else {
+                render::yaml_flow(value)
+            };
+            let entry = format!("{}: {rendered}", render::key(key, json, true));
+            return Some((node.start + 1, node.start + 1, entry));
+        };
+        let last = entries.last()?;
+        let indent = column(text, first.key_start);
+        let rendered = if json {
+            render::json(value, multi, indent)
+        } else {
+            render::yaml_flow(value)
+        };
+        let entry = format!("{}: {rendered}", render::key(key, json, true));
+        let own_lines = is_multiline(text, node.start, first.key_start);
+        let separator = if own_lines {
+            format!(",\n{}", " ".repeat(indent))
+        } else {
+            ", ".to_string()
+        };
+        let end = tree.nodes.get(last.value)?.end;
+        return Some((end, end, format!("{separator}{entry}")));
+    }
+    let first = entries.first()?;
+    let column = column(text, first.key_start);
+    let line = format!(
+        "{}{}:{}\n",
+        " ".repeat(column),
+        render::yaml_key(key),
+        block_value(value, column)
+    );
+    Some(insert_after_line(text, node.end, line))
+}
+
+/// Inserts whole lines after the line that holds `end`.
+fn insert_after_line(text: &str, end: usize, lines: String) -> Splice {
+    let at = line_end_after(text, end);
+    if at == text.len() && !text.ends_with('\n') {
+        (at, at, format!("\n{}", lines.trim_end_matches('\n')))
+    } else {
+        (at, at, lines)
+    }
+}
+
+fn insert_item(
+    text: &str,
+    tree: &Tree,
+    seq: NodeId,
+    _place: Place,
+    index: usize,
+    value: &Value,
+    json: bool,
+) -> Option<Splice> {
+    let node = tree.nodes.get(seq)?;
+    let Kind::Seq { flow, items } = &node.kind else {
+        return None;
+    };
+    if json || *flow {
+        let multi = is_multiline(text, node.start, node.end);
+        let Some(&first) = items.first() else {
+            let rendered = if json {
+                render::json(value, multi, line_indent(text, node.start))
+            } else {
+                render::yaml_flow(value)
+            };
+            return Some((node.start + 1, node.start + 1, rendered));
+        };
+        let first_start = tree.nodes.get(first)?.start;
+        let indent = column(text, first_start);
+        let rendered = if json {
+            render::json(value, multi, indent)
+        } else {
+            render::yaml_flow(value)
+        };
+        let separator = if is_multiline(text, node.start, first_start) {
+            format!(",\n{}", " ".repeat(indent))
+        } else {
+            ", ".to_string()
+        };
+        return Some(match items.get(index) {
+            Some(&at) => {
+                let at = tree.nodes.get(at)?.start;
+                (at, at, format!("{rendered}{separator}"))
+            }
+            None => {
+                let end = tree.nodes.get(*items.last()?)?.end;
+                (end, end, format!("{separator}{rendered}"))
+            }
+        });
+    }
+    let first_dash = dash_before(text, tree.nodes.get(*items.first()?)?.start)?;
+    let column = column(text, first_dash);
+    let body = render::indent_after_first(&render::block_item(value), column + 2);
+    let line = format!("{}- {body}\n", " ".repeat(column));
+    match items.get(index) {
+        Some(&at) => {
+            let dash = dash_before(text, tree.nodes.get(at)?.start)?;
+            if !starts_line(text, dash) {
+                return None;
+            }
+            let start = line_start(text, dash);
+            Some((start, start, line))
+        }
+        None => Some(insert_after_line(text, node.end, line)),
+    }
+}
+
+/// Removes entry or item `index` of the collection `parent`.
+fn remove(
+    text: &str,
+    tree: &Tree,
+    parent: NodeId,
+    parent_place: Place,
+    index: usize,
+    json: bool,
+) -> Option<Splice> {
+    let node = tree.nodes.get(parent)?;
+    // (start of the member's text, its value node) for every member.
+    let members: Vec<(usize, NodeId)> = match &node.kind {
+        Kind::Map { entries, .. } => entries.iter().map(|e| (e.key_start, e.value)).collect(),
+        Kind::Seq { items, .. } => items
+            .iter()
+            .map(|&i| tree.nodes.get(i).map(|n| (n.start, i)))
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    let (start, value) = *members.get(index)?;
+    let value_end = tree.nodes.get(value)?.end;
+    if json || node.kind.is_flow_collection() {
+        return Some(if members.len() == 1 {
+            (start, value_end, String::new())
+        } else if let Some(&(next, _)) = members.get(index + 1) {
+            (start, next, String::new())
+        } else {
+            let previous = tree.nodes.get(members.get(index.checked_sub(1)?)?.1)?.end;
+            (previous, value_end, String::new())
+        });
+    }
+    let is_seq = matches!(node.kind, Kind::Seq { .. });
+    if members.len() == 1 {
+        // The last member: the collection becomes `{}` or `[]`.
+        let empty = if is_seq {
+            Value::Array(Vec::new())
+        } else {
+            Value::Object(serde_json::Map::new())
+        };
+        return replace(text, tree, parent, parent_place, &empty, json);
+    }
+    let start = if is_seq {
+        dash_before(text, start)?
+    } else {
+        start
+    };
+    if starts_line(text, start) {
+        return Some((
+            line_start(text, start),
+            line_end_after(text, value_end),
+            String::new(),
+        ));
+    }
+    // The first member shares its line with an indicator (`- name: x`):
+    // the next member moves up into its place.
+    let &(next, _) = members.get(index + 1)?;
+    let next = if is_seq {
+        dash_before(text, next)?
+    } else {
+        next
+    };
+    Some((start, next, String::new()))
+}

@@ -1,0 +1,89 @@
+//! Old value → new value as edit operations, so that a caller holding a
+//! whole new document changes only what differs.
+//!
+//! Mappings are compared key by key (kept keys keep their place in the
+//! text; new keys are added at the end). Sequences keep their common
+//! prefix and suffix, pair up the middle item by item and remove or insert
+//! the rest, so deleting one role in the middle is one removal.
+
+use serde_json::Value;
+
+use super::Op;
+use crate::finding::escape_pointer;
+
+/// The operations that turn `old` into `new`, in the order to apply them.
+pub fn diff(old: &Value, new: &Value) -> Vec<Op> {
+    let mut ops = Vec::new();
+    walk(old, new, "", &mut ops);
+    ops
+}
+
+fn walk(old: &Value, new: &Value, path: &str, ops: &mut Vec<Op>) {
+    if old == new {
+        return;
+    }
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) if !a.is_empty() && !b.is_empty() => {
+            for key in a.keys().filter(|k| !b.contains_key(*k)) {
+                ops.push(Op::Remove {
+                    path: child(path, key),
+                });
+            }
+            for (key, value) in b {
+                match a.get(key) {
+                    Some(before) => walk(before, value, &child(path, key), ops),
+                    None => ops.push(Op::Add {
+                        path: child(path, key),
+                        value: value.clone(),
+                    }),
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if !a.is_empty() && !b.is_empty() => {
+            sequence(a, b, path, ops);
+        }
+        _ => ops.push(Op::Replace {
+            path: path.to_string(),
+            value: new.clone(),
+        }),
+    }
+}
+
+fn sequence(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let rest = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(rest)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let old_middle = &a[prefix..a.len() - suffix];
+    let new_middle = &b[prefix..b.len() - suffix];
+    let paired = old_middle.len().min(new_middle.len());
+    for i in 0..paired {
+        walk(
+            &old_middle[i],
+            &new_middle[i],
+            &child(path, &(prefix + i).to_string()),
+            ops,
+        );
+    }
+    // Removals from the back, so earlier indices stay valid.
+    for i in (paired..old_middle.len()).rev() {
+        ops.push(Op::Remove {
+            path: child(path, &(prefix + i).to_string()),
+        });
+    }
+    for (i, value) in new_middle.iter().enumerate().skip(paired) {
+        ops.push(Op::Add {
+            path: child(path, &(prefix + i).to_string()),
+            value: value.clone(),
+        });
+    }
+}
+
+fn child(path: &str, token: &str) -> String {
+    format!("{path}/{}", escape_pointer(token))
+}

@@ -1,0 +1,413 @@
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::*;
+
+const COMMENTED: &str = r#"# Head comment: who owns this playbook.
+schema_version: "1.0.0"   # quoted on purpose
+id: demo
+name: Demo team
+
+# The stages, in order.
+workflow:
+  plan:
+    roles:
+      # The planner reads the spec.
+      - name: planner
+        mode: plan   # inline
+        actions_allowed: [read_repo, write_plan]  # flow list
+
+      - name: coder
+        handoff_to:
+          - reviewer   # after coding
+        retry_policy: {max_iterations: 3, escalate_on: [retry_limit]}
+  # Between stages.
+  review:
+    enabled: true
+    roles:
+      - name: reviewer
+        outputs_contract:
+          required: [verdict]
+        suggested_prompt: |
+          Review the change.
+          # not a comment: block text
+# Tail comment.
+"#;
+
+const COMMENTED_JSON: &str = r#"{
+  "schema_version": "1.0.0",
+  "id": "demo",
+  "workflow": {
+    "plan": {"roles": [{"name": "planner", "actions_allowed": ["read_repo"]}]},
+    "build": {
+      "roles": [
+        {"name": "coder", "handoff_to": []}
+      ]
+    }
+  }
+}
+"#;
+
+#[track_caller]
+fn edit(text: &str, ops: &[Op]) -> String {
+    let edited = apply(text, Format::Yaml, ops).expect("edits");
+    assert!(
+        edited.preserved,
+        "fell back to a full render:\n{}",
+        edited.text
+    );
+    edited.text
+}
+
+#[track_caller]
+fn comments_kept(before: &str, after: &str) {
+    for line in before.lines().filter(|l| l.trim_start().starts_with('#')) {
+        assert!(after.contains(line), "lost {line:?} in\n{after}");
+    }
+}
+
+#[test]
+fn replacing_a_scalar_changes_only_its_text() {
+    let after = edit(
+        COMMENTED,
+        &[Op::Replace {
+            path: "/workflow/plan/roles/0/mode".into(),
+            value: json!("build"),
+        }],
+    );
+    assert_eq!(
+        after,
+        COMMENTED.replace("mode: plan   # inline", "mode: build   # inline")
+    );
+}
+
+#[test]
+fn quoting_of_the_replaced_value_is_kept() {
+    let after = edit(
+        COMMENTED,
+        &[Op::Replace {
+            path: "/schema_version".into(),
+            value: json!("1.1.0"),
+        }],
+    );
+    assert!(after.contains("schema_version: \"1.1.0\"   # quoted on purpose"));
+}
+
+#[test]
+fn adding_keys_and_items_follows_the_surrounding_style() {
+    let after = edit(
+        COMMENTED,
+        &[
+            Op::Add {
+                path: "/workflow/plan/roles/1/handoff_to/-".into(),
+                value: json!("tester"),
+            },
+            Op::Add {
+                path: "/workflow/plan/roles/0/actions_allowed/-".into(),
+                value: json!("run_tests"),
+            },
+            Op::Add {
+                path: "/workflow/plan/roles/1/retry_policy/escalate_on/-".into(),
+                value: json!("test_failure"),
+            },
+            Op::Add {
+                path: "/workflow/review/roles/0/outputs_contract/fields".into(),
+                value: json!({"verdict": "string"}),
+            },
+            Op::Add {
+                path: "/policies".into(),
+                value: json!({"plan_ready": "output.ok == true"}),
+            },
+        ],
+    );
+    comments_kept(COMMENTED, &after);
+    assert!(after.contains("          - reviewer   # after coding\n          - tester\n"));
+    assert!(after.contains("actions_allowed: [read_repo, write_plan, run_tests]  # flow list"));
+    assert!(after.contains("escalate_on: [retry_limit, test_failure]}"));
+    assert!(after.contains(
+        "          required: [verdict]\n          fields:\n            verdict: string\n"
+    ));
+    assert!(after.contains("\npolicies:\n  plan_ready: output.ok == true\n"));
+}
+
+#[test]
+fn removing_keys_and_items_keeps_the_neighbours_comments() {
+    let after = edit(
+        COMMENTED,
+        &[
+            Op::Remove {
+                path: "/workflow/plan/roles/0/mode".into(),
+            },
+            Op::Remove {
+                path: "/workflow/plan/roles/1/handoff_to/0".into(),
+            },
+            Op::Remove {
+                path: "/workflow/review/enabled".into(),
+            },
+        ],
+    );
+    comments_kept(COMMENTED, &after);
+    assert!(!after.contains("mode: plan"));
+    assert!(after.contains("handoff_to: []"));
+    assert!(!after.contains("enabled: true"));
+}
+
+#[test]
+fn removing_the_first_key_of_an_item_keeps_the_dash() {
+    let after = edit(
+        COMMENTED,
+        &[Op::Remove {
+            path: "/workflow/plan/roles/0/name".into(),
+        }],
+    );
+    assert!(after.contains("      - mode: plan   # inline\n"), "{after}");
+}
+
+#[test]
+fn inserting_and_removing_whole_roles() {
+    let after = edit(
+        COMMENTED,
+        &[
+            Op::Add {
+                path: "/workflow/plan/roles/1".into(),
+                value: json!({"name": "tester", "mode": "test"}),
+            },
+            Op::Remove {
+                path: "/workflow/plan/roles/0".into(),
+            },
+        ],
+    );
+    assert!(
+        after.contains("      - name: tester\n        mode: test\n"),
+        "{after}"
+    );
+    assert!(!after.contains("name: planner"));
+    assert!(after.contains("# The stages, in order."));
+}
+
+#[test]
+fn json_documents_keep_their_layout() {
+    let ops = [
+        Op::Add {
+            path: "/workflow/build/roles/0/handoff_to/-".into(),
+            value: json!("reviewer"),
+        },
+        Op::Add {
+            path: "/workflow/build/roles/0/retry_policy".into(),
+            value: json!({"max_iterations": 3}),
+        },
+        Op::Replace {
+            path: "/id".into(),
+            value: json!("renamed"),
+        },
+    ];
+    let edited = apply(COMMENTED_JSON, Format::Json, &ops).unwrap();
+    assert!(edited.preserved, "{}", edited.text);
+    assert!(edited.text.contains("\"handoff_to\": [\"reviewer\"]"));
+    assert!(edited.text.contains("\"id\": \"renamed\",\n"));
+    assert!(edited.text.contains(
+        "\"plan\": {\"roles\": [{\"name\": \"planner\", \"actions_allowed\": [\"read_repo\"]}]},"
+    ));
+}
+
+#[test]
+fn rewrite_keeps_comments_of_a_whole_new_document() {
+    let mut value = document::parse_value(COMMENTED, Format::Yaml).unwrap();
+    value["name"] = json!("Renamed team");
+    value["workflow"]["plan"]["roles"][1]["retry_policy"]["max_iterations"] = json!(5);
+    value["workflow"]["review"]["roles"][0]["outputs_contract"]["required"] =
+        json!(["verdict", "notes"]);
+    let edited = rewrite(COMMENTED, Format::Yaml, &value).unwrap();
+    assert!(edited.preserved);
+    comments_kept(COMMENTED, &edited.text);
+    assert_eq!(
+        document::parse_value(&edited.text, Format::Yaml).unwrap(),
+        value
+    );
+    assert!(
+        edited
+            .text
+            .contains("{max_iterations: 5, escalate_on: [retry_limit]}")
+    );
+}
+
+#[test]
+fn unreadable_text_and_missing_paths_are_errors() {
+    assert!(matches!(
+        apply("a: [", Format::Yaml, &[]),
+        Err(EditError::Unreadable(_))
+    ));
+    let missing = apply("a: 1\n", Format::Yaml, &[Op::Remove { path: "/b".into() }]);
+    assert!(matches!(missing, Err(EditError::Path { .. })));
+}
+
+#[test]
+fn shapes_the_span_editor_cannot_handle_fall_back_to_a_full_render() {
+    // The root replaced by a scalar has no span to keep.
+    let edited = apply(
+        "# c\na: 1\n",
+        Format::Yaml,
+        &[Op::Replace {
+            path: "".into(),
+            value: json!([1]),
+        }],
+    )
+    .unwrap();
+    assert!(!edited.preserved);
+    assert_eq!(
+        document::parse_value(&edited.text, Format::Yaml).unwrap(),
+        json!([1])
+    );
+}
+
+#[test]
+fn awkward_values_round_trip() {
+    for value in [
+        json!("true"),
+        json!("a: b"),
+        json!("# hash"),
+        json!("line 1\nline 2\n"),
+        json!("  padded "),
+        json!(""),
+        json!(null),
+        json!(1.5),
+        json!("é ü 漢字"),
+        json!({"k: x": [1, {"y": "z"}]}),
+        json!([]),
+        json!({}),
+    ] {
+        for path in [
+            "/workflow/plan/roles/0/mode",
+            "/workflow/plan/roles/0/actions_allowed/1",
+            "/workflow/plan/roles/1/retry_policy/max_iterations",
+            "/workflow/review/roles/0/suggested_prompt",
+            "/workflow/plan/roles/1/handoff_to",
+            "/workflow/review",
+        ] {
+            let ops = [Op::Replace {
+                path: path.into(),
+                value: value.clone(),
+            }];
+            let edited = apply(COMMENTED, Format::Yaml, &ops).unwrap();
+            assert!(edited.preserved, "{path} = {value}:\n{}", edited.text);
+            comments_kept(
+                &COMMENTED.replace("          # not a comment: block text\n", ""),
+                &edited.text,
+            );
+        }
+    }
+}
+
+/// Every pointer of a value, with the value there.
+fn pointers(value: &Value, path: String, out: &mut Vec<(String, Value)>) {
+    out.push((path.clone(), value.clone()));
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                pointers(
+                    v,
+                    format!("{path}/{}", crate::finding::escape_pointer(k)),
+                    out,
+                );
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                pointers(v, format!("{path}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        "[a-z_]{1,8}".prop_map(Value::from),
+        "[ -~]{0,12}".prop_map(Value::from),
+        any::<i32>().prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+            prop::collection::btree_map("[a-z]{1,6}", inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Random edits of values and keys: the text reads as the target value,
+    /// and the comments outside the edited entry are all still there.
+    #[test]
+    fn random_edits_read_as_intended_and_keep_comments(
+        yaml in any::<bool>(),
+        pick in any::<prop::sample::Index>(),
+        kind in 0u8..4,
+        new in value(),
+        key in "[a-z_]{1,8}",
+    ) {
+        let (text, format) = if yaml {
+            (COMMENTED, Format::Yaml)
+        } else {
+            (COMMENTED_JSON, Format::Json)
+        };
+        let old = document::parse_value(text, format).unwrap();
+        let mut all = Vec::new();
+        pointers(&old, String::new(), &mut all);
+        let (path, at) = all[pick.index(all.len())].clone();
+        prop_assume!(!path.is_empty());
+        let op = match (kind, &at) {
+            (0, _) => Op::Replace { path: path.clone(), value: new },
+            (1, Value::Object(_)) => Op::Add { path: format!("{path}/{key}"), value: new },
+            (1, Value::Array(items)) => Op::Add { path: format!("{path}/{}", items.len() / 2), value: new },
+            (2, Value::Array(_)) => Op::Add { path: format!("{path}/-"), value: new },
+            _ => Op::Remove { path: path.clone() },
+        };
+        let mut target = old.clone();
+        patch(&mut target, &op).unwrap();
+        // The text an op may rewrite: a replaced value, or the collection a
+        // member leaves (its last member leaves `{}` or `[]`); an insertion
+        // rewrites nothing.
+        let tree = spans::Tree::new(text).unwrap();
+        let region = match &op {
+            Op::Replace { path, .. } => Some(path.clone()),
+            Op::Remove { path } => apply::split_last(path).map(|(parent, _)| parent),
+            Op::Add { path, .. } => tree.resolve(path).map(|_| path.clone()),
+        }
+        .and_then(|p| tree.resolve(&p))
+        .map(|(id, _)| (tree.nodes[id].start, tree.nodes[id].end));
+        let edited = apply(text, format, &[op]).unwrap();
+        prop_assert_eq!(document::parse_value(&edited.text, format).unwrap(), target);
+        prop_assert!(edited.preserved, "fell back:\n{}", edited.text);
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let inside = region.is_some_and(|(start, end)| offset + line.len() > start && offset <= end);
+            if line.trim_start().starts_with('#') && !inside {
+                prop_assert!(edited.text.contains(line), "lost {:?}:\n{}", line, edited.text);
+            }
+            offset += line.len();
+        }
+    }
+
+    /// A whole new document written over commented text reads as itself.
+    #[test]
+    fn rewrite_reads_as_the_new_value(new in value(), pick in any::<prop::sample::Index>()) {
+        let old = document::parse_value(COMMENTED, Format::Yaml).unwrap();
+        let mut all = Vec::new();
+        pointers(&old, String::new(), &mut all);
+        let (path, _) = all[pick.index(all.len())].clone();
+        prop_assume!(!path.is_empty());
+        let mut target = old.clone();
+        patch(&mut target, &Op::Replace { path, value: new }).unwrap();
+        let edited = rewrite(COMMENTED, Format::Yaml, &target).unwrap();
+        prop_assert_eq!(document::parse_value(&edited.text, Format::Yaml).unwrap(), target);
+        prop_assert!(edited.text.starts_with("# Head comment"));
+    }
+}

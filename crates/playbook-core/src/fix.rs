@@ -1,0 +1,137 @@
+//! Quick fixes: for a finding whose fix is mechanical, the change that
+//! removes it, as a title a person can read and [`edit::Op`]s that keep the
+//! file's comments.
+//!
+//! Fixes are computed from the parsed document (the generic value the
+//! finding's pointer addresses), not from the lints: the lints stay one
+//! function per concern, and this module keys its rules by finding code
+//! and path (`fix/rules.rs`). Which codes have fixes is listed in
+//! `docs/lints.md`.
+//!
+//! ```
+//! use playbook_core::{Format, Options, fix, validate_source};
+//!
+//! let text = "schema_version: \"1.0.0\"\nid: d\nname: D\nworkflow:\n  review:\n    roles:\n      - name: reviewer  # judges\n        mode: reviewer\n        inputs_required: [spec_path, commit_sha]\n        actions_allowed: [read_file]\n        allowed_agents: [claude]\n        outputs_contract: {required: [notes]}\n";
+//! let report = validate_source(text, Format::Yaml, &Options::default());
+//! let finding = report.findings.iter().find(|f| f.code.as_str() == "PB207").unwrap();
+//! let document = playbook_core::document::parse_value(text, Format::Yaml).unwrap();
+//! let fixes = fix::fixes_for(&document, finding);
+//! assert_eq!(fixes[0].title, "Add `verdict` to the required fields");
+//! let fixed = fix::apply(text, Format::Yaml, &fixes[..1]).unwrap();
+//! assert!(fixed.text.contains("{required: [notes, verdict]}"));
+//! assert!(fixed.text.contains("# judges"));
+//! ```
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::document::{self, Format};
+use crate::edit::{self, EditError, Edited, Op};
+use crate::finding::{Code, Finding};
+use crate::validate::{Options, validate_source};
+
+mod rules;
+#[cfg(test)]
+mod tests;
+
+/// One mechanical change that removes a finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fix {
+    /// What the fix does, as a button or a CLI line says it.
+    pub title: String,
+    /// The finding it removes: its code and JSON pointer.
+    pub code: Code,
+    pub path: String,
+    /// The edit, applied in order (see [`edit::apply`]).
+    pub ops: Vec<Op>,
+}
+
+/// The fixes for one finding of `document` (the parsed text the finding
+/// was reported on), best first; empty when its fix is not mechanical.
+pub fn fixes_for(document: &Value, finding: &Finding) -> Vec<Fix> {
+    rules::fixes(document, finding)
+        .into_iter()
+        .map(|(title, ops)| Fix {
+            title,
+            code: finding.code,
+            path: finding.path.clone(),
+            ops,
+        })
+        .collect()
+}
+
+/// Whether findings with this code can have a quick fix.
+pub fn has_fixes(code: Code) -> bool {
+    rules::FIXABLE.contains(&code)
+}
+
+/// Applies fixes in order to `text`, keeping comments and layout.
+pub fn apply(text: &str, format: Format, fixes: &[Fix]) -> Result<Edited, EditError> {
+    let ops: Vec<Op> = fixes.iter().flat_map(|f| f.ops.iter().cloned()).collect();
+    edit::apply(text, format, &ops)
+}
+
+/// What [`fix_all`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fixed {
+    pub text: String,
+    /// The fixes applied, in order.
+    pub applied: Vec<Fix>,
+    /// False when some edit had to render the document afresh (comments lost).
+    pub preserved: bool,
+}
+
+/// Most fixes one [`fix_all`] applies: each removes a finding, so this is
+/// far above any real playbook's count and only bounds hostile input.
+pub const MAX_FIXES: usize = 500;
+
+/// Applies every mechanical fix, one at a time and re-validating after
+/// each (a fix can make another's pointers stale), until none is left;
+/// `codes` limits it to some codes. A fix whose finding is still there
+/// afterwards is not tried again, so this always ends.
+pub fn fix_all(
+    text: &str,
+    format: Format,
+    options: &Options,
+    codes: &[Code],
+) -> Result<Fixed, EditError> {
+    // Text that does not parse has nothing to address: say so, not "clean".
+    document::parse_value(text, format).map_err(EditError::Unreadable)?;
+    let mut current = text.to_string();
+    let mut applied = Vec::new();
+    let mut preserved = true;
+    let mut tried: HashSet<(Code, String, String)> = HashSet::new();
+    while applied.len() < MAX_FIXES {
+        let Ok(document) = document::parse_value(&current, format) else {
+            break;
+        };
+        let report = validate_source(&current, format, options);
+        let next = report
+            .findings
+            .iter()
+            .filter(|f| codes.is_empty() || codes.contains(&f.code))
+            .flat_map(|f| fixes_for(&document, f).into_iter().take(1))
+            .find(|fix| !tried.contains(&(fix.code, fix.path.clone(), fix.title.clone())));
+        let Some(fix) = next else {
+            break;
+        };
+        tried.insert((fix.code, fix.path.clone(), fix.title.clone()));
+        // A fix whose edit does not apply is skipped, never fatal.
+        let Ok(edited) = apply(&current, format, std::slice::from_ref(&fix)) else {
+            continue;
+        };
+        if edited.text == current {
+            continue;
+        }
+        preserved &= edited.preserved;
+        current = edited.text;
+        applied.push(fix);
+    }
+    Ok(Fixed {
+        text: current,
+        applied,
+        preserved,
+    })
+}

@@ -1,0 +1,329 @@
+//! Every fixable code: a commented playbook that has the finding, its
+//! first fix applied, the text validated again: the finding is gone, no
+//! error appeared, every comment is still there.
+
+use super::*;
+use crate::validate::Options;
+
+/// A clean playbook, commented everywhere; each case below breaks it.
+const CLEAN: &str = r#"# Head comment.
+schema_version: "1.0.0"
+id: demo   # stable id
+name: Demo
+run_inputs: [spec_path]
+policies:
+  plan_ok: approved == true  # a policy
+workflow:
+  # Build first.
+  build:
+    enabled: true
+    stage_policy:
+      max_parallel_worktrees: 2
+    roles:
+      # The coder.
+      - name: coder
+        mode: worker
+        inputs_required: [task]
+        outputs_contract:
+          required: [commit_sha]   # promised
+        actions_allowed: [read_file, write_file]
+        allowed_agents: [claude]
+        gates:
+          requires_user_approval: true
+        handoff_to: [reviewer]
+
+      # The reviewer judges.
+      - name: reviewer
+        mode: reviewer
+        inputs_required: [spec_path, commit_sha]
+        outputs_contract:
+          required: [verdict]
+        actions_allowed: [read_file]
+        allowed_agents: [claude]
+        gates:
+          pass_condition: review_passed
+        handoff_to: [coder]
+        retry_policy:
+          max_iterations: 3
+          escalate_on: [retry_limit]
+  # Later.
+  ship:
+    enabled: false
+    roles:
+      - name: shipper
+        mode: worker
+        inputs_required: [commit_sha]
+        outputs_contract: {required: [url]}
+        actions_allowed: [read_file]
+        allowed_agents: [claude]
+# Tail comment.
+"#;
+
+fn comments(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.find('#').map(|i| l[i..].to_string()))
+        .collect()
+}
+
+/// Breaks `CLEAN` by replacing `from` with `to`, then fixes `code`.
+#[track_caller]
+fn check(code: &str, from: &str, to: &str) {
+    check_text(code, &CLEAN.replacen(from, to, 1), Format::Yaml);
+}
+
+#[track_caller]
+fn check_text(code: &str, text: &str, format: Format) {
+    let options = Options::default();
+    let before = validate_source(text, format, &options);
+    let finding = before
+        .findings
+        .iter()
+        .find(|f| f.code.as_str() == code)
+        .unwrap_or_else(|| panic!("{code} not raised: {:#?}", before.findings));
+    let document = document::parse_value(text, format).unwrap();
+    let fixes = fixes_for(&document, finding);
+    assert!(!fixes.is_empty(), "no fix for {finding:?}");
+    assert!(has_fixes(finding.code));
+    let edited = apply(text, format, &fixes[..1]).unwrap();
+    assert!(
+        edited.preserved,
+        "{}: comments lost:\n{}",
+        fixes[0].title, edited.text
+    );
+    let after = validate_source(&edited.text, format, &options);
+    assert!(
+        !after
+            .findings
+            .iter()
+            .any(|f| f.code == finding.code && f.path == finding.path),
+        "{} did not remove {finding:?}:\n{}",
+        fixes[0].title,
+        edited.text
+    );
+    for error in after.findings.iter().filter(|f| f.is_error()) {
+        assert!(
+            before
+                .findings
+                .iter()
+                .any(|f| f.code == error.code && f.path == error.path),
+            "{} introduced {error:?}:\n{}",
+            fixes[0].title,
+            edited.text
+        );
+    }
+    for comment in comments(text) {
+        assert!(edited.text.contains(&comment), "lost {comment:?}");
+    }
+}
+
+#[test]
+fn the_clean_playbook_is_clean() {
+    let report = validate_source(CLEAN, Format::Yaml, &Options::default());
+    let noisy: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity != crate::Severity::Info)
+        .collect();
+    assert!(noisy.is_empty(), "{noisy:#?}");
+}
+
+#[test]
+fn unbounded_loop_gets_a_retry_limit() {
+    check(
+        "PB302",
+        "        retry_policy:\n          max_iterations: 3\n          escalate_on: [retry_limit]\n",
+        "",
+    );
+}
+
+#[test]
+fn reviewer_gets_a_verdict() {
+    check("PB207", "required: [verdict]", "required: [notes]");
+}
+
+#[test]
+fn tester_gets_a_failures_field() {
+    check("PB208", "mode: reviewer", "mode: tester");
+}
+
+#[test]
+fn reviewer_gets_its_inputs() {
+    check(
+        "PB203",
+        "inputs_required: [spec_path, commit_sha]",
+        "inputs_required: [commit_sha]",
+    );
+}
+
+#[test]
+fn retry_limit_gets_an_escalation() {
+    check("PB401", "escalate_on: [retry_limit]", "escalate_on: []");
+}
+
+#[test]
+fn zero_iterations_become_three() {
+    check("PB402", "max_iterations: 3", "max_iterations: 0");
+}
+
+#[test]
+fn unknown_escalation_is_corrected() {
+    check(
+        "PB404",
+        "escalate_on: [retry_limit]",
+        "escalate_on: [retry_limt]",
+    );
+}
+
+#[test]
+fn unknown_handoff_is_corrected() {
+    check("PB301", "handoff_to: [coder]", "handoff_to: [codr]");
+}
+
+#[test]
+fn handoff_into_a_disabled_stage_is_removed() {
+    check(
+        "PB305",
+        "handoff_to: [coder]",
+        "handoff_to: [coder, shipper]",
+    );
+}
+
+#[test]
+fn zero_and_too_many_worktrees_are_bounded() {
+    check(
+        "PB102",
+        "max_parallel_worktrees: 2",
+        "max_parallel_worktrees: 0",
+    );
+    check(
+        "PB103",
+        "max_parallel_worktrees: 2",
+        "max_parallel_worktrees: 99",
+    );
+}
+
+#[test]
+fn mutating_tools_get_an_approval() {
+    check(
+        "PB206",
+        "requires_user_approval: true",
+        "requires_user_approval: false",
+    );
+}
+
+#[test]
+fn duplicate_roles_are_renamed() {
+    check("PB204", "- name: shipper", "- name: coder");
+}
+
+#[test]
+fn unknown_fields_become_extensions() {
+    // The renamed entry moves to the end of its mapping; comments on
+    // other lines stay.
+    check(
+        "PB004",
+        "id: demo   # stable id\n",
+        "id: demo   # stable id\nowner: me\n",
+    );
+}
+
+#[test]
+fn empty_enabled_stage_is_disabled() {
+    check(
+        "PB101",
+        "  ship:\n    enabled: false\n    roles:\n      - name: shipper",
+        "  ship:\n    enabled: true\n    roles: []\n  unused:\n    roles:\n      - name: shipper",
+    );
+}
+
+#[test]
+fn placeholder_becomes_an_input() {
+    check(
+        "PB211",
+        "        actions_allowed: [read_file]\n        allowed_agents: [claude]\n        gates:",
+        "        actions_allowed: [read_file]\n        allowed_agents: [claude]\n        suggested_prompt: Review {commit_sha} for {ticket}\n        gates:",
+    );
+}
+
+#[test]
+fn gate_fields_become_promised() {
+    check(
+        "PB502",
+        "pass_condition: review_passed",
+        "pass_condition: verdict == \"pass\" && score > 3",
+    );
+}
+
+#[test]
+fn unknown_policy_is_corrected_or_defined() {
+    check(
+        "PB503",
+        "pass_condition: review_passed",
+        "pass_condition: review_pased",
+    );
+    check(
+        "PB503",
+        "pass_condition: review_passed",
+        "pass_condition: ready_to_merge",
+    );
+}
+
+#[test]
+fn no_enabled_stage_enables_one() {
+    let text = CLEAN.replacen(
+        "  build:\n    enabled: true",
+        "  build:\n    enabled: false",
+        1,
+    );
+    check_text("PB104", &text, Format::Yaml);
+}
+
+#[test]
+fn json_files_are_fixed_in_place() {
+    let value = document::parse_value(CLEAN, Format::Yaml).unwrap();
+    let mut value = value;
+    value["workflow"]["build"]["roles"][1]["outputs_contract"]["required"] =
+        serde_json::json!(["notes"]);
+    let text = serde_json::to_string_pretty(&value).unwrap();
+    check_text("PB207", &text, Format::Json);
+}
+
+#[test]
+fn fix_all_clears_every_fixable_finding_and_ends() {
+    let text = CLEAN
+        .replacen("required: [verdict]", "required: [notes]", 1)
+        .replacen("handoff_to: [coder]", "handoff_to: [codr]", 1)
+        .replacen("max_parallel_worktrees: 2", "max_parallel_worktrees: 0", 1);
+    let fixed = fix_all(&text, Format::Yaml, &Options::default(), &[]).unwrap();
+    assert!(fixed.preserved);
+    assert_eq!(fixed.applied.len(), 3, "{:#?}", fixed.applied);
+    let after = validate_source(&fixed.text, Format::Yaml, &Options::default());
+    assert!(after.allow(), "{:#?}", after.findings);
+    for comment in comments(&text) {
+        assert!(fixed.text.contains(&comment));
+    }
+    // Only the codes asked for.
+    let some = fix_all(
+        &text,
+        Format::Yaml,
+        &Options::default(),
+        &[Code::UnknownHandoff],
+    )
+    .unwrap();
+    assert_eq!(some.applied.len(), 1);
+    assert_eq!(some.applied[0].code, Code::UnknownHandoff);
+}
+
+#[test]
+fn findings_without_a_mechanical_fix_get_none() {
+    let text = CLEAN.replacen("allowed_agents: [claude]", "allowed_agents: []", 1);
+    let report = validate_source(&text, Format::Yaml, &Options::default());
+    let document = document::parse_value(&text, Format::Yaml).unwrap();
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.code == Code::NoAgents)
+        .unwrap();
+    assert!(fixes_for(&document, finding).is_empty());
+    assert!(!has_fixes(Code::NoAgents));
+}

@@ -1,0 +1,232 @@
+//! The protocol handlers: each one finds the document and hands it to the
+//! module that knows the feature. Analysis runs under `catch_unwind`, so a
+//! defect in it answers one request with an internal error instead of
+//! ending the session.
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::document::Document;
+use crate::{CodeDocs, actions, complete, definition, diagnostics, hover};
+
+pub struct Backend {
+    client: Client,
+    docs: CodeDocs,
+    shutdown: Arc<AtomicBool>,
+    documents: Mutex<HashMap<Uri, Document>>,
+}
+
+impl Backend {
+    pub fn new(client: Client, docs: CodeDocs, shutdown: Arc<AtomicBool>) -> Backend {
+        Backend {
+            client,
+            docs,
+            shutdown,
+            documents: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A panic while the lock is held leaves the map as it was before the
+    /// failed update, which is still a valid map.
+    fn documents(&self) -> MutexGuard<'_, HashMap<Uri, Document>> {
+        self.documents.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Analyses a new text of a document and publishes its diagnostics.
+    async fn update(&self, uri: Uri, language: Option<String>, text: String, version: i32) {
+        let path = uri.path().as_str().to_string();
+        // Only didOpen names the language; later changes keep it.
+        let language =
+            language.or_else(|| self.documents().get(&uri).and_then(|d| d.language.clone()));
+        let analysed = catch_unwind(AssertUnwindSafe(|| {
+            Document::analyse(&path, language.as_deref(), text, version)
+        }));
+        let Ok(document) = analysed else {
+            self.client
+                .log_message(
+                    MessageType::ERROR,
+                    format!(
+                        "playbook: could not analyse {}; this is a bug, please report it",
+                        uri.as_str()
+                    ),
+                )
+                .await;
+            return;
+        };
+        let publish = {
+            let mut documents = self.documents();
+            let was_playbook = match documents.get(&uri) {
+                // Notifications may be handled out of order; keep the newest.
+                Some(old) if old.version > version => return,
+                Some(old) => old.is_playbook,
+                None => false,
+            };
+            let publish = if document.is_playbook {
+                Some(diagnostics::of(&document, &self.docs))
+            } else {
+                // A file that stopped being a playbook keeps no stale findings.
+                was_playbook.then(Vec::new)
+            };
+            documents.insert(uri.clone(), document);
+            publish
+        };
+        if let Some(diagnostics) = publish {
+            self.client
+                .publish_diagnostics(uri, diagnostics, Some(version))
+                .await;
+        }
+    }
+
+    /// Runs a feature on a playbook document; `None` for other files.
+    fn with_playbook<T>(
+        &self,
+        uri: &Uri,
+        feature: impl FnOnce(&Document) -> Option<T>,
+    ) -> Result<Option<T>> {
+        let documents = self.documents();
+        let Some(document) = documents.get(uri).filter(|d| d.is_playbook) else {
+            return Ok(None);
+        };
+        catch_unwind(AssertUnwindSafe(|| feature(document))).map_err(|_| Error::internal_error())
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::FULL),
+                        save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                            include_text: Some(true),
+                        })),
+                        ..TextDocumentSyncOptions::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(
+                        [":", " ", "-", "[", ",", "\""].map(String::from).to_vec(),
+                    ),
+                    ..CompletionOptions::default()
+                }),
+                definition_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::SOURCE_FIX_ALL,
+                        ]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
+                position_encoding: Some(PositionEncodingKind::UTF16),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "playbook".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shutdown.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        self.update(doc.uri, Some(doc.language_id), doc.text, doc.version)
+            .await;
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        // Full sync is what the server asks for; a client that sends ranged
+        // changes anyway gets them applied in order to the last text.
+        let mut text = self.documents().get(&uri).map(|d| d.text.clone());
+        for change in params.content_changes {
+            text = Some(match (change.range, text) {
+                (Some(range), Some(old)) => crate::text::replace(&old, range, &change.text),
+                _ => change.text,
+            });
+        }
+        let Some(text) = text else {
+            return;
+        };
+        self.update(uri, None, text, params.text_document.version)
+            .await;
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let (text, version) = match params.text {
+            Some(text) => {
+                let version = self.documents().get(&uri).map_or(0, |d| d.version);
+                (text, version)
+            }
+            None => match self.documents().get(&uri) {
+                Some(d) => (d.text.clone(), d.version),
+                None => return,
+            },
+        };
+        self.update(uri, None, text, version).await;
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let removed = self.documents().remove(&uri);
+        if removed.is_some_and(|d| d.is_playbook) {
+            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        }
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let at = params.text_document_position_params;
+        self.with_playbook(&at.text_document.uri, |d| {
+            hover::at(d, at.position, &self.docs)
+        })
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let at = params.text_document_position;
+        self.with_playbook(&at.text_document.uri, |d| {
+            Some(CompletionResponse::Array(complete::at(d, at.position)))
+        })
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let at = params.text_document_position_params;
+        let uri = at.text_document.uri;
+        self.with_playbook(&uri, |d| {
+            definition::at(d, &uri, at.position).map(GotoDefinitionResponse::Scalar)
+        })
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let only = params.context.only;
+        self.with_playbook(&uri, |d| {
+            Some(actions::at(
+                d,
+                &uri,
+                params.range,
+                only.as_deref(),
+                &self.docs,
+            ))
+        })
+    }
+}
