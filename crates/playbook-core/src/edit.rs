@@ -36,8 +36,10 @@ mod render;
 mod spans;
 #[cfg(test)]
 mod tests;
+mod tidy;
 
 pub use diff::diff;
+pub use tidy::tidy;
 
 /// One change to a document, addressed by JSON pointer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
