@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod examples;
+mod fixes;
 mod legacy;
 mod lints;
 mod schemas;
