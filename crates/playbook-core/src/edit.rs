@@ -38,7 +38,7 @@ mod spans;
 mod tests;
 mod tidy;
 
-pub use diff::diff;
+pub use diff::{diff, diff_within};
 pub use tidy::tidy;
 
 /// One change to a document, addressed by JSON pointer.
@@ -113,8 +113,24 @@ pub fn apply(text: &str, format: Format, ops: &[Op]) -> Result<Edited, EditError
 /// document (a form save, an export) keeps the file's comments.
 pub fn rewrite(old_text: &str, format: Format, new_value: &Value) -> Result<Edited, EditError> {
     let old = document::parse_value(old_text, format).map_err(EditError::Unreadable)?;
-    let ops = diff(&old, new_value);
+    let mut ops = diff(&old, new_value);
+    // A change of nearly everything becomes fewer, larger replacements, so
+    // the edit stays within its budget and the untouched parts keep their
+    // comments; only a document changed at its top level is rendered afresh.
+    let mut depth = 8;
+    while !within_budget(old_text, ops.len()) && depth > 0 {
+        ops = diff_within(&old, new_value, depth);
+        depth -= 1;
+    }
     finish(old_text, format, &ops, new_value.clone())
+}
+
+/// Bytes of text the span editor may walk in one edit: each op re-reads the
+/// document, so ops × size is bounded (about 800 ops on a 300 KB playbook).
+const EDIT_BUDGET: usize = 256 * 1024 * 1024;
+
+fn within_budget(text: &str, ops: usize) -> bool {
+    ops.saturating_mul(text.len().max(1)) <= EDIT_BUDGET
 }
 
 /// Edits the text op by op, then checks that it reads as `expected`;
@@ -126,7 +142,8 @@ fn finish(text: &str, format: Format, ops: &[Op], expected: Value) -> Result<Edi
             preserved: true,
         });
     }
-    if let Some(edited) = edit_spans(text, format, ops)
+    if within_budget(text, ops.len())
+        && let Some(edited) = edit_spans(text, format, ops)
         && document::parse_value(&edited, format).is_ok_and(|value| value == expected)
     {
         return Ok(Edited {
@@ -152,6 +169,62 @@ fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<String> {
         current = apply::apply_one(&current, &tree, op, format == Format::Json)?;
     }
     Some(format!("{bom}{current}"))
+}
+
+/// The one span that differs between two texts: `old[start..end]` becomes
+/// `text`. An editor applies an edit as this single change (one undo step,
+/// the cursor and folds elsewhere untouched); a language server sends it as
+/// one `TextEdit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// Byte offsets into the old text, on character boundaries.
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+impl Change {
+    /// The smallest change from `old` to `new` (common prefix and suffix
+    /// kept); `None` when they are equal.
+    pub fn between(old: &str, new: &str) -> Option<Change> {
+        if old == new {
+            return None;
+        }
+        let mut start = old
+            .bytes()
+            .zip(new.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !old.is_char_boundary(start) || !new.is_char_boundary(start) {
+            start -= 1;
+        }
+        let room = old.len().min(new.len()) - start;
+        let mut suffix = old
+            .bytes()
+            .rev()
+            .zip(new.bytes().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix)
+        {
+            suffix -= 1;
+        }
+        Some(Change {
+            start,
+            end: old.len() - suffix,
+            text: new[start..new.len() - suffix].to_string(),
+        })
+    }
+
+    /// `old` with the change applied.
+    pub fn apply(&self, old: &str) -> Option<String> {
+        let mut out = String::with_capacity(old.len() + self.text.len());
+        out.push_str(old.get(..self.start)?);
+        out.push_str(&self.text);
+        out.push_str(old.get(self.end..)?);
+        Some(out)
+    }
 }
 
 /// A value written out afresh, as `playbook fmt` would.

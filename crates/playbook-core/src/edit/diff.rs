@@ -13,15 +13,29 @@ use crate::finding::escape_pointer;
 
 /// The operations that turn `old` into `new`, in the order to apply them.
 pub fn diff(old: &Value, new: &Value) -> Vec<Op> {
+    diff_within(old, new, usize::MAX)
+}
+
+/// Like [`diff`], but a value deeper than `depth` that differs is replaced
+/// whole: fewer, larger operations, for edits that change a lot.
+pub fn diff_within(old: &Value, new: &Value, depth: usize) -> Vec<Op> {
     let mut ops = Vec::new();
-    walk(old, new, "", &mut ops);
+    walk(old, new, "", depth, &mut ops);
     ops
 }
 
-fn walk(old: &Value, new: &Value, path: &str, ops: &mut Vec<Op>) {
+fn walk(old: &Value, new: &Value, path: &str, depth: usize, ops: &mut Vec<Op>) {
     if old == new {
         return;
     }
+    if depth == 0 {
+        ops.push(Op::Replace {
+            path: path.to_string(),
+            value: new.clone(),
+        });
+        return;
+    }
+    let depth = depth - 1;
     match (old, new) {
         (Value::Object(a), Value::Object(b)) if !a.is_empty() && !b.is_empty() => {
             for key in a.keys().filter(|k| !b.contains_key(*k)) {
@@ -31,7 +45,7 @@ fn walk(old: &Value, new: &Value, path: &str, ops: &mut Vec<Op>) {
             }
             for (key, value) in b {
                 match a.get(key) {
-                    Some(before) => walk(before, value, &child(path, key), ops),
+                    Some(before) => walk(before, value, &child(path, key), depth, ops),
                     None => ops.push(Op::Add {
                         path: child(path, key),
                         value: value.clone(),
@@ -40,7 +54,7 @@ fn walk(old: &Value, new: &Value, path: &str, ops: &mut Vec<Op>) {
             }
         }
         (Value::Array(a), Value::Array(b)) if !a.is_empty() && !b.is_empty() => {
-            sequence(a, b, path, ops);
+            sequence(a, b, path, depth, ops);
         }
         _ => ops.push(Op::Replace {
             path: path.to_string(),
@@ -49,7 +63,7 @@ fn walk(old: &Value, new: &Value, path: &str, ops: &mut Vec<Op>) {
     }
 }
 
-fn sequence(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
+fn sequence(a: &[Value], b: &[Value], path: &str, depth: usize, ops: &mut Vec<Op>) {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let rest = a.len().min(b.len()) - prefix;
     let suffix = a
@@ -67,6 +81,7 @@ fn sequence(a: &[Value], b: &[Value], path: &str, ops: &mut Vec<Op>) {
             &old_middle[i],
             &new_middle[i],
             &child(path, &(prefix + i).to_string()),
+            depth,
             ops,
         );
     }

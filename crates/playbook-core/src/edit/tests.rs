@@ -306,6 +306,67 @@ fn awkward_values_round_trip() {
     }
 }
 
+#[test]
+fn a_change_of_everything_stays_fast_and_keeps_the_head_comment() {
+    // 3 000 roles, every one renamed: one op each would re-read 400 KB
+    // 3 000 times; coarser replacements keep it within the budget.
+    let roles: String = (0..3000)
+        .map(|i| format!("      - name: r{i}   # role {i}\n        mode: worker\n"))
+        .collect();
+    let text = format!("# head\nid: big\nworkflow:\n  build:\n    roles:\n{roles}");
+    let mut value = document::parse_value(&text, Format::Yaml).unwrap();
+    for role in value["workflow"]["build"]["roles"].as_array_mut().unwrap() {
+        role["name"] = json!(format!("{}x", role["name"].as_str().unwrap()));
+    }
+    let started = std::time::Instant::now();
+    let edited = rewrite(&text, Format::Yaml, &value).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(
+        document::parse_value(&edited.text, Format::Yaml).unwrap(),
+        value
+    );
+    assert!(
+        edited.text.starts_with("# head\nid: big\n"),
+        "{}",
+        &edited.text[..200]
+    );
+}
+
+#[test]
+fn an_edit_is_one_small_change_for_editors() {
+    let old = "# é\nname: Démo  # x\nid: d\n";
+    let edited = apply(
+        old,
+        Format::Yaml,
+        &[Op::Replace {
+            path: "/name".into(),
+            value: json!("Déma"),
+        }],
+    )
+    .unwrap();
+    let change = Change::between(old, &edited.text).unwrap();
+    assert_eq!(&old[change.start..change.end], "o");
+    assert_eq!(change.text, "a");
+    assert_eq!(change.apply(old).unwrap(), edited.text);
+    assert_eq!(Change::between(old, old), None);
+    // Multi-byte characters are never split.
+    let change = Change::between("aé", "aè").unwrap();
+    assert_eq!(
+        (change.start, change.end, change.text.as_str()),
+        (1, 3, "è")
+    );
+}
+
+proptest! {
+    #[test]
+    fn a_change_between_any_texts_rebuilds_the_new_one(old in "\\PC{0,20}", new in "\\PC{0,20}") {
+        match Change::between(&old, &new) {
+            Some(change) => prop_assert_eq!(change.apply(&old).unwrap(), new),
+            None => prop_assert_eq!(old, new),
+        }
+    }
+}
+
 /// Every pointer of a value, with the value there.
 fn pointers(value: &Value, path: String, out: &mut Vec<(String, Value)>) {
     out.push((path.clone(), value.clone()));
