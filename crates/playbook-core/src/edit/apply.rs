@@ -50,7 +50,11 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
             }
         }
     };
-    let (start, end, replacement) = edit;
+    let (start, end, mut replacement) = edit;
+    // New lines end as the file's lines do.
+    if text.contains("\r\n") && replacement.contains('\n') {
+        replacement = replacement.replace("\r\n", "\n").replace('\n', "\r\n");
+    }
     let mut out = String::with_capacity(text.len() + replacement.len());
     out.push_str(text.get(..start)?);
     out.push_str(&replacement);

@@ -1,6 +1,7 @@
 //! Integration tests of playbook-core, one binary; modules mirror concerns.
 
 mod bad_input;
+mod edits;
 mod examples;
 mod fixes;
 mod legacy;
