@@ -26,6 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::document::{self, Format};
 use crate::finding::{Finding, pointer_tokens};
@@ -42,8 +43,9 @@ pub use diff::{diff, diff_within};
 pub use tidy::tidy;
 
 /// One change to a document, addressed by JSON pointer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "op", rename_all = "lowercase")]
+#[ts(export)]
 pub enum Op {
     /// Replaces the value at `path`, which must exist.
     Replace { path: String, value: Value },
@@ -175,18 +177,19 @@ fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<String> {
 /// `text`. An editor applies an edit as this single change (one undo step,
 /// the cursor and folds elsewhere untouched); a language server sends it as
 /// one `TextEdit`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Change {
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct TextChange {
     /// Byte offsets into the old text, on character boundaries.
     pub start: usize,
     pub end: usize,
     pub text: String,
 }
 
-impl Change {
+impl TextChange {
     /// The smallest change from `old` to `new` (common prefix and suffix
     /// kept); `None` when they are equal.
-    pub fn between(old: &str, new: &str) -> Option<Change> {
+    pub fn between(old: &str, new: &str) -> Option<TextChange> {
         if old == new {
             return None;
         }
@@ -210,7 +213,7 @@ impl Change {
         {
             suffix -= 1;
         }
-        Some(Change {
+        Some(TextChange {
             start,
             end: old.len() - suffix,
             text: new[start..new.len() - suffix].to_string(),

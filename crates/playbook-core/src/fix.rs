@@ -26,6 +26,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::document::{self, Format};
 use crate::edit::{self, EditError, Edited, Op};
@@ -37,7 +38,8 @@ mod rules;
 mod tests;
 
 /// One mechanical change that removes a finding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
 pub struct Fix {
     /// What the fix does, as a button or a CLI line says it.
     pub title: String,

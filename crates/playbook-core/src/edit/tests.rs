@@ -344,13 +344,13 @@ fn an_edit_is_one_small_change_for_editors() {
         }],
     )
     .unwrap();
-    let change = Change::between(old, &edited.text).unwrap();
+    let change = TextChange::between(old, &edited.text).unwrap();
     assert_eq!(&old[change.start..change.end], "o");
     assert_eq!(change.text, "a");
     assert_eq!(change.apply(old).unwrap(), edited.text);
-    assert_eq!(Change::between(old, old), None);
+    assert_eq!(TextChange::between(old, old), None);
     // Multi-byte characters are never split.
-    let change = Change::between("aé", "aè").unwrap();
+    let change = TextChange::between("aé", "aè").unwrap();
     assert_eq!(
         (change.start, change.end, change.text.as_str()),
         (1, 3, "è")
@@ -360,7 +360,7 @@ fn an_edit_is_one_small_change_for_editors() {
 proptest! {
     #[test]
     fn a_change_between_any_texts_rebuilds_the_new_one(old in "\\PC{0,20}", new in "\\PC{0,20}") {
-        match Change::between(&old, &new) {
+        match TextChange::between(&old, &new) {
             Some(change) => prop_assert_eq!(change.apply(&old).unwrap(), new),
             None => prop_assert_eq!(old, new),
         }
