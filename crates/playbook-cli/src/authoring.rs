@@ -138,13 +138,15 @@ fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Ve
     let Some((kind, violations)) = envelope else {
         let report = validate_source(&source.text, source.format, options);
         let with_fixes = |finding: Finding| {
-            let fixes = parsed
-                .as_ref()
-                .map(|value| fix::fixes_for(value, &finding))
-                .unwrap_or_default()
-                .into_iter()
-                .map(|f| FixTitle { title: f.title })
-                .collect();
+            let fixes = match &parsed {
+                Some(value) => fix::fixes_for(value, &finding),
+                // A document that does not load (a key given twice) may
+                // still have a fix of its text.
+                None => fix::fixes_for_source(&source.text, source.format, &finding),
+            }
+            .into_iter()
+            .map(|f| FixTitle { title: f.title })
+            .collect();
             Reported {
                 fixes,
                 ..Reported::from(finding)

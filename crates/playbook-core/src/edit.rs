@@ -173,6 +173,58 @@ fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<String> {
     Some(format!("{bom}{current}"))
 }
 
+/// Removes one entry of a key given twice (PB007) from the mapping that
+/// holds `pointer`: the later one, or the earlier with `keep_later`.
+/// Works on text that does not load (that is what a duplicate does to
+/// it); returns the change and the line of the removed entry, or `None`
+/// when the mapping does not have the key twice.
+pub fn remove_duplicate_key(
+    text: &str,
+    format: Format,
+    pointer: &str,
+    keep_later: bool,
+) -> Option<(TextChange, usize)> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let offset = text.len() - body.len();
+    let tree = spans::Tree::new(body)?;
+    let (parent, key) = apply::split_last(pointer)?;
+    let (map, place) = tree.resolve(&parent)?;
+    let count = |tree: &spans::Tree, map: usize| match &tree.nodes.get(map)?.kind {
+        spans::Kind::Map { entries, .. } => Some(
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.key == key)
+                .map(|(i, e)| (i, e.key_start))
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
+    };
+    let same = count(&tree, map)?;
+    let &(index, key_start) = if keep_later {
+        same.first()?
+    } else {
+        same.get(1)?
+    };
+    if same.len() < 2 {
+        return None;
+    }
+    let (start, end, replacement) =
+        apply::remove(body, &tree, map, place, index, format == Format::Json)?;
+    let change = TextChange {
+        start: start + offset,
+        end: end + offset,
+        text: replacement,
+    };
+    // The result must still be read by the parser, with one entry fewer.
+    let edited = change.apply(text)?;
+    let after = spans::Tree::new(edited.strip_prefix('\u{feff}').unwrap_or(&edited))?;
+    let (map_after, _) = after.resolve(&parent)?;
+    (count(&after, map_after)?.len() + 1 == same.len()).then_some(())?;
+    let line = body[..key_start].matches('\n').count() + 1;
+    Some((change, line))
+}
+
 /// The one span that differs between two texts: `old[start..end]` becomes
 /// `text`. An editor applies an edit as this single change (one undo step,
 /// the cursor and folds elsewhere untouched); a language server sends it as

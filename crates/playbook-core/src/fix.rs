@@ -29,7 +29,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::document::{self, Format};
-use crate::edit::{self, EditError, Edited, Op};
+use crate::edit::{self, EditError, Edited, Op, TextChange};
 use crate::finding::{Code, Finding};
 use crate::validate::{Options, validate_source};
 
@@ -48,6 +48,12 @@ pub struct Fix {
     pub path: String,
     /// The edit, applied in order (see [`edit::apply`]).
     pub ops: Vec<Op>,
+    /// A change of the text itself, for a document that does not load
+    /// (a key given twice) and so cannot be addressed by pointer; a fix
+    /// with one is applied on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub change: Option<TextChange>,
 }
 
 /// The fixes for one finding of `document` (the parsed text the finding
@@ -60,6 +66,40 @@ pub fn fixes_for(document: &Value, finding: &Finding) -> Vec<Fix> {
             code: finding.code,
             path: finding.path.clone(),
             ops,
+            change: None,
+        })
+        .collect()
+}
+
+/// The fixes for one finding of `text`, including those of a document
+/// that does not load: a key given twice (PB007) is fixed by removing the
+/// later entry (or, second choice, the earlier).
+pub fn fixes_for_source(text: &str, format: Format, finding: &Finding) -> Vec<Fix> {
+    if finding.code == Code::DuplicateKey {
+        return duplicate_key(text, format, finding);
+    }
+    match document::parse_value(text, format) {
+        Ok(value) => fixes_for(&value, finding),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn duplicate_key(text: &str, format: Format, finding: &Finding) -> Vec<Fix> {
+    let key = crate::finding::pointer_tokens(&finding.path)
+        .pop()
+        .unwrap_or_default();
+    [(false, "later"), (true, "earlier")]
+        .into_iter()
+        .filter_map(|(keep_later, which)| {
+            let (change, line) =
+                edit::remove_duplicate_key(text, format, &finding.path, keep_later)?;
+            Some(Fix {
+                title: format!("Remove the {which} `{key}` (line {line})"),
+                code: finding.code,
+                path: finding.path.clone(),
+                ops: Vec::new(),
+                change: Some(change),
+            })
         })
         .collect()
 }
@@ -71,6 +111,26 @@ pub fn has_fixes(code: Code) -> bool {
 
 /// Applies fixes in order to `text`, keeping comments and layout.
 pub fn apply(text: &str, format: Format, fixes: &[Fix]) -> Result<Edited, EditError> {
+    if let Some(fix) = fixes.iter().find(|f| f.change.is_some()) {
+        let refuse = |reason: &str| EditError::Path {
+            op: "apply",
+            path: fix.path.clone(),
+            reason: reason.to_string(),
+        };
+        if fixes.len() > 1 {
+            return Err(refuse(
+                "a fix that changes the text itself is applied alone",
+            ));
+        }
+        let change = fix.change.as_ref().ok_or_else(|| refuse("no change"))?;
+        let text = change
+            .apply(text)
+            .ok_or_else(|| refuse("the text changed since the fix was computed"))?;
+        return Ok(Edited {
+            text,
+            preserved: true,
+        });
+    }
     let ops: Vec<Op> = fixes.iter().flat_map(|f| f.ops.iter().cloned()).collect();
     edit::apply(text, format, &ops)
 }
@@ -99,22 +159,26 @@ pub fn fix_all(
     options: &Options,
     codes: &[Code],
 ) -> Result<Fixed, EditError> {
-    // Text that does not parse has nothing to address: say so, not "clean".
-    document::parse_value(text, format).map_err(EditError::Unreadable)?;
+    let unreadable = document::parse_value(text, format).err();
     let mut current = text.to_string();
     let mut applied = Vec::new();
     let mut preserved = true;
     let mut tried: HashSet<(Code, String, String)> = HashSet::new();
     while applied.len() < MAX_FIXES {
-        let Ok(document) = document::parse_value(&current, format) else {
-            break;
-        };
+        let document = document::parse_value(&current, format).ok();
         let report = validate_source(&current, format, options);
         let next = report
             .findings
             .iter()
             .filter(|f| codes.is_empty() || codes.contains(&f.code))
-            .flat_map(|f| fixes_for(&document, f).into_iter().take(1))
+            .flat_map(|f| {
+                let fixes = match &document {
+                    Some(value) => fixes_for(value, f),
+                    None if f.code == Code::DuplicateKey => duplicate_key(&current, format, f),
+                    None => Vec::new(),
+                };
+                fixes.into_iter().take(1)
+            })
             .find(|fix| !tried.contains(&(fix.code, fix.path.clone(), fix.title.clone())));
         let Some(fix) = next else {
             break;
@@ -130,6 +194,13 @@ pub fn fix_all(
         preserved &= edited.preserved;
         current = edited.text;
         applied.push(fix);
+    }
+    // Text that does not load and that no fix made load has nothing to
+    // address: say so rather than "nothing to fix".
+    if let Some(finding) = unreadable
+        && applied.is_empty()
+    {
+        return Err(EditError::Unreadable(finding));
     }
     Ok(Fixed {
         text: current,

@@ -197,3 +197,25 @@ fn validate_json_names_the_fixes_of_each_finding() {
         "Remove the handoff to `reviwer`"
     );
 }
+
+#[test]
+fn a_key_given_twice_is_fixed_then_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = BROKEN.replacen("id: demo\n", "id: demo\nid: other  # stray\n", 1);
+    let path = write(&dir, "team.yaml", &text);
+    let output = playbook(&["fix", &path]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains("fixed PB007 at /id: Remove the later `id` (line 4)"),
+        "{out}"
+    );
+    assert!(out.contains("fixed PB301"), "{out}");
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(!after.contains("# stray"));
+    assert!(errors(&path).is_empty(), "{after}");
+}

@@ -421,7 +421,7 @@ fn insert_item(
 }
 
 /// Removes entry or item `index` of the collection `parent`.
-fn remove(
+pub(super) fn remove(
     text: &str,
     tree: &Tree,
     parent: NodeId,

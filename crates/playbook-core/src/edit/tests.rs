@@ -581,6 +581,8 @@ proptest! {
             let _ = apply(&text, format, &[Op::Remove { path: path.clone() }]);
             let _ = rewrite(&text, format, &new);
             let _ = tidy(&text, format, &new);
+            let _ = remove_duplicate_key(&text, format, &path, false);
+            let _ = remove_duplicate_key(&text, format, &path, true);
         }
     }
 }
