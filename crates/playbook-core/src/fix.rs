@@ -147,12 +147,15 @@ pub struct Fixed {
 
 /// Most fixes one [`fix_all`] applies: each removes a finding, so this is
 /// far above any real playbook's count and only bounds hostile input.
-pub const MAX_FIXES: usize = 500;
+pub const MAX_FIXES: usize = 2000;
 
-/// Applies every mechanical fix, one at a time and re-validating after
-/// each (a fix can make another's pointers stale), until none is left;
-/// `codes` limits it to some codes. A fix whose finding is still there
-/// afterwards is not tried again, so this always ends.
+/// Applies every mechanical fix, validating again after each round, until
+/// none is left; `codes` limits it to some codes. A round applies the first
+/// fix of every finding at once when their pointers cannot disturb each
+/// other (different roles or sections, no sequence item added or removed),
+/// else one fix; so a playbook with hundreds of findings takes a few rounds,
+/// not hundreds. A fix whose finding is still there afterwards is not tried
+/// again, so this always ends.
 pub fn fix_all(
     text: &str,
     format: Format,
@@ -167,33 +170,59 @@ pub fn fix_all(
     while applied.len() < MAX_FIXES {
         let document = document::parse_value(&current, format).ok();
         let report = validate_source(&current, format, options);
-        let next = report
+        let candidates: Vec<Fix> = report
             .findings
             .iter()
             .filter(|f| codes.is_empty() || codes.contains(&f.code))
-            .flat_map(|f| {
+            .filter_map(|f| {
                 let fixes = match &document {
                     Some(value) => fixes_for(value, f),
                     None if f.code == Code::DuplicateKey => duplicate_key(&current, format, f),
                     None => Vec::new(),
                 };
-                fixes.into_iter().take(1)
+                fixes.into_iter().next()
             })
-            .find(|fix| !tried.contains(&(fix.code, fix.path.clone(), fix.title.clone())));
-        let Some(fix) = next else {
+            .filter(|fix| !tried.contains(&key(fix)))
+            .collect();
+        let Some(first) = candidates.first() else {
             break;
         };
-        tried.insert((fix.code, fix.path.clone(), fix.title.clone()));
-        // A fix whose edit does not apply is skipped, never fatal.
-        let Ok(edited) = apply(&current, format, std::slice::from_ref(&fix)) else {
-            continue;
+        let batch: Vec<Fix> = match &document {
+            Some(value) if !disturbs(value, first) => {
+                let mut owners = HashSet::new();
+                candidates
+                    .iter()
+                    .filter(|fix| !disturbs(value, fix) && owners.insert(owner(&fix.path)))
+                    .take(MAX_FIXES - applied.len())
+                    .cloned()
+                    .collect()
+            }
+            _ => vec![first.clone()],
         };
-        if edited.text == current {
-            continue;
+        for fix in &batch {
+            tried.insert(key(fix));
         }
-        preserved &= edited.preserved;
-        current = edited.text;
-        applied.push(fix);
+        // The batch as one edit; if that does not apply, fix by fix (a fix
+        // whose edit does not apply is skipped, never fatal).
+        match apply(&current, format, &batch) {
+            Ok(edited) if edited.preserved && batch.len() > 1 => {
+                current = edited.text;
+                applied.extend(batch);
+            }
+            _ => {
+                for fix in batch {
+                    let Ok(edited) = apply(&current, format, std::slice::from_ref(&fix)) else {
+                        continue;
+                    };
+                    if edited.text == current {
+                        continue;
+                    }
+                    preserved &= edited.preserved;
+                    current = edited.text;
+                    applied.push(fix);
+                }
+            }
+        }
     }
     // Text that does not load and that no fix made load has nothing to
     // address: say so rather than "nothing to fix".
@@ -207,4 +236,38 @@ pub fn fix_all(
         applied,
         preserved,
     })
+}
+
+fn key(fix: &Fix) -> (Code, String, String) {
+    (fix.code, fix.path.clone(), fix.title.clone())
+}
+
+/// What a fix may touch: its role, else its top-level section.
+fn owner(path: &str) -> String {
+    let tokens = crate::finding::pointer_tokens(path);
+    let depth = if tokens.first().is_some_and(|t| t == "workflow") {
+        4
+    } else {
+        1
+    };
+    tokens.into_iter().take(depth).collect::<Vec<_>>().join("/")
+}
+
+/// Whether a fix can move other fixes' pointers: it adds or removes a
+/// sequence item (later indices shift) or changes the text itself.
+fn disturbs(document: &Value, fix: &Fix) -> bool {
+    fix.change.is_some()
+        || fix.ops.iter().any(|op| {
+            let shifting = match op {
+                Op::Remove { path } => parent_is_sequence(document, path),
+                Op::Add { path, .. } => !path.ends_with("/-") && parent_is_sequence(document, path),
+                Op::Replace { .. } => false,
+            };
+            shifting || op.path().is_empty()
+        })
+}
+
+fn parent_is_sequence(document: &Value, path: &str) -> bool {
+    let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+    document.pointer(parent).is_some_and(Value::is_array)
 }

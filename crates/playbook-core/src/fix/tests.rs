@@ -387,3 +387,28 @@ fn a_json_key_given_twice_is_fixed_too() {
     let fixed = apply(text, Format::Json, &fixes[1..2]).unwrap();
     assert_eq!(fixed.text, "{\n  \"name\": \"N\",\n  \"id\": \"b\"\n}\n");
 }
+
+#[test]
+fn hundreds_of_findings_are_fixed_in_batches_keeping_every_comment() {
+    let roles: String = (0..150)
+        .map(|i| {
+            format!(
+                "      # role {i}\n      - name: r{i}\n        mode: reviewer\n        inputs_required: [spec_path, commit_sha]\n        outputs_contract: {{required: [notes]}}\n        actions_allowed: [read_file]\n        allowed_agents: [claude]\n        handoff_to: [r{}]\n",
+                (i + 1) % 150
+            )
+        })
+        .collect();
+    let text = format!(
+        "# big\nschema_version: \"1.0.0\"\nid: big\nname: Big\nrun_inputs: [spec_path]\nworkflow:\n  build:\n    roles:\n{roles}"
+    );
+    let started = std::time::Instant::now();
+    let fixed = fix_all(&text, Format::Yaml, &Options::default(), &[]).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert!(fixed.preserved);
+    assert_eq!(fixed.applied.len(), 151, "150 verdicts and one loop limit");
+    let after = validate_source(&fixed.text, Format::Yaml, &Options::default());
+    assert!(after.allow(), "{:#?}", after.findings);
+    for i in 0..150 {
+        assert!(fixed.text.contains(&format!("      # role {i}\n")));
+    }
+}
