@@ -8,6 +8,11 @@
 //! and path (`fix/rules.rs`). Which codes have fixes is listed in
 //! `docs/lints.md`.
 //!
+//! For an editor or a language server: [`fixes_for_source`] gives the
+//! fixes of a finding of some text (also of text that does not load, for a
+//! key given twice), [`apply`] one of them, and
+//! [`edit::TextChange::between`] the single text edit to send.
+//!
 //! ```
 //! use playbook_core::{Format, Options, fix, validate_source};
 //!
