@@ -20,7 +20,7 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
         }
         Op::Add { path, value } => {
             let (parent, token) = split_last(path)?;
-            let (pid, parent_place) = tree.resolve(&parent)?;
+            let (pid, _) = tree.resolve(&parent)?;
             match &tree.nodes.get(pid)?.kind {
                 Kind::Map { .. } => match tree.child(pid, &token) {
                     Some((id, place)) => replace(text, tree, id, place, value, json)?,
@@ -35,7 +35,7 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
                     if index > items.len() {
                         return None;
                     }
-                    insert_item(text, tree, pid, parent_place, index, value, json)?
+                    insert_item(text, tree, pid, index, value, json)?
                 }
                 _ => return None,
             }
@@ -358,7 +358,6 @@ fn insert_item(
     text: &str,
     tree: &Tree,
     seq: NodeId,
-    _place: Place,
     index: usize,
     value: &Value,
     json: bool,
