@@ -146,7 +146,8 @@ fn finish(text: &str, format: Format, ops: &[Op], expected: Value) -> Result<Edi
     }
     if within_budget(text, ops.len())
         && let Some(edited) = edit_spans(text, format, ops)
-        && document::parse_value(&edited, format).is_ok_and(|value| value == expected)
+        && document::parse_value(&edited, format)
+            .is_ok_and(|value| diff::identical(&value, &expected))
     {
         return Ok(Edited {
             text: edited,

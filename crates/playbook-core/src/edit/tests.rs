@@ -367,6 +367,35 @@ proptest! {
     }
 }
 
+#[test]
+fn reordered_stages_are_written_in_their_new_order() {
+    // Stage order is run order: a form that moves `review` before `plan`
+    // must get a file that reads in that order, not the old text.
+    let old = document::parse_value(COMMENTED, Format::Yaml).unwrap();
+    let mut workflow = serde_json::Map::new();
+    workflow.insert("review".into(), old["workflow"]["review"].clone());
+    workflow.insert("plan".into(), old["workflow"]["plan"].clone());
+    let mut new = old.clone();
+    new["workflow"] = Value::Object(workflow);
+    let edited = rewrite(COMMENTED, Format::Yaml, &new).unwrap();
+    let read = document::parse_value(&edited.text, Format::Yaml).unwrap();
+    let order: Vec<&String> = read["workflow"].as_object().unwrap().keys().collect();
+    assert_eq!(order, ["review", "plan"]);
+    assert!(edited.preserved);
+    assert!(edited.text.starts_with("# Head comment"));
+    // A key added in the middle of a mapping also keeps its place.
+    let mut middle = serde_json::Map::new();
+    for (k, v) in old.as_object().unwrap() {
+        middle.insert(k.clone(), v.clone());
+        if k == "id" {
+            middle.insert("description".into(), json!("inserted"));
+        }
+    }
+    let edited = rewrite(COMMENTED, Format::Yaml, &Value::Object(middle.clone())).unwrap();
+    let read = document::parse_value(&edited.text, Format::Yaml).unwrap();
+    assert!(diff::identical(&read, &Value::Object(middle)));
+}
+
 /// Every pointer of a value, with the value there.
 fn pointers(value: &Value, path: String, out: &mut Vec<(String, Value)>) {
     out.push((path.clone(), value.clone()));

@@ -27,7 +27,7 @@ pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, Edi
     };
     let target = document::parse_value(&text, format).map_err(EditError::Unreadable)?;
     let tidied = whitespace(&text);
-    if document::parse_value(&tidied, format).is_ok_and(|v| v == target) {
+    if document::parse_value(&tidied, format).is_ok_and(|v| super::diff::identical(&v, &target)) {
         Ok(tidied)
     } else {
         Ok(text)
