@@ -19,7 +19,11 @@ use crate::document::{self, Format};
 /// comments, key order, blank lines, indentation and quoting kept. A step
 /// that cannot keep them is skipped, so the result never loses a comment.
 pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, EditError> {
-    let rewritten = rewrite(text, format, canonical)?;
+    // Key order is layout here: the author's order stays (the typed
+    // model's own order would move every commented block).
+    let original = document::parse_value(text, format).map_err(EditError::Unreadable)?;
+    let canonical = in_order_of(canonical, &original);
+    let rewritten = rewrite(text, format, &canonical)?;
     let text = if rewritten.preserved {
         rewritten.text
     } else {
@@ -31,6 +35,39 @@ pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, Edi
         Ok(tidied)
     } else {
         Ok(text)
+    }
+}
+
+/// `value` with its mapping keys in the order `like` has them (keys only
+/// `value` has come after).
+fn in_order_of(value: &Value, like: &Value) -> Value {
+    match (value, like) {
+        (Value::Object(map), Value::Object(order)) => {
+            let mut out = serde_json::Map::new();
+            for (key, theirs) in order {
+                if let Some(ours) = map.get(key) {
+                    out.insert(key.clone(), in_order_of(ours, theirs));
+                }
+            }
+            for (key, ours) in map {
+                if !out.contains_key(key) {
+                    out.insert(key.clone(), ours.clone());
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(items), Value::Array(order)) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    order
+                        .get(i)
+                        .map_or_else(|| v.clone(), |o| in_order_of(v, o))
+                })
+                .collect(),
+        ),
+        _ => value.clone(),
     }
 }
 
@@ -96,6 +133,13 @@ mod tests {
         let text = "# c\nprompt: |\n  keep   \n  this\n";
         let value = document::parse_value(text, Format::Yaml).unwrap();
         assert_eq!(tidy(text, Format::Yaml, &value).unwrap(), text);
+    }
+
+    #[test]
+    fn the_authors_key_order_is_layout_and_stays() {
+        let text = "# c\nname: N  # n\nid: demo  # id\n";
+        let canonical = serde_json::json!({"id": "demo", "name": "N"});
+        assert_eq!(tidy(text, Format::Yaml, &canonical).unwrap(), text);
     }
 
     #[test]
