@@ -11,7 +11,7 @@ use playbook_contracts::code::CODES_DOC;
 use playbook_core::locate::SourceMap;
 use playbook_core::schema::Published;
 use playbook_core::{
-    Finding, Format, Location, Options, RoleMode, Severity, document, fix, validate_source,
+    Finding, Format, Location, Options, RoleMode, Severity, document, edit, fix, validate_source,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -138,13 +138,15 @@ fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Ve
     let Some((kind, violations)) = envelope else {
         let report = validate_source(&source.text, source.format, options);
         let with_fixes = |finding: Finding| {
-            let fixes = parsed
-                .as_ref()
-                .map(|value| fix::fixes_for(value, &finding))
-                .unwrap_or_default()
-                .into_iter()
-                .map(|f| FixTitle { title: f.title })
-                .collect();
+            let fixes = match &parsed {
+                Some(value) => fix::fixes_for(value, &finding),
+                // A document that does not load (a key given twice) may
+                // still have a fix of its text.
+                None => fix::fixes_for_source(&source.text, source.format, &finding),
+            }
+            .into_iter()
+            .map(|f| FixTitle { title: f.title })
+            .collect();
             Reported {
                 fixes,
                 ..Reported::from(finding)
@@ -325,7 +327,8 @@ pub struct FmtArgs {
     /// Only report files that are not normalised; exit 1 if any.
     #[arg(long)]
     check: bool,
-    /// Normalise YAML files that contain comments (comments are not kept).
+    /// Write the canonical layout even for YAML files with comments, which
+    /// are then lost (by default such a file keeps its layout and comments).
     #[arg(long)]
     drop_comments: bool,
 }
@@ -344,7 +347,17 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
                     .unwrap_or("invalid document")
             );
         };
-        let normalised = document::to_string(&playbook, source.format)?;
+        // A commented file keeps its layout (a full render would drop the
+        // comments): only values and blank-carrying whitespace are tidied.
+        let keep_layout =
+            source.format == Format::Yaml && has_comments(&source.text) && !args.drop_comments;
+        let normalised = if keep_layout {
+            let canonical = serde_json::to_value(&playbook)?;
+            edit::tidy(&source.text, source.format, &canonical)
+                .with_context(|| format!("cannot format {file}"))?
+        } else {
+            document::to_string(&playbook, source.format)?
+        };
         if normalised == source.text {
             continue;
         }
@@ -353,13 +366,12 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
             println!("{file}: not normalised (run `playbook fmt {file}`)");
             continue;
         }
-        if source.format == Format::Yaml && has_comments(&source.text) && !args.drop_comments {
-            bail!(
-                "{file} has comments, which formatting would remove; pass --drop-comments to format it anyway"
-            );
-        }
         input::write_atomically(file, &normalised)?;
-        println!("{file}: normalised");
+        if keep_layout {
+            println!("{file}: normalised (comments kept, so the layout is the author's)");
+        } else {
+            println!("{file}: normalised");
+        }
     }
     Ok(if clean || !args.check {
         ExitCode::SUCCESS

@@ -26,6 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::document::{self, Format};
 use crate::finding::{Finding, pointer_tokens};
@@ -36,12 +37,15 @@ mod render;
 mod spans;
 #[cfg(test)]
 mod tests;
+mod tidy;
 
-pub use diff::diff;
+pub use diff::{diff, diff_within};
+pub use tidy::tidy;
 
 /// One change to a document, addressed by JSON pointer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "op", rename_all = "lowercase")]
+#[ts(export)]
 pub enum Op {
     /// Replaces the value at `path`, which must exist.
     Replace { path: String, value: Value },
@@ -111,8 +115,24 @@ pub fn apply(text: &str, format: Format, ops: &[Op]) -> Result<Edited, EditError
 /// document (a form save, an export) keeps the file's comments.
 pub fn rewrite(old_text: &str, format: Format, new_value: &Value) -> Result<Edited, EditError> {
     let old = document::parse_value(old_text, format).map_err(EditError::Unreadable)?;
-    let ops = diff(&old, new_value);
+    let mut ops = diff(&old, new_value);
+    // A change of nearly everything becomes fewer, larger replacements, so
+    // the edit stays within its budget and the untouched parts keep their
+    // comments; only a document changed at its top level is rendered afresh.
+    let mut depth = 8;
+    while !within_budget(old_text, ops.len()) && depth > 0 {
+        ops = diff_within(&old, new_value, depth);
+        depth -= 1;
+    }
     finish(old_text, format, &ops, new_value.clone())
+}
+
+/// Bytes of text the span editor may walk in one edit: each op re-reads the
+/// document, so ops × size is bounded (about 800 ops on a 300 KB playbook).
+const EDIT_BUDGET: usize = 256 * 1024 * 1024;
+
+fn within_budget(text: &str, ops: usize) -> bool {
+    ops.saturating_mul(text.len().max(1)) <= EDIT_BUDGET
 }
 
 /// Edits the text op by op, then checks that it reads as `expected`;
@@ -124,8 +144,10 @@ fn finish(text: &str, format: Format, ops: &[Op], expected: Value) -> Result<Edi
             preserved: true,
         });
     }
-    if let Some(edited) = edit_spans(text, format, ops)
-        && document::parse_value(&edited, format).is_ok_and(|value| value == expected)
+    if within_budget(text, ops.len())
+        && let Some(edited) = edit_spans(text, format, ops)
+        && document::parse_value(&edited, format)
+            .is_ok_and(|value| diff::identical(&value, &expected))
     {
         return Ok(Edited {
             text: edited,
@@ -150,6 +172,115 @@ fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<String> {
         current = apply::apply_one(&current, &tree, op, format == Format::Json)?;
     }
     Some(format!("{bom}{current}"))
+}
+
+/// Removes one entry of a key given twice (PB007) from the mapping that
+/// holds `pointer`: the later one, or the earlier with `keep_later`.
+/// Works on text that does not load (that is what a duplicate does to
+/// it); returns the change and the line of the removed entry, or `None`
+/// when the mapping does not have the key twice.
+pub fn remove_duplicate_key(
+    text: &str,
+    format: Format,
+    pointer: &str,
+    keep_later: bool,
+) -> Option<(TextChange, usize)> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let offset = text.len() - body.len();
+    let tree = spans::Tree::new(body)?;
+    let (parent, key) = apply::split_last(pointer)?;
+    let (map, place) = tree.resolve(&parent)?;
+    let count = |tree: &spans::Tree, map: usize| match &tree.nodes.get(map)?.kind {
+        spans::Kind::Map { entries, .. } => Some(
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.key == key)
+                .map(|(i, e)| (i, e.key_start))
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
+    };
+    let same = count(&tree, map)?;
+    let &(index, key_start) = if keep_later {
+        same.first()?
+    } else {
+        same.get(1)?
+    };
+    if same.len() < 2 {
+        return None;
+    }
+    let (start, end, replacement) =
+        apply::remove(body, &tree, map, place, index, format == Format::Json)?;
+    let change = TextChange {
+        start: start + offset,
+        end: end + offset,
+        text: replacement,
+    };
+    // The result must still be read by the parser, with one entry fewer.
+    let edited = change.apply(text)?;
+    let after = spans::Tree::new(edited.strip_prefix('\u{feff}').unwrap_or(&edited))?;
+    let (map_after, _) = after.resolve(&parent)?;
+    (count(&after, map_after)?.len() + 1 == same.len()).then_some(())?;
+    let line = body[..key_start].matches('\n').count() + 1;
+    Some((change, line))
+}
+
+/// The one span that differs between two texts: `old[start..end]` becomes
+/// `text`. An editor applies an edit as this single change (one undo step,
+/// the cursor and folds elsewhere untouched); a language server sends it as
+/// one `TextEdit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct TextChange {
+    /// Byte offsets into the old text, on character boundaries.
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+impl TextChange {
+    /// The smallest change from `old` to `new` (common prefix and suffix
+    /// kept); `None` when they are equal.
+    pub fn between(old: &str, new: &str) -> Option<TextChange> {
+        if old == new {
+            return None;
+        }
+        let mut start = old
+            .bytes()
+            .zip(new.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !old.is_char_boundary(start) || !new.is_char_boundary(start) {
+            start -= 1;
+        }
+        let room = old.len().min(new.len()) - start;
+        let mut suffix = old
+            .bytes()
+            .rev()
+            .zip(new.bytes().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix)
+        {
+            suffix -= 1;
+        }
+        Some(TextChange {
+            start,
+            end: old.len() - suffix,
+            text: new[start..new.len() - suffix].to_string(),
+        })
+    }
+
+    /// `old` with the change applied.
+    pub fn apply(&self, old: &str) -> Option<String> {
+        let mut out = String::with_capacity(old.len() + self.text.len());
+        out.push_str(old.get(..self.start)?);
+        out.push_str(&self.text);
+        out.push_str(old.get(self.end..)?);
+        Some(out)
+    }
 }
 
 /// A value written out afresh, as `playbook fmt` would.

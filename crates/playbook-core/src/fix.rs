@@ -8,6 +8,11 @@
 //! and path (`fix/rules.rs`). Which codes have fixes is listed in
 //! `docs/lints.md`.
 //!
+//! For an editor or a language server: [`fixes_for_source`] gives the
+//! fixes of a finding of some text (also of text that does not load, for a
+//! key given twice), [`apply`] one of them, and
+//! [`edit::TextChange::between`] the single text edit to send.
+//!
 //! ```
 //! use playbook_core::{Format, Options, fix, validate_source};
 //!
@@ -26,9 +31,10 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::document::{self, Format};
-use crate::edit::{self, EditError, Edited, Op};
+use crate::edit::{self, EditError, Edited, Op, TextChange};
 use crate::finding::{Code, Finding};
 use crate::validate::{Options, validate_source};
 
@@ -37,7 +43,8 @@ mod rules;
 mod tests;
 
 /// One mechanical change that removes a finding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
 pub struct Fix {
     /// What the fix does, as a button or a CLI line says it.
     pub title: String,
@@ -46,6 +53,12 @@ pub struct Fix {
     pub path: String,
     /// The edit, applied in order (see [`edit::apply`]).
     pub ops: Vec<Op>,
+    /// A change of the text itself, for a document that does not load
+    /// (a key given twice) and so cannot be addressed by pointer; a fix
+    /// with one is applied on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub change: Option<TextChange>,
 }
 
 /// The fixes for one finding of `document` (the parsed text the finding
@@ -58,6 +71,40 @@ pub fn fixes_for(document: &Value, finding: &Finding) -> Vec<Fix> {
             code: finding.code,
             path: finding.path.clone(),
             ops,
+            change: None,
+        })
+        .collect()
+}
+
+/// The fixes for one finding of `text`, including those of a document
+/// that does not load: a key given twice (PB007) is fixed by removing the
+/// later entry (or, second choice, the earlier).
+pub fn fixes_for_source(text: &str, format: Format, finding: &Finding) -> Vec<Fix> {
+    if finding.code == Code::DuplicateKey {
+        return duplicate_key(text, format, finding);
+    }
+    match document::parse_value(text, format) {
+        Ok(value) => fixes_for(&value, finding),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn duplicate_key(text: &str, format: Format, finding: &Finding) -> Vec<Fix> {
+    let key = crate::finding::pointer_tokens(&finding.path)
+        .pop()
+        .unwrap_or_default();
+    [(false, "later"), (true, "earlier")]
+        .into_iter()
+        .filter_map(|(keep_later, which)| {
+            let (change, line) =
+                edit::remove_duplicate_key(text, format, &finding.path, keep_later)?;
+            Some(Fix {
+                title: format!("Remove the {which} `{key}` (line {line})"),
+                code: finding.code,
+                path: finding.path.clone(),
+                ops: Vec::new(),
+                change: Some(change),
+            })
         })
         .collect()
 }
@@ -69,6 +116,26 @@ pub fn has_fixes(code: Code) -> bool {
 
 /// Applies fixes in order to `text`, keeping comments and layout.
 pub fn apply(text: &str, format: Format, fixes: &[Fix]) -> Result<Edited, EditError> {
+    if let Some(fix) = fixes.iter().find(|f| f.change.is_some()) {
+        let refuse = |reason: &str| EditError::Path {
+            op: "apply",
+            path: fix.path.clone(),
+            reason: reason.to_string(),
+        };
+        if fixes.len() > 1 {
+            return Err(refuse(
+                "a fix that changes the text itself is applied alone",
+            ));
+        }
+        let change = fix.change.as_ref().ok_or_else(|| refuse("no change"))?;
+        let text = change
+            .apply(text)
+            .ok_or_else(|| refuse("the text changed since the fix was computed"))?;
+        return Ok(Edited {
+            text,
+            preserved: true,
+        });
+    }
     let ops: Vec<Op> = fixes.iter().flat_map(|f| f.ops.iter().cloned()).collect();
     edit::apply(text, format, &ops)
 }
@@ -85,53 +152,127 @@ pub struct Fixed {
 
 /// Most fixes one [`fix_all`] applies: each removes a finding, so this is
 /// far above any real playbook's count and only bounds hostile input.
-pub const MAX_FIXES: usize = 500;
+pub const MAX_FIXES: usize = 2000;
 
-/// Applies every mechanical fix, one at a time and re-validating after
-/// each (a fix can make another's pointers stale), until none is left;
-/// `codes` limits it to some codes. A fix whose finding is still there
-/// afterwards is not tried again, so this always ends.
+/// Applies every mechanical fix, validating again after each round, until
+/// none is left; `codes` limits it to some codes. A round applies the first
+/// fix of every finding at once when their pointers cannot disturb each
+/// other (different roles or sections, no sequence item added or removed),
+/// else one fix; so a playbook with hundreds of findings takes a few rounds,
+/// not hundreds. A fix whose finding is still there afterwards is not tried
+/// again, so this always ends.
 pub fn fix_all(
     text: &str,
     format: Format,
     options: &Options,
     codes: &[Code],
 ) -> Result<Fixed, EditError> {
-    // Text that does not parse has nothing to address: say so, not "clean".
-    document::parse_value(text, format).map_err(EditError::Unreadable)?;
+    let unreadable = document::parse_value(text, format).err();
     let mut current = text.to_string();
     let mut applied = Vec::new();
     let mut preserved = true;
     let mut tried: HashSet<(Code, String, String)> = HashSet::new();
     while applied.len() < MAX_FIXES {
-        let Ok(document) = document::parse_value(&current, format) else {
-            break;
-        };
+        let document = document::parse_value(&current, format).ok();
         let report = validate_source(&current, format, options);
-        let next = report
+        let candidates: Vec<Fix> = report
             .findings
             .iter()
             .filter(|f| codes.is_empty() || codes.contains(&f.code))
-            .flat_map(|f| fixes_for(&document, f).into_iter().take(1))
-            .find(|fix| !tried.contains(&(fix.code, fix.path.clone(), fix.title.clone())));
-        let Some(fix) = next else {
+            .filter_map(|f| {
+                let fixes = match &document {
+                    Some(value) => fixes_for(value, f),
+                    None if f.code == Code::DuplicateKey => duplicate_key(&current, format, f),
+                    None => Vec::new(),
+                };
+                fixes.into_iter().next()
+            })
+            .filter(|fix| !tried.contains(&key(fix)))
+            .collect();
+        let Some(first) = candidates.first() else {
             break;
         };
-        tried.insert((fix.code, fix.path.clone(), fix.title.clone()));
-        // A fix whose edit does not apply is skipped, never fatal.
-        let Ok(edited) = apply(&current, format, std::slice::from_ref(&fix)) else {
-            continue;
+        let batch: Vec<Fix> = match &document {
+            Some(value) if !disturbs(value, first) => {
+                let mut owners = HashSet::new();
+                candidates
+                    .iter()
+                    .filter(|fix| !disturbs(value, fix) && owners.insert(owner(&fix.path)))
+                    .take(MAX_FIXES - applied.len())
+                    .cloned()
+                    .collect()
+            }
+            _ => vec![first.clone()],
         };
-        if edited.text == current {
-            continue;
+        for fix in &batch {
+            tried.insert(key(fix));
         }
-        preserved &= edited.preserved;
-        current = edited.text;
-        applied.push(fix);
+        // The batch as one edit; if that does not apply, fix by fix (a fix
+        // whose edit does not apply is skipped, never fatal).
+        match apply(&current, format, &batch) {
+            Ok(edited) if edited.preserved && batch.len() > 1 => {
+                current = edited.text;
+                applied.extend(batch);
+            }
+            _ => {
+                for fix in batch {
+                    let Ok(edited) = apply(&current, format, std::slice::from_ref(&fix)) else {
+                        continue;
+                    };
+                    if edited.text == current {
+                        continue;
+                    }
+                    preserved &= edited.preserved;
+                    current = edited.text;
+                    applied.push(fix);
+                }
+            }
+        }
+    }
+    // Text that does not load and that no fix made load has nothing to
+    // address: say so rather than "nothing to fix".
+    if let Some(finding) = unreadable
+        && applied.is_empty()
+    {
+        return Err(EditError::Unreadable(finding));
     }
     Ok(Fixed {
         text: current,
         applied,
         preserved,
     })
+}
+
+fn key(fix: &Fix) -> (Code, String, String) {
+    (fix.code, fix.path.clone(), fix.title.clone())
+}
+
+/// What a fix may touch: its role, else its top-level section.
+fn owner(path: &str) -> String {
+    let tokens = crate::finding::pointer_tokens(path);
+    let depth = if tokens.first().is_some_and(|t| t == "workflow") {
+        4
+    } else {
+        1
+    };
+    tokens.into_iter().take(depth).collect::<Vec<_>>().join("/")
+}
+
+/// Whether a fix can move other fixes' pointers: it adds or removes a
+/// sequence item (later indices shift) or changes the text itself.
+fn disturbs(document: &Value, fix: &Fix) -> bool {
+    fix.change.is_some()
+        || fix.ops.iter().any(|op| {
+            let shifting = match op {
+                Op::Remove { path } => parent_is_sequence(document, path),
+                Op::Add { path, .. } => !path.ends_with("/-") && parent_is_sequence(document, path),
+                Op::Replace { .. } => false,
+            };
+            shifting || op.path().is_empty()
+        })
+}
+
+fn parent_is_sequence(document: &Value, path: &str) -> bool {
+    let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+    document.pointer(parent).is_some_and(Value::is_array)
 }

@@ -233,15 +233,81 @@ fn fmt_normalises_and_check_reports_without_writing() {
 }
 
 #[test]
-fn fmt_refuses_to_drop_comments_unless_asked() {
+fn fmt_keeps_the_comments_and_layout_of_a_commented_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("commented.yaml");
+    let original = std::fs::read_to_string(root().join("playbooks/tdd.yaml")).unwrap();
+    let commented = format!(
+        "# Owned by the platform team.   \r\n{}",
+        original
+            .replacen(
+                "workflow:\n",
+                "workflow:   # stages in order\n\n  # First, plan.\n",
+                1
+            )
+            .replace('\n', "  \n")
+    );
+    std::fs::write(&path, &commented).unwrap();
+    let path = path.to_str().unwrap();
+
+    let check = playbook(&["fmt", "--check", path]);
+    assert_eq!(
+        check.status.code(),
+        Some(1),
+        "trailing blanks are not normalised"
+    );
+    let formatted = playbook(&["fmt", path]);
+    assert!(
+        formatted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&formatted.stderr)
+    );
+    assert!(String::from_utf8_lossy(&formatted.stdout).contains("comments kept"));
+    let after = std::fs::read_to_string(path).unwrap();
+    for comment in [
+        "# Owned by the platform team.\n",
+        "workflow:   # stages in order\n\n  # First, plan.\n",
+    ] {
+        assert!(after.contains(comment), "lost {comment:?}:\n{after}");
+    }
+    // Trailing blanks go, except inside block scalars, where they are text.
+    let blank_ended = |t: &str| t.lines().filter(|l| l.ends_with(' ')).count();
+    assert!(blank_ended(&after) < blank_ended(&commented) / 2, "{after}");
+    assert!(after.contains("\nid: tdd\n") || !original.contains("\nid: tdd\n"));
+    let reparsed: Value = yaml_serde::from_str(&after).unwrap();
+    let before: Value = yaml_serde::from_str(&commented).unwrap();
+    assert_eq!(reparsed, before, "fmt changes formatting only");
+    assert!(
+        playbook(&["fmt", "--check", path]).status.success(),
+        "fmt is idempotent"
+    );
+
+    // Asked for, the canonical layout is written and the comments go.
+    assert!(playbook(&["fmt", "--drop-comments", path]).status.success());
+    assert!(
+        !std::fs::read_to_string(path)
+            .unwrap()
+            .contains("# First, plan.")
+    );
+}
+
+#[test]
+fn fmt_keeps_every_comment_of_the_legacy_example() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("legacy.yaml");
     std::fs::copy(root().join("playbooks/legacy.yaml"), &path).unwrap();
+    let before = std::fs::read_to_string(&path).unwrap();
     let path = path.to_str().unwrap();
-    let refused = playbook(&["fmt", path]);
-    assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--drop-comments"));
-    assert!(playbook(&["fmt", "--drop-comments", path]).status.success());
+    let output = playbook(&["fmt", path]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let after = std::fs::read_to_string(path).unwrap();
+    for line in before.lines().filter(|l| l.trim_start().starts_with('#')) {
+        assert!(after.contains(line), "lost {line:?}");
+    }
 }
 
 #[test]

@@ -197,3 +197,61 @@ fn validate_json_names_the_fixes_of_each_finding() {
         "Remove the handoff to `reviwer`"
     );
 }
+
+#[test]
+fn a_key_given_twice_is_fixed_then_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = BROKEN.replacen("id: demo\n", "id: demo\nid: other  # stray\n", 1);
+    let path = write(&dir, "team.yaml", &text);
+    let output = playbook(&["fix", &path]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains("fixed PB007 at /id: Remove the later `id` (line 4)"),
+        "{out}"
+    );
+    assert!(out.contains("fixed PB301"), "{out}");
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(!after.contains("# stray"));
+    assert!(errors(&path).is_empty(), "{after}");
+}
+
+#[test]
+fn a_fix_that_cannot_keep_the_layout_is_not_written_unless_allowed() {
+    // The reviewer's contract is an alias of the coder's: a fix of it has
+    // no text of its own to change, so the document would be rendered afresh.
+    let text = BROKEN
+        .replacen(
+            "outputs_contract: {required: [commit_sha]}",
+            "outputs_contract: &contract {required: [commit_sha]}",
+            1,
+        )
+        .replacen(
+            "        outputs_contract:\n          required: [notes]\n",
+            "        outputs_contract: *contract\n",
+            1,
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "team.yaml", &text);
+    let refused = playbook(&["fix", "--code", "PB207", &path]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("--allow-reformat"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        text,
+        "nothing written"
+    );
+
+    let dry = playbook(&["fix", "--dry-run", "--code", "PB207", &path]);
+    assert_eq!(dry.status.code(), Some(1));
+    assert!(stdout(&dry).contains("the layout could not be kept"));
+
+    let allowed = playbook(&["fix", "--allow-reformat", "--code", "PB207", &path]);
+    assert!(allowed.status.success());
+    assert!(errors(&path).iter().all(|f| f["code"] != "PB207"));
+}

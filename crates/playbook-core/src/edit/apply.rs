@@ -20,7 +20,7 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
         }
         Op::Add { path, value } => {
             let (parent, token) = split_last(path)?;
-            let (pid, parent_place) = tree.resolve(&parent)?;
+            let (pid, _) = tree.resolve(&parent)?;
             match &tree.nodes.get(pid)?.kind {
                 Kind::Map { .. } => match tree.child(pid, &token) {
                     Some((id, place)) => replace(text, tree, id, place, value, json)?,
@@ -35,7 +35,7 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
                     if index > items.len() {
                         return None;
                     }
-                    insert_item(text, tree, pid, parent_place, index, value, json)?
+                    insert_item(text, tree, pid, index, value, json)?
                 }
                 _ => return None,
             }
@@ -50,7 +50,11 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
             }
         }
     };
-    let (start, end, replacement) = edit;
+    let (start, end, mut replacement) = edit;
+    // New lines end as the file's lines do.
+    if text.contains("\r\n") && replacement.contains('\n') {
+        replacement = replacement.replace("\r\n", "\n").replace('\n', "\r\n");
+    }
     let mut out = String::with_capacity(text.len() + replacement.len());
     out.push_str(text.get(..start)?);
     out.push_str(&replacement);
@@ -72,30 +76,54 @@ pub(super) fn split_last(pointer: &str) -> Option<(String, String)> {
     Some((parent, last))
 }
 
+/// `pos` moved into the text and onto a character boundary, so that no
+/// slice below can panic whatever a span says.
+fn clamp(text: &str, pos: usize) -> usize {
+    let mut pos = pos.min(text.len());
+    while !text.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    pos
+}
+
 fn line_start(text: &str, pos: usize) -> usize {
+    let pos = clamp(text, pos);
     text[..pos].rfind('\n').map_or(0, |p| p + 1)
 }
 
 /// Just past the newline that ends the line holding `end` (or the text's
 /// end when it has no final newline).
 fn line_end_after(text: &str, end: usize) -> usize {
+    let end = clamp(text, end);
     text[end..].find('\n').map_or(text.len(), |p| end + p + 1)
 }
 
+/// Where the line holding `pos` ends, before its newline.
+fn line_end(text: &str, pos: usize) -> usize {
+    let pos = clamp(text, pos);
+    text[pos..].find('\n').map_or(text.len(), |p| pos + p)
+}
+
+/// The text between two positions, empty when they are out of order.
+fn between(text: &str, start: usize, end: usize) -> &str {
+    let (start, end) = (clamp(text, start), clamp(text, end));
+    text.get(start..end.max(start)).unwrap_or("")
+}
+
 fn column(text: &str, pos: usize) -> usize {
-    text[line_start(text, pos)..pos].chars().count()
+    between(text, line_start(text, pos), pos).chars().count()
 }
 
 /// Whether only spaces precede `pos` on its line.
 fn starts_line(text: &str, pos: usize) -> bool {
-    text[line_start(text, pos)..pos]
+    between(text, line_start(text, pos), pos)
         .chars()
         .all(|c| c == ' ' || c == '\t')
 }
 
 /// The dash of the block sequence item whose value starts at `start`.
 fn dash_before(text: &str, start: usize) -> Option<usize> {
-    let before = text[..start].trim_end_matches([' ', '\t', '\n', '\r']);
+    let before = text[..clamp(text, start)].trim_end_matches([' ', '\t', '\n', '\r']);
     before.ends_with('-').then(|| before.len() - 1)
 }
 
@@ -106,7 +134,7 @@ fn line_indent(text: &str, pos: usize) -> usize {
 }
 
 fn is_multiline(text: &str, start: usize, end: usize) -> bool {
-    text[start..end].contains('\n')
+    between(text, start, end).contains('\n')
 }
 
 /// A value written after `key:` or `- ` in block context, starting with
@@ -141,7 +169,15 @@ fn replace(
     }
     // Block context: under a key, after a dash, or the whole document.
     let (column, after_indicator) = match place {
-        Place::Root => return None,
+        // The whole document: its own span, at column 0.
+        Place::Root => {
+            let rendered = if is_block_collection(value) {
+                render::yaml_block(value)
+            } else {
+                render::yaml_flow(value)
+            };
+            return Some((node.start, node.end, rendered));
+        }
         Place::Entry { map, index } => {
             let Kind::Map { entries, .. } = &tree.nodes.get(map)?.kind else {
                 return None;
@@ -171,10 +207,8 @@ fn replace(
         let rendered = render::yaml_styled(value, style, false);
         // A block scalar (`|-`) cannot be followed by a comment on its
         // last line: the comment moves up to its header line.
-        let line_end = text[node.end..]
-            .find('\n')
-            .map_or(text.len(), |p| node.end + p);
-        let rest = text[node.end..line_end].trim();
+        let line_end = line_end(text, node.end);
+        let rest = between(text, node.end, line_end).trim();
         if rest.starts_with('#')
             && let Some((header, body)) = rendered.split_once('\n')
         {
@@ -197,13 +231,13 @@ fn replace(
         return Some((node.start, node.end, body));
     }
     let start = node.start.max(after_indicator);
-    let mut comments = Comments::between(&text[after_indicator..start]);
+    let mut comments = Comments::between(between(text, after_indicator, start));
     let mut end = node.end.max(after_indicator);
     let rendered = block_value(value, column);
     // A comment after the old value's last line would end up inside a
     // multi-line new value: it becomes a line of its own.
-    let line_end = text[end..].find('\n').map_or(text.len(), |p| end + p);
-    let rest = text[end..line_end].trim();
+    let line_end = line_end(text, end);
+    let rest = between(text, end, line_end).trim();
     if rendered.contains('\n') && rest.starts_with('#') {
         comments.lines.push(rest);
         end = line_end;
@@ -324,7 +358,6 @@ fn insert_item(
     text: &str,
     tree: &Tree,
     seq: NodeId,
-    _place: Place,
     index: usize,
     value: &Value,
     json: bool,
@@ -374,7 +407,10 @@ fn insert_item(
         Some(&at) => {
             let dash = dash_before(text, tree.nodes.get(at)?.start)?;
             if !starts_line(text, dash) {
-                return None;
+                // `- - old`: the new item takes the inner dash's place and
+                // the old one moves to a line of its own.
+                let item = format!("- {body}\n{}", " ".repeat(column));
+                return Some((dash, dash, item));
             }
             let start = line_start(text, dash);
             Some((start, start, line))
@@ -384,7 +420,7 @@ fn insert_item(
 }
 
 /// Removes entry or item `index` of the collection `parent`.
-fn remove(
+pub(super) fn remove(
     text: &str,
     tree: &Tree,
     parent: NodeId,

@@ -56,13 +56,21 @@ pub(super) fn yaml_flow(value: &Value) -> String {
     }
 }
 
+/// A string left plain inside brackets only when it is plainly a word or
+/// words: letters, digits and `_ . / -` (a dash never after a space or
+/// first), single spaces between; anything else is quoted.
 fn flow_word(text: &str) -> Option<String> {
     let plain = yaml_scalar(&Value::String(text.to_string()));
-    let safe = plain == text
-        && !text.is_empty()
-        && !text.contains([',', '[', ']', '{', '}', '#', ':', '\n', '"', '\''])
-        && !text.starts_with(['&', '*', '!', '|', '>', '%', '@', '`', '-', '?', ' '])
-        && !text.ends_with(' ');
+    let mut previous = ' ';
+    let wordy = text.chars().all(|c| {
+        let ok = c.is_alphanumeric()
+            || "_./".contains(c)
+            || (c == '-' && previous != ' ')
+            || (c == ' ' && previous != ' ');
+        previous = c;
+        ok
+    });
+    let safe = plain == text && !text.is_empty() && wordy && !text.ends_with(' ');
     safe.then(|| text.to_string())
 }
 

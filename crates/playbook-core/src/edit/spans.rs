@@ -103,9 +103,16 @@ impl Tree {
             stack: Vec::new(),
         };
         for i in 0..events.len() {
-            let bound = events.get(i + 1).map_or(text.len(), |(_, at)| *at);
+            let next = events.get(i + 1);
+            let bound = next.map_or(text.len(), |(_, at)| *at);
             let (event, at) = &events[i];
-            builder.event(event, *at, bound)?;
+            // A block sequence without indentation (`key:\n- [a]`) is
+            // announced at its first item: a collection that starts where
+            // its first child starts is a block one, whatever char is there.
+            let shares_start = next.is_some_and(|(e, next_at)| {
+                next_at == at && matches!(e, Event::MappingStart(..) | Event::SequenceStart(..))
+            });
+            builder.event(event, *at, bound, shares_start)?;
         }
         if builder.nodes.is_empty() {
             return None;
@@ -211,7 +218,7 @@ impl Builder<'_> {
         })
     }
 
-    fn event(&mut self, event: &Event, at: usize, bound: usize) -> Option<()> {
+    fn event(&mut self, event: &Event, at: usize, bound: usize, shares_start: bool) -> Option<()> {
         match event {
             Event::Scalar(text, style, ..) => {
                 let in_flow = self.in_flow();
@@ -259,7 +266,7 @@ impl Builder<'_> {
                 }
                 let is_map = matches!(event, Event::MappingStart(..));
                 let bracket = if is_map { b'{' } else { b'[' };
-                let flow = self.text.as_bytes().get(at) == Some(&bracket);
+                let flow = !shares_start && self.text.as_bytes().get(at) == Some(&bracket);
                 let in_flow = self.in_flow();
                 let kind = if is_map {
                     Kind::Map {
@@ -400,7 +407,10 @@ pub(super) fn colon_after(text: &str, key_end: usize) -> Option<usize> {
 /// `content`: on the last non-blank line before it, after the key's colon
 /// or the item's dash.
 fn block_header(text: &str, content: usize) -> Option<usize> {
-    let mut end = text[..content].rfind('\n')?;
+    if matches!(text.as_bytes().get(content), Some(b'|' | b'>')) {
+        return Some(content);
+    }
+    let mut end = text.get(..content)?.rfind('\n')?;
     loop {
         let start = text[..end].rfind('\n').map_or(0, |p| p + 1);
         let line = &text[start..end];
@@ -419,7 +429,7 @@ fn block_header(text: &str, content: usize) -> Option<usize> {
 
 /// End of an alias name (`*name`).
 fn word_end(text: &str, at: usize, bound: usize) -> usize {
-    let slice = &text[at..bound.max(at).min(text.len())];
+    let slice = text.get(at..bound.max(at).min(text.len())).unwrap_or("");
     at + slice
         .find(|c: char| c.is_whitespace() || ",[]{}".contains(c))
         .unwrap_or(slice.len())
@@ -433,8 +443,9 @@ fn scalar_end(
     in_flow: bool,
     is_key: bool,
 ) -> usize {
-    let bound = bound.clamp(at, text.len());
-    let slice = &text[at..bound];
+    let Some(slice) = text.get(at..bound.max(at).min(text.len())) else {
+        return at;
+    };
     let end = match style {
         TScalarStyle::DoubleQuoted => quoted_end(slice, b'"'),
         TScalarStyle::SingleQuoted => quoted_end(slice, b'\''),

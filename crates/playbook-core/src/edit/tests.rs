@@ -243,21 +243,29 @@ fn unreadable_text_and_missing_paths_are_errors() {
 
 #[test]
 fn shapes_the_span_editor_cannot_handle_fall_back_to_a_full_render() {
-    // The root replaced by a scalar has no span to keep.
-    let edited = apply(
-        "# c\na: 1\n",
-        Format::Yaml,
-        &[Op::Replace {
-            path: "".into(),
-            value: json!([1]),
-        }],
-    )
-    .unwrap();
+    // An alias shares its anchor's value: there is no span of its own.
+    let text = "# c\na: &x 1\nb: *x\n";
+    let ops = [Op::Replace {
+        path: "/b".into(),
+        value: json!(2),
+    }];
+    let edited = apply(text, Format::Yaml, &ops).unwrap();
     assert!(!edited.preserved);
     assert_eq!(
         document::parse_value(&edited.text, Format::Yaml).unwrap(),
-        json!([1])
+        json!({"a": 1, "b": 2})
     );
+}
+
+#[test]
+fn the_whole_document_replaced_keeps_its_head_comment() {
+    let ops = [Op::Replace {
+        path: "".into(),
+        value: json!([1]),
+    }];
+    let edited = apply("# c\na: 1\n", Format::Yaml, &ops).unwrap();
+    assert!(edited.preserved);
+    assert_eq!(edited.text, "# c\n- 1\n");
 }
 
 #[test]
@@ -296,6 +304,96 @@ fn awkward_values_round_trip() {
             );
         }
     }
+}
+
+#[test]
+fn a_change_of_everything_stays_fast_and_keeps_the_head_comment() {
+    // 3 000 roles, every one renamed: one op each would re-read 400 KB
+    // 3 000 times; coarser replacements keep it within the budget.
+    let roles: String = (0..3000)
+        .map(|i| format!("      - name: r{i}   # role {i}\n        mode: worker\n"))
+        .collect();
+    let text = format!("# head\nid: big\nworkflow:\n  build:\n    roles:\n{roles}");
+    let mut value = document::parse_value(&text, Format::Yaml).unwrap();
+    for role in value["workflow"]["build"]["roles"].as_array_mut().unwrap() {
+        role["name"] = json!(format!("{}x", role["name"].as_str().unwrap()));
+    }
+    let started = std::time::Instant::now();
+    let edited = rewrite(&text, Format::Yaml, &value).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(
+        document::parse_value(&edited.text, Format::Yaml).unwrap(),
+        value
+    );
+    assert!(
+        edited.text.starts_with("# head\nid: big\n"),
+        "{}",
+        &edited.text[..200]
+    );
+}
+
+#[test]
+fn an_edit_is_one_small_change_for_editors() {
+    let old = "# é\nname: Démo  # x\nid: d\n";
+    let edited = apply(
+        old,
+        Format::Yaml,
+        &[Op::Replace {
+            path: "/name".into(),
+            value: json!("Déma"),
+        }],
+    )
+    .unwrap();
+    let change = TextChange::between(old, &edited.text).unwrap();
+    assert_eq!(&old[change.start..change.end], "o");
+    assert_eq!(change.text, "a");
+    assert_eq!(change.apply(old).unwrap(), edited.text);
+    assert_eq!(TextChange::between(old, old), None);
+    // Multi-byte characters are never split.
+    let change = TextChange::between("aé", "aè").unwrap();
+    assert_eq!(
+        (change.start, change.end, change.text.as_str()),
+        (1, 3, "è")
+    );
+}
+
+proptest! {
+    #[test]
+    fn a_change_between_any_texts_rebuilds_the_new_one(old in "\\PC{0,20}", new in "\\PC{0,20}") {
+        match TextChange::between(&old, &new) {
+            Some(change) => prop_assert_eq!(change.apply(&old).unwrap(), new),
+            None => prop_assert_eq!(old, new),
+        }
+    }
+}
+
+#[test]
+fn reordered_stages_are_written_in_their_new_order() {
+    // Stage order is run order: a form that moves `review` before `plan`
+    // must get a file that reads in that order, not the old text.
+    let old = document::parse_value(COMMENTED, Format::Yaml).unwrap();
+    let mut workflow = serde_json::Map::new();
+    workflow.insert("review".into(), old["workflow"]["review"].clone());
+    workflow.insert("plan".into(), old["workflow"]["plan"].clone());
+    let mut new = old.clone();
+    new["workflow"] = Value::Object(workflow);
+    let edited = rewrite(COMMENTED, Format::Yaml, &new).unwrap();
+    let read = document::parse_value(&edited.text, Format::Yaml).unwrap();
+    let order: Vec<&String> = read["workflow"].as_object().unwrap().keys().collect();
+    assert_eq!(order, ["review", "plan"]);
+    assert!(edited.preserved);
+    assert!(edited.text.starts_with("# Head comment"));
+    // A key added in the middle of a mapping also keeps its place.
+    let mut middle = serde_json::Map::new();
+    for (k, v) in old.as_object().unwrap() {
+        middle.insert(k.clone(), v.clone());
+        if k == "id" {
+            middle.insert("description".into(), json!("inserted"));
+        }
+    }
+    let edited = rewrite(COMMENTED, Format::Yaml, &Value::Object(middle.clone())).unwrap();
+    let read = document::parse_value(&edited.text, Format::Yaml).unwrap();
+    assert!(diff::identical(&read, &Value::Object(middle)));
 }
 
 /// Every pointer of a value, with the value there.
@@ -409,5 +507,111 @@ proptest! {
         let edited = rewrite(COMMENTED, Format::Yaml, &target).unwrap();
         prop_assert_eq!(document::parse_value(&edited.text, Format::Yaml).unwrap(), target);
         prop_assert!(edited.text.starts_with("# Head comment"));
+    }
+}
+
+fn unicode_leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        "[a-zé漢_ -]{0,10}".prop_map(Value::from),
+        "\\PC{0,8}".prop_map(Value::from),
+        "[a-z]{1,5}\n[a-z ]{0,5}".prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f32>().prop_map(|f| Value::from(f64::from(f))),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+    ]
+}
+
+fn document_value() -> impl Strategy<Value = Value> {
+    let inner = unicode_leaf().prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            prop::collection::btree_map("[a-zé_]{1,6}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    });
+    prop::collection::btree_map("[a-z]{1,6}", inner, 1..5)
+        .prop_map(|m| Value::Object(m.into_iter().collect()))
+}
+
+/// Puts a comment line before some lines (indented like them) and after
+/// some values, where YAML allows one.
+fn comment(text: &str, every: usize) -> String {
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start().len();
+        if i % every == 0 && !line.trim_start().starts_with(['|', '>']) {
+            out.push_str(&format!("{}# c{i}\n", " ".repeat(indent)));
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Any document, any op: no panic, and the text reads as the target
+    /// (kept layout or, failing that, a full render that says so).
+    #[test]
+    fn any_document_any_edit_reads_as_intended(
+        doc in document_value(),
+        json in any::<bool>(),
+        every in 1usize..4,
+        pick in any::<prop::sample::Index>(),
+        kind in 0u8..4,
+        new in unicode_leaf().prop_recursive(2, 6, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                prop::collection::btree_map("[a-z]{1,4}", inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        }),
+    ) {
+        let (text, format) = if json {
+            (serde_json::to_string_pretty(&doc).unwrap(), Format::Json)
+        } else {
+            (comment(&yaml_serde::to_string(&doc).unwrap(), every), Format::Yaml)
+        };
+        let Ok(old) = document::parse_value(&text, format) else {
+            // The writer's own output may hold what the reader refuses
+            // (e.g. a non-finite float); nothing to edit then.
+            return Ok(());
+        };
+        let mut all = Vec::new();
+        pointers(&old, String::new(), &mut all);
+        // The root (first) is not edited by pointer; every other node is.
+        let (path, at) = all[1 + pick.index(all.len() - 1)].clone();
+        let op = match (kind, &at) {
+            (0, _) => Op::Replace { path, value: new },
+            (1, Value::Object(_)) => Op::Add { path: format!("{path}/k"), value: new },
+            (1 | 2, Value::Array(items)) => Op::Add { path: format!("{path}/{}", items.len() / 2), value: new },
+            _ => Op::Remove { path },
+        };
+        let mut target = old.clone();
+        patch(&mut target, &op).unwrap();
+        let edited = apply(&text, format, &[op]).unwrap();
+        prop_assert_eq!(document::parse_value(&edited.text, format).unwrap(), target);
+        prop_assert!(edited.preserved, "fell back: {}\n=>\n{}", text, edited.text);
+        if edited.preserved && !json {
+            // The head comment is outside any edit.
+            prop_assert!(edited.text.starts_with("# c0\n") || !text.starts_with("# c0\n"));
+        }
+    }
+
+    /// Hostile text never panics the editor: it either parses and edits,
+    /// or is refused.
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,80}", path in "(/[a-z0-9]{0,3}){0,3}", new in unicode_leaf()) {
+        for format in [Format::Yaml, Format::Json] {
+            let _ = apply(&text, format, &[Op::Replace { path: path.clone(), value: new.clone() }]);
+            let _ = apply(&text, format, &[Op::Add { path: format!("{path}/x"), value: new.clone() }]);
+            let _ = apply(&text, format, &[Op::Remove { path: path.clone() }]);
+            let _ = rewrite(&text, format, &new);
+            let _ = tidy(&text, format, &new);
+            let _ = remove_duplicate_key(&text, format, &path, false);
+            let _ = remove_duplicate_key(&text, format, &path, true);
+        }
     }
 }

@@ -11,9 +11,11 @@ use crate::gate::BUILTIN_POLICIES;
 use crate::validate::ESCALATION_TRIGGERS;
 use crate::validate::Options;
 
-/// Codes with a rule below, in documentation order.
+/// Codes with a rule below (PB007 in `fix.rs`: it works on text), in
+/// documentation order.
 pub(super) const FIXABLE: &[Code] = &[
     Code::UnknownField,
+    Code::DuplicateKey,
     Code::StageWithoutRoles,
     Code::ParallelismZero,
     Code::ParallelismHigh,

@@ -327,3 +327,88 @@ fn findings_without_a_mechanical_fix_get_none() {
     assert!(fixes_for(&document, finding).is_empty());
     assert!(!has_fixes(Code::NoAgents));
 }
+
+#[test]
+fn a_key_given_twice_loses_its_later_entry() {
+    let text = CLEAN.replacen(
+        "          requires_user_approval: true\n",
+        "          requires_user_approval: true   # keep\n          requires_user_approval: false  # drop\n",
+        1,
+    );
+    let report = validate_source(&text, Format::Yaml, &Options::default());
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.code == Code::DuplicateKey)
+        .unwrap();
+    let fixes = fixes_for_source(&text, Format::Yaml, finding);
+    assert_eq!(fixes.len(), 2);
+    assert!(
+        fixes[0]
+            .title
+            .starts_with("Remove the later `requires_user_approval` (line ")
+    );
+    let fixed = apply(&text, Format::Yaml, &fixes[..1]).unwrap();
+    assert_eq!(
+        fixed.text,
+        CLEAN.replacen(
+            "requires_user_approval: true\n",
+            "requires_user_approval: true   # keep\n",
+            1
+        )
+    );
+    let other = apply(&text, Format::Yaml, &fixes[1..]).unwrap();
+    assert!(
+        other
+            .text
+            .contains("requires_user_approval: false  # drop\n")
+    );
+    assert!(!other.text.contains("# keep"));
+    // A text fix goes alone.
+    assert!(apply(&text, Format::Yaml, &fixes).is_err());
+    // fix_all gets the document loading again, then fixes the rest.
+    let all = fix_all(&text, Format::Yaml, &Options::default(), &[]).unwrap();
+    assert_eq!(all.applied[0].code, Code::DuplicateKey);
+    assert!(document::parse_value(&all.text, Format::Yaml).is_ok());
+}
+
+#[test]
+fn a_json_key_given_twice_is_fixed_too() {
+    let text = "{\n  \"id\": \"a\",\n  \"name\": \"N\",\n  \"id\": \"b\"\n}\n";
+    let report = validate_source(text, Format::Json, &Options::default());
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.code == Code::DuplicateKey)
+        .unwrap();
+    let fixes = fixes_for_source(text, Format::Json, finding);
+    let fixed = apply(text, Format::Json, &fixes[..1]).unwrap();
+    assert_eq!(fixed.text, "{\n  \"id\": \"a\",\n  \"name\": \"N\"\n}\n");
+    let fixed = apply(text, Format::Json, &fixes[1..2]).unwrap();
+    assert_eq!(fixed.text, "{\n  \"name\": \"N\",\n  \"id\": \"b\"\n}\n");
+}
+
+#[test]
+fn hundreds_of_findings_are_fixed_in_batches_keeping_every_comment() {
+    let roles: String = (0..150)
+        .map(|i| {
+            format!(
+                "      # role {i}\n      - name: r{i}\n        mode: reviewer\n        inputs_required: [spec_path, commit_sha]\n        outputs_contract: {{required: [notes]}}\n        actions_allowed: [read_file]\n        allowed_agents: [claude]\n        handoff_to: [r{}]\n",
+                (i + 1) % 150
+            )
+        })
+        .collect();
+    let text = format!(
+        "# big\nschema_version: \"1.0.0\"\nid: big\nname: Big\nrun_inputs: [spec_path]\nworkflow:\n  build:\n    roles:\n{roles}"
+    );
+    let started = std::time::Instant::now();
+    let fixed = fix_all(&text, Format::Yaml, &Options::default(), &[]).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert!(fixed.preserved);
+    assert_eq!(fixed.applied.len(), 151, "150 verdicts and one loop limit");
+    let after = validate_source(&fixed.text, Format::Yaml, &Options::default());
+    assert!(after.allow(), "{:#?}", after.findings);
+    for i in 0..150 {
+        assert!(fixed.text.contains(&format!("      # role {i}\n")));
+    }
+}

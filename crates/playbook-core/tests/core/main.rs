@@ -1,7 +1,9 @@
 //! Integration tests of playbook-core, one binary; modules mirror concerns.
 
 mod bad_input;
+mod edits;
 mod examples;
+mod fixes;
 mod legacy;
 mod lints;
 mod schemas;

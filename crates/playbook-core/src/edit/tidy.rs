@@ -1,0 +1,154 @@
+//! What `playbook fmt` may change in a file that has comments.
+//!
+//! A full render (the canonical layout) drops comments, so a commented
+//! file keeps its layout: only values the typed model writes differently
+//! are rewritten (through [`super::rewrite`], in place), and whitespace
+//! that carries nothing is tidied: trailing spaces, CRLF line ends, the
+//! final newline. Each step is kept only if the text still reads as the
+//! same value; indentation and quoting are left as the author wrote them.
+
+use serde_json::Value;
+
+use yaml_rust2::scanner::TScalarStyle;
+
+use super::spans::{Kind, Tree};
+use super::{EditError, rewrite};
+use crate::document::{self, Format};
+
+/// `text` with its values made `canonical` and its whitespace tidied,
+/// comments, key order, blank lines, indentation and quoting kept. A step
+/// that cannot keep them is skipped, so the result never loses a comment.
+pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, EditError> {
+    // Key order is layout here: the author's order stays (the typed
+    // model's own order would move every commented block).
+    let original = document::parse_value(text, format).map_err(EditError::Unreadable)?;
+    let canonical = in_order_of(canonical, &original);
+    let rewritten = rewrite(text, format, &canonical)?;
+    let text = if rewritten.preserved {
+        rewritten.text
+    } else {
+        text.to_string()
+    };
+    let target = document::parse_value(&text, format).map_err(EditError::Unreadable)?;
+    let tidied = whitespace(&text);
+    if document::parse_value(&tidied, format).is_ok_and(|v| super::diff::identical(&v, &target)) {
+        Ok(tidied)
+    } else {
+        Ok(text)
+    }
+}
+
+/// `value` with its mapping keys in the order `like` has them (keys only
+/// `value` has come after).
+fn in_order_of(value: &Value, like: &Value) -> Value {
+    match (value, like) {
+        (Value::Object(map), Value::Object(order)) => {
+            let mut out = serde_json::Map::new();
+            for (key, theirs) in order {
+                if let Some(ours) = map.get(key) {
+                    out.insert(key.clone(), in_order_of(ours, theirs));
+                }
+            }
+            for (key, ours) in map {
+                if !out.contains_key(key) {
+                    out.insert(key.clone(), ours.clone());
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(items), Value::Array(order)) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    order
+                        .get(i)
+                        .map_or_else(|| v.clone(), |o| in_order_of(v, o))
+                })
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+/// Trailing blanks off every line outside block scalars (where they are
+/// content), LF line ends (YAML reads every line break as LF), exactly one
+/// final newline.
+fn whitespace(text: &str) -> String {
+    let blocks: Vec<(usize, usize)> = Tree::new(text)
+        .map(|tree| {
+            tree.nodes
+                .iter()
+                .filter(|n| {
+                    matches!(
+                        n.kind,
+                        Kind::Scalar {
+                            style: TScalarStyle::Literal | TScalarStyle::Folded,
+                            ..
+                        }
+                    )
+                })
+                .map(|n| (n.start, n.end))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = String::with_capacity(text.len());
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let end = offset + content.len();
+        let in_block = blocks.iter().any(|&(s, e)| offset < e && end > s);
+        if in_block {
+            out.push_str(content);
+        } else {
+            out.push_str(content.trim_end_matches([' ', '\t']));
+        }
+        out.push('\n');
+        offset += line.len();
+    }
+    let kept = out.trim_end_matches('\n').len();
+    out.truncate(kept);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_and_layout_stay_while_whitespace_is_tidied() {
+        let text =
+            "# head\r\nid: demo   \r\nlist:   # note\r\n    - a\r\n\r\n    - b\t\r\n\r\n\r\n";
+        let value = document::parse_value(text, Format::Yaml).unwrap();
+        let tidied = tidy(text, Format::Yaml, &value).unwrap();
+        assert_eq!(
+            tidied,
+            "# head\nid: demo\nlist:   # note\n    - a\n\n    - b\n"
+        );
+    }
+
+    #[test]
+    fn a_block_scalars_trailing_spaces_are_content_and_stay() {
+        let text = "# c\nprompt: |\n  keep   \n  this\n";
+        let value = document::parse_value(text, Format::Yaml).unwrap();
+        assert_eq!(tidy(text, Format::Yaml, &value).unwrap(), text);
+    }
+
+    #[test]
+    fn the_authors_key_order_is_layout_and_stays() {
+        let text = "# c\nname: N  # n\nid: demo  # id\n";
+        let canonical = serde_json::json!({"id": "demo", "name": "N"});
+        assert_eq!(tidy(text, Format::Yaml, &canonical).unwrap(), text);
+    }
+
+    #[test]
+    fn canonical_values_are_written_in_place() {
+        let text = "# c\nid: demo  # id\nextra: null\n";
+        let canonical = serde_json::json!({"id": "demo"});
+        assert_eq!(
+            tidy(text, Format::Yaml, &canonical).unwrap(),
+            "# c\nid: demo  # id\n"
+        );
+    }
+}
