@@ -20,5 +20,9 @@ mkdir -p target/e2e-screenshots
 # arguments: a test name filter, e.g. `scripts/e2e.sh measure` for the
 # numbers of docs/benchmarks.md.
 if [ "$#" -eq 0 ]; then set -- --skip measure; fi
-timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" \
+# A private D-Bus session: the app keeps one instance per library through
+# it, and the single-instance journey launches the app twice. No
+# accessibility bus is wanted inside it.
+export NO_AT_BRIDGE=1
+timeout 1500 dbus-run-session -- xvfb-run -a -s "-screen 0 1280x800x24" \
   cargo test -p playbook-e2e -- --ignored --test-threads=1 --nocapture "$@"

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   librsvg2-dev build-essential pkg-config libssl-dev git
-  xvfb xauth webkit2gtk-driver xdotool
+  xvfb xauth webkit2gtk-driver xdotool dbus-daemon
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -16,6 +16,7 @@ const COMMANDS: &[&str] = &[
     "examples",
     "choose_playbook_file",
     "choose_export_path",
+    "launch_files",
     "write_text_file",
     "app_info",
     "library_list",

@@ -90,7 +90,15 @@ pub async fn choose_playbook_file(
         return Ok(None);
     };
     grants.allow(Access::Read, &path);
+    crate::opening::remember(&app, &path);
     Ok(Some(path.display().to_string()))
+}
+
+/// The files the app was launched with (`playbook-studio FILE...`, a file
+/// manager's "Open with"), once: granted for reading like a drop.
+#[tauri::command]
+pub fn launch_files(waiting: State<'_, crate::opening::AtLaunch>) -> Vec<String> {
+    waiting.take()
 }
 
 /// Opens the native save dialog; the chosen file may then be written.

@@ -106,18 +106,3 @@ fn lexical(path: &Path) -> PathBuf {
     }
     out
 }
-
-/// A file dropped on the window counts as chosen: it is granted for
-/// reading first, and only then is the page told (`file-drop`, the paths),
-/// so the grant exists before the page asks to import the file.
-pub fn on_window_event<R: tauri::Runtime>(window: &tauri::Window<R>, event: &tauri::WindowEvent) {
-    use tauri::{DragDropEvent, Emitter, Manager, WindowEvent};
-    if let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event {
-        let grants = window.state::<Grants>();
-        for path in paths {
-            grants.allow(Access::Read, path);
-        }
-        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        let _ = window.emit("file-drop", paths);
-    }
-}

@@ -16,25 +16,51 @@ pub mod error;
 pub mod gateway;
 pub mod grants;
 pub mod library;
+pub mod menu;
+pub mod opening;
 pub mod preview;
 pub mod realrun;
+pub mod recent;
 mod recording;
 pub mod scenarios;
 pub mod whatif;
 pub mod workbench;
 
-/// Starts the app: the dialog plugin, the commands, the window.
+use tauri::Manager;
+
+/// Starts the app: one instance per library, the window where it was
+/// left, the menu bar, the dialog plugin, the commands, the window.
 pub fn run() {
     prefer_software_drawing();
+    let library = library::Library::open_default();
+    let recent = recent::Recent::beside(library.path());
+    let instance = instance_id(library.path());
     tauri::Builder::default()
+        // First, so that a second launch hands over its files and exits
+        // before anything else starts.
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(instance)
+                .callback(opening::second_launch)
+                .build(),
+        )
+        .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
-        .manage(library::Library::open_default())
+        .manage(library)
+        .manage(recent)
+        .manage(opening::AtLaunch::default())
         .manage(approvals::Pending::default())
         .manage(realrun::Runs::default())
         .manage(workbench::LastChecked::default())
         .manage(grants::Grants::default())
-        .on_window_event(grants::on_window_event)
         .manage(whatif::WhatIf::default())
+        .on_window_event(opening::on_window_event)
+        .menu(|app| menu::build(app, &app.state::<recent::Recent>().list()))
+        .on_menu_event(menu::on_menu_event)
+        .setup(|app| {
+            opening::AtLaunch::from_args(app.handle(), std::env::args().skip(1));
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
             commands::migrate_document,
@@ -45,6 +71,7 @@ pub fn run() {
             commands::examples,
             commands::choose_playbook_file,
             commands::choose_export_path,
+            commands::launch_files,
             commands::write_text_file,
             commands::app_info,
             commands::library_list,
@@ -116,4 +143,18 @@ fn prefer_software_drawing() {
             unsafe { std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1") };
         }
     }
+}
+
+/// The single-instance name of the library at `database`: one running app
+/// per library, so a second launch on the same library hands its files to
+/// the first, while apps on other libraries (another profile, the test
+/// journeys) run side by side. FNV-1a: stable across builds, unlike std's
+/// hasher, so an older and a newer build agree.
+fn instance_id(database: &std::path::Path) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in database.as_os_str().as_encoded_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("dev.playbookstudio.app.library_{hash:016x}")
 }

@@ -20,6 +20,8 @@ import { useDocument } from "./playbooks/useDocument";
 import { Preview } from "./preview/Preview";
 import { RunMode } from "./run/RunMode";
 import { WhatIf } from "./whatif/WhatIf";
+import { Help, type HelpTopic } from "./shell/Help";
+import { dispatchCommand, useCommands } from "./shell/commands";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
 
@@ -59,7 +61,8 @@ export function App() {
   const draftStored = useRef(false);
   const [saving, setSaving] = useState(false);
   const [previewVersion, setPreviewVersion] = useState<PreviewVersion | null>(null);
-  const [theme, toggleTheme] = useTheme();
+  const [theme, toggleTheme, chooseTheme] = useTheme();
+  const [help, setHelp] = useState<HelpTopic | null>(null);
   const seq = useRef(0);
   const [check] = useState(createChecker);
   const loadedRevision = useRef(-1);
@@ -125,24 +128,43 @@ export function App() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // A file dropped on the window opens like Open file… does: imported into
-  // the library (a subagent file brings its folder), then opened.
-  useEffect(() => {
-    const stop = backend.onFileDrop((paths) => {
+  // Files opened from outside the page (dropped on the window, Open Recent,
+  // a second launch, the command line) open like Open file… does: imported
+  // into the library (a subagent file brings its folder), then opened.
+  const openFiles = useCallback(
+    (paths: string[]) => {
+      if (paths.length === 0) return;
       const choice = droppedFile(paths);
       if ("error" in choice) return notify(choice.error, "error");
       void backend
         .importFile(choice.file)
         .then((imported) => {
           const first = imported[0];
-          const rest = choice.ignored > 0 ? ` (${choice.ignored} other dropped file(s) left alone)` : "";
+          const rest = choice.ignored > 0 ? ` (${choice.ignored} other file(s) left alone)` : "";
           if (first) void openLibraryPlaybook(first.saved.playbook, `${first.source}${rest}`);
         })
         .catch((e) => notify(`Could not open ${choice.file}: ${messageOf(e)}`, "error"));
-    });
-    stop.catch((e) => notify(`Dropping files on the window is not available: ${messageOf(e)}`, "error"));
+    },
+    [notify, openLibraryPlaybook],
+  );
+  useEffect(() => {
+    const stop = backend.onOpenFiles(openFiles);
+    stop.catch((e) => notify(`Opening files from outside the window is not available: ${messageOf(e)}`, "error"));
     return () => void stop.then((unlisten) => unlisten()).catch(() => undefined);
-  }, [notify, openLibraryPlaybook]);
+  }, [notify, openFiles]);
+  useEffect(() => {
+    backend
+      .launchFiles()
+      .then(openFiles)
+      .catch(() => undefined);
+    // The files of this launch, once.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  // The native menu bar's commands reach every screen as app commands.
+  useEffect(() => {
+    const stop = backend.onMenu(dispatchCommand);
+    return () => void stop.then((unlisten) => unlisten()).catch(() => undefined);
+  }, []);
 
   // Validate every revision; only the newest answer is shown.
   useEffect(() => {
@@ -390,29 +412,52 @@ export function App() {
     }
   }, [doc, checked, notify]);
 
-  // Global shortcuts. Undo/redo are the app's, not the text field's, so they
-  // work the same across the form, the Source tab and template insertions.
-  useEffect(() => {
-    // The template editor has its own document and shortcuts.
-    if (screen === "templates") return;
-    const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey)) return;
-      const key = e.key.toLowerCase();
-      if (key === "z" && !e.shiftKey) {
-        e.preventDefault();
-        undo();
-      } else if ((key === "z" && e.shiftKey) || key === "y") {
-        e.preventDefault();
-        redo();
-      } else if (key === "s") {
-        // Ctrl+S saves at once with the default note; "Save version…" asks for one.
-        e.preventDefault();
+  // Commands, from keys and from the menu bar. Undo/redo are the app's, not
+  // the text field's, so they work the same across the form, the Source tab
+  // and template insertions. The template editor has its own document, undo
+  // and save.
+  useCommands(
+    {
+      undo,
+      redo,
+      // Ctrl+S saves at once with the default note; "Save version…" asks for one.
+      save: () => {
         if (!saving) void saveVersion("");
-      }
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [undo, redo, saveVersion, screen, saving]);
+      },
+      "save-as": () => void exportDocument(),
+    },
+    screen !== "templates" && !!doc,
+  );
+  useCommands({
+    new: () => setScreen("welcome"),
+    // The open playbook's latest saved version, as the Library's "Claude Code…" writes it.
+    export: () => {
+      if (!current) return notify("Open a playbook from the library first: the export writes its saved version.", "error");
+      void backend
+        .exportClaudeCode(current.id)
+        .then((done) => {
+          if (!done) return;
+          const notes = done.notes.length ? ` Notes: ${done.notes.join(" ")}` : "";
+          notify(`Exported for Claude Code into ${done.dir}: ${done.files.length} files. The hook runs \`playbook gate\`: the playbook CLI must be installed there.${notes}`);
+        })
+        .catch((e) => notify(messageOf(e), "error"));
+    },
+    open: () =>
+      void backend
+        .choosePlaybookFile()
+        .then((file) => file && openFiles([file]))
+        .catch((e) => notify(messageOf(e), "error")),
+    find: () => {
+      const box = window.document.querySelector<HTMLElement>("[data-find]");
+      if (box) box.focus();
+      else notify("This screen has no search box; the Library has one (Ctrl+F there).");
+    },
+    "theme-light": () => chooseTheme("light"),
+    "theme-dark": () => chooseTheme("dark"),
+    "theme-system": () => chooseTheme("system"),
+    about: () => setHelp("about"),
+    documentation: () => setHelp("documentation"),
+  });
 
   const errors = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
   const nav: [Screen, string, boolean][] = [
@@ -504,6 +549,7 @@ export function App() {
           </button>
         </div>
       )}
+      {help && <Help topic={help} onClose={() => setHelp(null)} />}
       <main>
         <ErrorBoundary onReset={() => setScreen(doc ? "editor" : "library")}>
           {screen === "welcome" && (

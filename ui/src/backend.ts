@@ -21,6 +21,7 @@ import type { PreviewResult } from "./generated/PreviewResult";
 import type { Run } from "./generated/Run";
 import type { ScenarioInfo } from "./generated/ScenarioInfo";
 import type { Imported } from "./generated/Imported";
+import type { MenuCommand } from "./generated/MenuCommand";
 import type { Opened } from "./generated/Opened";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
 import type { Saved } from "./generated/Saved";
@@ -160,9 +161,18 @@ export const backend = {
   // the Rust side, which honours a path in a file command only when the
   // person chose it in this session (a dialog or a drop; grants.rs).
 
-  /** Calls `handler` with the paths of files dropped on the window (granted for reading first). */
-  onFileDrop: (handler: (paths: string[]) => void): Promise<UnlistenFn> =>
-    listen<string[]>("file-drop", (e) => handler(e.payload)),
+  /**
+   * Calls `handler` with files opened from outside the page, each granted for
+   * reading first: dropped on the window, chosen under File ▸ Open Recent, or
+   * given to a second launch of the app.
+   */
+  onOpenFiles: (handler: (paths: string[]) => void): Promise<UnlistenFn> =>
+    listen<string[]>("open-files", (e) => handler(e.payload)),
+  /** The files the app was launched with, once. */
+  launchFiles: () => call<string[]>("launch_files"),
+  /** Calls `handler` with each command chosen in the native menu bar. */
+  onMenu: (handler: (command: MenuCommand) => void): Promise<UnlistenFn> =>
+    listen<MenuCommand>("menu", (e) => handler(e.payload)),
 
   /**
    * Asks for a playbook file to open or import; null when the user cancels. A

@@ -98,6 +98,18 @@ impl Profile {
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
+
+    /// Gives `command` (the app, or the driver that starts it) this
+    /// profile's library and data: the database, and XDG folders under which
+    /// the webview keeps local storage and the app its window state, so
+    /// journeys never see each other's.
+    pub fn apply_env(&self, command: &mut Command) {
+        command
+            .env("PLAYBOOK_DB", self.database())
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("XDG_CACHE_HOME", self.path("cache"));
+    }
 }
 
 impl Default for Profile {
@@ -138,15 +150,11 @@ impl App {
         }
         let port = free_port();
         let log = std::fs::File::create(screenshot_dir().join(format!("{journey}-driver.log")))?;
-        let child = Command::new("WebKitWebDriver")
+        let mut driver = Command::new("WebKitWebDriver");
+        profile.apply_env(&mut driver);
+        let child = driver
             .arg(format!("--port={port}"))
             .env("TAURI_WEBVIEW_AUTOMATION", "true")
-            .env("PLAYBOOK_DB", profile.database())
-            // The webview keeps local storage under the data directory:
-            // one per test, so journeys never see each other's drafts.
-            .env("XDG_DATA_HOME", profile.path("data"))
-            .env("XDG_CONFIG_HOME", profile.path("config"))
-            .env("XDG_CACHE_HOME", profile.path("cache"))
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
@@ -372,6 +380,31 @@ impl App {
             path.push('/');
         }
         self.answer_file_dialog(title, Path::new(&path)).await
+    }
+
+    /// Presses `keys` (xdotool syntax: `ctrl+s`, `F1`) on the app's window
+    /// through the X server, as a keyboard does: unlike WebDriver's keys,
+    /// these reach the window's native menu accelerators first.
+    pub async fn system_keys(&self, keys: &str) -> Result<()> {
+        let search = [
+            "search",
+            "--sync",
+            "--onlyvisible",
+            "--name",
+            "^Playbook Studio$",
+        ];
+        let window = tokio::time::timeout(Duration::from_secs(10), xdotool(&search))
+            .await
+            .map_err(|_| "the app's window is not visible")??;
+        let window = window
+            .lines()
+            .next()
+            .ok_or("the app's window is not visible")?
+            .to_string();
+        xdotool(&["windowfocus", "--sync", &window]).await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        xdotool(&["key", "--clearmodifiers", keys]).await?;
+        Ok(())
     }
 
     pub async fn execute(&self, script: &str) -> Result<serde_json::Value> {

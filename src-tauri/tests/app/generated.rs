@@ -51,6 +51,7 @@ fn committed_typescript_types_match_the_rust_types() {
     playbook_store::Imported::export_all(&cfg).unwrap();
     playbook_store::TemplateSummary::export_all(&cfg).unwrap();
     playbook_store::TemplateSaved::export_all(&cfg).unwrap();
+    playbook_studio::menu::MenuCommand::export_all(&cfg).unwrap();
 
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated");
     let mut stale = Vec::new();

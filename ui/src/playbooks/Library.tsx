@@ -74,6 +74,7 @@ export function Library({ examples, refresh, onOpen, onNewBlank, onNewFromTempla
         <h1>Library</h1>
         <input
           type="search"
+          data-find
           aria-label="Search playbooks"
           placeholder="Search by name or id"
           value={query}

@@ -10,6 +10,7 @@ import type { Role } from "../generated/Role";
 import type { TemplateChecked } from "../generated/TemplateChecked";
 import { VersionHistory } from "../history/History";
 import { FindingsContext } from "../validation/hints";
+import { useCommands } from "../shell/commands";
 import { Problems } from "../validation/Problems";
 import { rolePointer, roleAt, type RoleAddress } from "./document";
 import { focusTarget } from "./Editor";
@@ -136,20 +137,8 @@ export function TemplateEditor({ name, handoffRoles, notify, onChanged }: Props)
     }
   };
 
-  // This screen's own shortcuts: undo and redo of the template, save a version.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey)) return;
-      const key = e.key.toLowerCase();
-      if (key === "z" && !e.shiftKey) undo();
-      else if ((key === "z" && e.shiftKey) || key === "y") redo();
-      else if (key === "s") void save();
-      else return;
-      e.preventDefault();
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [undo, redo, save]);
+  // This screen's own commands (keys and menu): undo and redo of the template, save a version.
+  useCommands({ undo, redo, save: () => void save() });
 
   if (error) {
     return (

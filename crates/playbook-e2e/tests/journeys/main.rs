@@ -3,6 +3,7 @@
 //! `#[ignore]` so a plain `cargo test` without a display skips them loudly.
 
 mod deleting;
+mod desktop;
 mod editing;
 mod legacy;
 mod library;

@@ -1,0 +1,100 @@
+//! Desktop conventions: the native menu bar's accelerators, a second launch
+//! handing its file to the running window, and the window's size kept
+//! across restarts.
+
+use std::process::Command;
+use std::time::Duration;
+
+use playbook_e2e::{App, Profile, Result, app_binary};
+
+use crate::launch;
+
+/// Real key presses go through the X server to the window, where the menu
+/// bar's accelerators take them: Ctrl+S saves a version, F1 opens the
+/// documentation, Ctrl+O the open dialog, whose file then opens.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn the_menu_bar_accelerators_save_open_and_help() -> Result<()> {
+    let profile = Profile::new();
+    let tdd = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks/tdd.yaml"),
+    )?;
+    let file = profile.path("menu-team.yaml");
+    std::fs::write(&file, tdd.replacen("id: tdd", "id: menu-team", 1))?;
+    let mut app = launch("menu-bar", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.find("[data-testid=library-table]").await?;
+
+    app.system_keys("ctrl+o").await?;
+    app.answer_file_dialog("Open a playbook", &file).await?;
+    app.until_text("[data-testid=notice]", "Opened").await?;
+    app.find("[data-outline-role=reviewer]").await?;
+
+    let description = app.find("textarea[data-pointer='/description']").await?;
+    description.send_keys(" Edited.").await?;
+    app.system_keys("ctrl+s").await?;
+    app.until_text("[data-testid=notice]", "version 2").await?;
+
+    app.system_keys("F1").await?;
+    app.find("[data-testid=help-documentation]").await?;
+    app.screenshot("help").await?;
+    app.click("[data-testid=help-close]").await?;
+    app.until_gone("[data-testid=help-documentation]").await?;
+    app.quit().await
+}
+
+/// Launching the app again with a file, on the same library, opens the file
+/// in the running window; the second process hands it over and exits.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_second_launch_with_a_file_opens_it_in_the_running_window() -> Result<()> {
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+        // scripts/e2e.sh runs the journeys in a D-Bus session.
+        return Err("no D-Bus session bus: run the journeys through scripts/e2e.sh".into());
+    }
+    let profile = Profile::new();
+    let tdd = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks/tdd.yaml"),
+    )?;
+    let file = profile.path("handed-over.yaml");
+    std::fs::write(&file, tdd.replacen("id: tdd", "id: handed-over", 1))?;
+    let app = launch("single-instance", &profile).await?;
+    app.click("[data-screen=library]").await?;
+    app.find("[data-testid=library-table]").await?;
+
+    let mut second = Command::new(app_binary());
+    profile.apply_env(&mut second);
+    let status = tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::task::spawn_blocking(move || second.arg(&file).status()),
+    )
+    .await
+    .map_err(|_| "the second launch did not exit within 30 s")???;
+    assert!(
+        status.success(),
+        "the second launch exits cleanly: {status}"
+    );
+    app.until_text("[data-testid=notice]", "Opened").await?;
+    app.find("[data-outline-role=reviewer]").await?;
+    app.quit().await
+}
+
+/// The window opens at the size it had when it was closed.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn the_window_keeps_its_size_across_restarts() -> Result<()> {
+    let profile = Profile::new();
+    let app = App::launch("window-state", &profile).await?;
+    app.client.set_window_size(1000, 700).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, _, width, height) = app.client.get_window_rect().await?;
+    app.quit().await?;
+    let app = App::launch("window-state-again", &profile).await?;
+    let (_, _, width_again, height_again) = app.client.get_window_rect().await?;
+    assert_eq!(
+        (width_again, height_again),
+        (width, height),
+        "the size is restored"
+    );
+    app.quit().await
+}
