@@ -109,12 +109,19 @@ pub async fn choose_export_path(
     default_name: String,
     title: String,
 ) -> Result<Option<String>> {
+    // The timeline picture is exported as SVG; everything else is a playbook.
+    let (kind, extensions): (&str, &[&str]) = if default_name.to_ascii_lowercase().ends_with(".svg")
+    {
+        ("SVG pictures", &["svg"])
+    } else {
+        ("Playbooks", &["yaml", "yml", "json"])
+    };
     let dialog = app
         .dialog()
         .file()
         .set_title(title)
-        .set_file_name(default_name)
-        .add_filter("Playbooks", &["yaml", "yml", "json"]);
+        .set_file_name(&default_name)
+        .add_filter(kind, extensions);
     let Some(path) = chosen(|done| dialog.save_file(done)).await? else {
         return Ok(None);
     };

@@ -19,6 +19,7 @@ import { loadPreviewMemory, savePreviewMemory } from "./memory";
 import { Refusals } from "./Refusals";
 import { routeApproval } from "./routeApproval";
 import { Timeline } from "./Timeline";
+import { TimelinePicture } from "./TimelinePicture";
 
 type Props = {
   doc: Playbook;
@@ -320,7 +321,10 @@ export function Preview({ doc, checked, onShowProblems, library, target, memoryK
         ))}
       </div>
       {view === "timeline" && (
-        <Timeline events={events} />
+        <>
+          <TimelinePicture events={events} runs={result?.audit.runs} prompts={result?.prompts} />
+          <Timeline events={events} />
+        </>
       )}
       {view === "worklog" && (
         <div className="run-pane">

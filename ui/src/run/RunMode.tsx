@@ -15,6 +15,7 @@ import { ApprovalDialog } from "../preview/ApprovalDialog";
 import { Refusals } from "../preview/Refusals";
 import { routeApproval } from "../preview/routeApproval";
 import { Timeline } from "../preview/Timeline";
+import { TimelinePicture } from "../preview/TimelinePicture";
 import { agentSuggestions, describeRunError, remembered } from "./choices";
 import { TaskBranches } from "./TaskBranches";
 
@@ -263,6 +264,7 @@ export function RunMode({ doc, checked, onShowProblems, library }: Props) {
       )}
       {result && <TaskBranches result={result} />}
       {(running || events.length > 0) && <h2>Timeline ({events.length})</h2>}
+      <TimelinePicture events={events} />
       <Timeline events={events} />
     </section>
   );

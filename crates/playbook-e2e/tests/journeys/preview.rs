@@ -96,3 +96,63 @@ async fn the_review_fails_twice_preview_shows_three_iterations_and_the_pass() ->
     app.screenshot("prompts").await?;
     app.quit().await
 }
+
+/// The run as a picture: a review loop shows one bar per round of the worker
+/// and the reviewer, marks where the reviewer sends the task back, a bar
+/// shows its events and output, and the picture exports as SVG.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn the_timeline_picture_of_a_review_loop_shows_its_rounds_and_exports_as_svg() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("timeline-picture", &profile).await?;
+    open_tdd(&mut app).await?;
+    app.until_text("[data-testid=validity]", "valid").await?;
+    app.click("[data-screen=preview]").await?;
+    app.find("[data-testid=scenario] option[value=review-fails-twice]")
+        .await?;
+    app.find("[data-testid=scenario]")
+        .await?
+        .select_by_value("review-fails-twice")
+        .await?;
+    app.find("[data-testid=approvals]")
+        .await?
+        .select_by_value("approve")
+        .await?;
+    app.click("[data-testid=run]").await?;
+    app.find("[data-testid=outcome]").await?;
+    app.find("[data-testid=timeline-picture]").await?;
+    app.screenshot("picture").await?;
+
+    let reviews = app.find_all("[data-bar*='/reviewer/']").await?.len();
+    assert!(reviews >= 3, "three review rounds, each a bar: {reviews}");
+    let rounds = app.find_all("[data-mark=round]").await?.len();
+    assert!(rounds >= 2, "each send-back is marked: {rounds}");
+
+    // A failed review's bar shows its events and the reviewer's output.
+    app.execute(
+        "document.querySelector(\"[data-bar*='/reviewer/'][data-outcome=failed]\")\
+         .dispatchEvent(new MouseEvent('click', { bubbles: true }));",
+    )
+    .await?;
+    app.until_text("[data-testid=bar-detail]", "sends the task back")
+        .await?;
+    let output = app.text("[data-testid=bar-output]").await?;
+    assert!(
+        output.contains("verdict"),
+        "the reviewer's output: {output}"
+    );
+    app.screenshot("picture-bar").await?;
+
+    let target = profile.path("loop.svg");
+    app.click("[data-testid=timeline-export]").await?;
+    app.answer_file_dialog("Export the timeline picture", &target)
+        .await?;
+    app.until_text("[data-testid=timeline-export-said]", "Exported")
+        .await?;
+    let svg = std::fs::read_to_string(&target)?;
+    assert!(
+        svg.contains("<svg") && svg.contains("reviewer"),
+        "an SVG of the run"
+    );
+    app.quit().await
+}
