@@ -50,12 +50,7 @@ pub async fn whatif_run(
     runs: u64,
     seed: u64,
 ) -> Result<Value> {
-    if !(1..=MAX_PANEL_RUNS).contains(&runs) {
-        return Err(AppError::new(
-            ErrorCode::InvalidInput,
-            format!("runs is {runs}; the panel simulates 1 to {MAX_PANEL_RUNS} runs"),
-        ));
-    }
+    check_runs(runs)?;
     let playbook = workbench::runnable(&document, "simulating")?;
     let model = playbook_whatif::SimModel::parse(&model)
         .map_err(|e| AppError::new(ErrorCode::InvalidInput, format!("the what-if model: {e}")))?;
@@ -99,12 +94,7 @@ pub async fn whatif_compare_versions(
     runs: u64,
     seed: u64,
 ) -> Result<Value> {
-    if !(1..=MAX_PANEL_RUNS).contains(&runs) {
-        return Err(AppError::new(
-            ErrorCode::InvalidInput,
-            format!("runs is {runs}; the panel simulates 1 to {MAX_PANEL_RUNS} runs"),
-        ));
-    }
+    check_runs(runs)?;
     let comparison = library.compare(&id, from, to)?;
     let load = |text: &str, n: u32| {
         playbook_orchestrator::load_playbook(text).map_err(|e| {
@@ -151,4 +141,15 @@ pub async fn whatif_compare_versions(
         .map_err(|_| AppError::new(ErrorCode::Engine, "the simulation stopped unexpectedly"))?
         .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
     serde_json::to_value(&diff).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+}
+
+/// The panel's bound on the number of simulated runs.
+fn check_runs(runs: u64) -> Result<()> {
+    if (1..=MAX_PANEL_RUNS).contains(&runs) {
+        return Ok(());
+    }
+    Err(AppError::new(
+        ErrorCode::InvalidInput,
+        format!("runs is {runs}; the panel simulates 1 to {MAX_PANEL_RUNS} runs"),
+    ))
 }

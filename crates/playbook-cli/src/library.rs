@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
+use playbook_core::Format;
 use playbook_core::diff::Diff;
-use playbook_core::{Format, Options, validate_source};
 use playbook_store::{Base, Error as StoreError, PlaybookId, Source, Store, resolve_db_path};
 use serde::Serialize;
 
@@ -221,22 +221,7 @@ pub fn diff_files(args: DiffArgs) -> Result<ExitCode> {
         let json = args.format == Output::Json;
         return crate::whatif::behaviour_files(&args.a, &args.b, &args.behaviour, json);
     }
-    let read = |path: &str| -> Result<playbook_core::Playbook> {
-        let source = crate::input::read(path)?;
-        let report = validate_source(&source.text, source.format, &Options::default());
-        match report.playbook {
-            Some(playbook) => Ok(playbook),
-            None => {
-                let first = report.findings.iter().find(|f| f.is_error());
-                bail!(
-                    "{path} is not a playbook: {}; run `playbook validate {path}` for every problem",
-                    first
-                        .map(|f| format!("{} {}", f.code, f.message))
-                        .unwrap_or_default()
-                )
-            }
-        }
-    };
+    let read = crate::whatif::load_playbook;
     let diff = playbook_core::diff::diff(&read(&args.a)?, &read(&args.b)?);
     print_diff(&diff, args.format);
     Ok(ExitCode::SUCCESS)

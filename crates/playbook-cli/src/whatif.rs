@@ -157,7 +157,9 @@ impl Progress {
     }
 }
 
-fn load_playbook(path: &str) -> Result<Playbook> {
+/// The playbook at `path`, or why it is not one (its first error and how to
+/// see them all).
+pub(crate) fn load_playbook(path: &str) -> Result<Playbook> {
     let source = input::read(path)?;
     let report = validate_source(&source.text, source.format, &Options::default());
     match report.playbook {
