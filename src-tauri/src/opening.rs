@@ -55,10 +55,19 @@ pub fn refresh_menu<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-/// A file dropped on the window.
+/// A file dropped on the window opens; the window's size and place are
+/// written when it is resized, moved or closed, not only when the app exits
+/// normally (a session ended from outside, a crash later, still finds them).
 pub fn on_window_event<R: Runtime>(window: &tauri::Window<R>, event: &WindowEvent) {
-    if let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event {
-        open_paths(window.app_handle(), paths);
+    use tauri_plugin_window_state::{AppHandleExt, StateFlags};
+    match event {
+        WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) => {
+            open_paths(window.app_handle(), paths);
+        }
+        WindowEvent::Resized(_) | WindowEvent::Moved(_) | WindowEvent::CloseRequested { .. } => {
+            let _ = window.app_handle().save_window_state(StateFlags::all());
+        }
+        _ => {}
     }
 }
 

@@ -16,12 +16,14 @@ async fn the_review_fails_twice_preview_shows_three_iterations_and_the_pass() ->
         .await?;
     app.click("[data-testid=run]").await?;
 
-    // The TDD worker needs approval for its mutating tools: the run waits on a dialog.
-    app.until_text("[data-testid=approval-dialog]", "edit_file")
+    // The TDD roles of mode worker (the test author, then the worker) need
+    // approval for their mutating tools: the run waits on a dialog.
+    app.until_text("[data-testid=approval-dialog]", "write_file")
         .await?;
     let first = app.text("[data-testid=approval-dialog]").await?;
     assert!(
-        first.contains("worker") && first.contains("requires_user_approval"),
+        (first.contains("test_author") || first.contains("worker"))
+            && first.contains("requires_user_approval"),
         "the dialog names the role and why it asks:\n{first}"
     );
     app.screenshot("approval-dialog").await?;
@@ -53,7 +55,7 @@ async fn the_review_fails_twice_preview_shows_three_iterations_and_the_pass() ->
     .await?;
     app.until_text(
         "[data-testid=timeline]",
-        "Approval granted for tool: edit_file by user",
+        "Approval granted for tool: write_file by user",
     )
     .await?;
     // The rest of the run's requests are approved at once.
