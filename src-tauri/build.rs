@@ -8,6 +8,9 @@ use std::path::Path;
 /// `capabilities/default.json` grants them to the main window and nothing else.
 const COMMANDS: &[&str] = &[
     "check_document",
+    "quick_fixes",
+    "apply_fix",
+    "fixable_codes",
     "check_source",
     "render_document",
     "migrate_document",

@@ -29,6 +29,28 @@ use crate::realrun::{self, Runs};
 use crate::workbench::LastChecked;
 use crate::{preview, workbench};
 
+/// The quick fixes of one finding of the open document, best first.
+#[tauri::command(async)]
+pub fn quick_fixes(
+    document: Value,
+    finding: playbook_core::Finding,
+) -> Vec<playbook_core::fix::Fix> {
+    workbench::quick_fixes(&document, &finding)
+}
+
+/// The open document with one quick fix applied (the page records it as one
+/// undoable edit).
+#[tauri::command(async)]
+pub fn apply_fix(document: Value, fix: playbook_core::fix::Fix) -> Result<Value> {
+    workbench::apply_fix(document, &fix)
+}
+
+/// The finding codes that have a quick fix.
+#[tauri::command]
+pub fn fixable_codes() -> Vec<playbook_core::Code> {
+    workbench::fixable_codes()
+}
+
 #[tauri::command(async)]
 pub fn check_document(
     last: State<'_, LastChecked>,

@@ -63,6 +63,9 @@ pub fn run() {
         })
         .invoke_handler(tauri::generate_handler![
             commands::check_document,
+            commands::quick_fixes,
+            commands::apply_fix,
+            commands::fixable_codes,
             commands::migrate_document,
             commands::library_export_claude_code,
             commands::check_source,

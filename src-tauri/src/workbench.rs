@@ -314,3 +314,37 @@ pub fn check_template(role: Value) -> TemplateChecked {
         findings: report.findings,
     }
 }
+
+/// The quick fixes of one finding of `document` (the value the finding was
+/// reported on), best first; empty when its fix is not mechanical.
+pub fn quick_fixes(
+    document: &Value,
+    finding: &playbook_core::Finding,
+) -> Vec<playbook_core::fix::Fix> {
+    playbook_core::fix::fixes_for(document, finding)
+}
+
+/// `document` with `fix` applied: the same edits `playbook fix` makes.
+pub fn apply_fix(mut document: Value, fix: &playbook_core::fix::Fix) -> Result<Value> {
+    for op in &fix.ops {
+        playbook_core::edit::patch(&mut document, op).map_err(|e| {
+            AppError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the fix \"{}\" does not apply to this document: {e}",
+                    fix.title
+                ),
+            )
+        })?;
+    }
+    Ok(document)
+}
+
+/// The finding codes that have a quick fix, for the Problems panel.
+pub fn fixable_codes() -> Vec<playbook_core::Code> {
+    playbook_core::Code::ALL
+        .iter()
+        .copied()
+        .filter(|c| playbook_core::fix::has_fixes(*c))
+        .collect()
+}

@@ -21,6 +21,9 @@ import type { PreviewResult } from "./generated/PreviewResult";
 import type { Run } from "./generated/Run";
 import type { ScenarioInfo } from "./generated/ScenarioInfo";
 import type { Imported } from "./generated/Imported";
+import type { Code } from "./generated/Code";
+import type { Finding } from "./generated/Finding";
+import type { Fix } from "./generated/Fix";
 import type { MenuCommand } from "./generated/MenuCommand";
 import type { Opened } from "./generated/Opened";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
@@ -107,6 +110,11 @@ export const backend = {
     call<BehaviourDiffResult>("whatif_compare_versions", { id, from, to, model, runs, seed }),
   onWhatifProgress: (handler: (p: { done: number; total: number }) => void): Promise<UnlistenFn> =>
     listen<{ done: number; total: number }>("whatif-progress", (e) => handler(e.payload)),
+
+  // Quick fixes (playbook_core::fix, as `playbook fix` applies them).
+  fixableCodes: () => call<Code[]>("fixable_codes"),
+  quickFixes: (document: Playbook, finding: Finding) => call<Fix[]>("quick_fixes", { document, finding }),
+  applyFix: (document: Playbook, fix: Fix) => call<Playbook>("apply_fix", { document, fix }),
 
   // Real runs (playbook-runner): folders and files are chosen in native
   // dialogs opened by the Rust side, which keeps the paths and answers ids.

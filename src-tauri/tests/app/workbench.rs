@@ -243,3 +243,51 @@ mod document_changes {
         );
     }
 }
+
+#[test]
+fn a_quick_fix_clears_its_finding_and_adds_no_error() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../playbooks/tdd.yaml"),
+    )
+    .unwrap();
+    let mut document =
+        playbook_core::document::parse_value(&text, Format::Yaml).expect("tdd parses");
+    let reviewer = document
+        .pointer_mut("/workflow/build/roles/2/retry_policy")
+        .and_then(Value::as_object_mut)
+        .expect("the reviewer has a retry policy");
+    reviewer.remove("max_iterations");
+    let options = playbook_core::Options::default();
+    let report = playbook_core::validate_value(document.clone(), &options);
+    let unbounded = report
+        .findings
+        .iter()
+        .find(|f| f.code.as_str() == "PB302")
+        .expect("the loop is unbounded")
+        .clone();
+    assert!(workbench::fixable_codes().contains(&unbounded.code));
+
+    let fixes = workbench::quick_fixes(&document, &unbounded);
+    let fix = fixes.first().expect("the unbounded loop has a fix");
+    let fixed = workbench::apply_fix(document, fix).unwrap();
+    let after = playbook_core::validate_value(fixed, &options);
+    assert!(
+        !after.findings.iter().any(|f| f.code == unbounded.code),
+        "{} clears the finding",
+        fix.title
+    );
+    assert!(after.allow(), "and adds no error: {:?}", after.findings);
+}
+
+#[test]
+fn a_fix_that_does_not_fit_the_document_is_refused_in_words() {
+    let fix: playbook_core::fix::Fix = serde_json::from_value(json!({
+        "title": "Remove a field that is not there",
+        "code": "PB302",
+        "path": "/nowhere",
+        "ops": [{ "op": "remove", "path": "/nowhere/at/all" }]
+    }))
+    .unwrap();
+    let err = workbench::apply_fix(json!({ "id": "x" }), &fix).unwrap_err();
+    assert!(err.message.contains("does not apply"), "{}", err.message);
+}

@@ -7,7 +7,7 @@ import type { Finding } from "../generated/Finding";
 import type { FlowView } from "../generated/FlowView";
 import type { Playbook } from "../generated/Playbook";
 import { FindingsContext, Hints, severityRank } from "../validation/hints";
-import { Problems } from "../validation/Problems";
+import { Problems, type QuickFixes } from "../validation/Problems";
 import {
   insertRole,
   moveRole,
@@ -55,6 +55,25 @@ export function Editor(props: Props) {
   // ranks and the findings context would otherwise recompute on every render.
   const findings = useMemo(() => checked?.findings ?? [], [checked]);
   const [pendingFocus, setPendingFocus] = useState<string | null>(null);
+  const [fixable, setFixable] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    backend
+      .fixableCodes()
+      .then((codes) => setFixable(new Set(codes)))
+      .catch(() => undefined);
+  }, []);
+  const quickFixes: QuickFixes = {
+    fixable,
+    fixesOf: (finding) => backend.quickFixes(doc, finding),
+    apply: (fix) =>
+      void backend
+        .applyFix(doc, fix)
+        .then((fixed) => {
+          edit(fixed);
+          notify(`Applied: ${fix.title}. Ctrl+Z undoes it.`);
+        })
+        .catch((e) => notify(messageOf(e), "error")),
+  };
   // The outline only changes when stage or role names, enabled flags, the
   // selection or the findings change, not on every keystroke in a field:
   // on a 200-role playbook re-rendering it per keystroke costs a frame.
@@ -207,7 +226,7 @@ export function Editor(props: Props) {
             {tab === "source" && <SourceTab doc={doc} checked={checked} onDoc={(d) => edit(d, "source")} />}
           </div>
         </div>
-        <Problems findings={findings} onActivate={activate} />
+        <Problems findings={findings} onActivate={activate} quickFixes={quickFixes} />
       </div>
     </FindingsContext.Provider>
   );

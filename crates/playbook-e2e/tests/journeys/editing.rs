@@ -188,3 +188,35 @@ async fn bad_input_keeps_the_last_valid_state_with_a_clear_message() -> Result<(
     app.screenshot("form-kept").await?;
     app.quit().await
 }
+
+/// A finding whose fix is mechanical offers it in the Problems panel: one
+/// click clears the finding, and undo brings it back.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_quick_fix_clears_its_finding_and_undo_brings_it_back() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("quick-fix", &profile).await?;
+    open_tdd(&mut app).await?;
+    select_role(&app, "reviewer").await?;
+    let field = app.find(MAX_ITERATIONS).await?;
+    app.clear_field(&field).await?;
+    app.find(".problem[data-code=PB302]").await?;
+
+    app.click("[data-fix-for=PB302]").await?;
+    let fix = app.find("[data-fix]").await?;
+    let title = fix.text().await?;
+    assert!(
+        title.contains("retry limit"),
+        "the fix says what it does: {title}"
+    );
+    app.screenshot("quick-fix-offered").await?;
+    fix.click().await?;
+    app.until_text("[data-testid=notice]", "Applied").await?;
+    app.until_gone(".problem[data-code=PB302]").await?;
+    app.until_text("[data-testid=validity]", "valid").await?;
+
+    app.shortcut(&[Key::Control], 'z').await?;
+    app.find(".problem[data-code=PB302]").await?;
+    app.screenshot("quick-fix-undone").await?;
+    app.quit().await
+}
