@@ -7,7 +7,8 @@ import type { Finding } from "../generated/Finding";
 import type { FlowView } from "../generated/FlowView";
 import type { Playbook } from "../generated/Playbook";
 import { FindingsContext, Hints, severityRank } from "../validation/hints";
-import { Problems, type QuickFixes } from "../validation/Problems";
+import { Problems } from "../validation/Problems";
+import { QuickFixContext, type QuickFixes } from "../validation/QuickFix";
 import {
   insertRole,
   moveRole,
@@ -186,6 +187,7 @@ export function Editor(props: Props) {
 
   return (
     <FindingsContext.Provider value={findings}>
+      <QuickFixContext.Provider value={quickFixes}>
       <div className="editor">
         <MemoOutline
           docRef={docRef}
@@ -228,6 +230,7 @@ export function Editor(props: Props) {
         </div>
         <Problems findings={findings} onActivate={activate} quickFixes={quickFixes} />
       </div>
+      </QuickFixContext.Provider>
     </FindingsContext.Provider>
   );
 }

@@ -3,6 +3,7 @@
 import { createContext, useContext } from "react";
 import type { Finding } from "../generated/Finding";
 import { inFormWords } from "./labels";
+import { QuickFix } from "./QuickFix";
 
 export const FindingsContext = createContext<Finding[]>([]);
 
@@ -21,6 +22,7 @@ export function Hints({ pointer, nested = true }: { pointer: string; nested?: bo
         <li key={i} className={`hint hint-${f.severity}`} data-code={f.code} role={f.severity === "error" ? "alert" : undefined}>
           <span className="code">{f.code}</span> {inFormWords(f.message)}
           {f.hint && <span className="fix"> — {inFormWords(f.hint)}</span>}
+          <QuickFix finding={f} />
         </li>
       ))}
     </ul>

@@ -189,8 +189,8 @@ async fn bad_input_keeps_the_last_valid_state_with_a_clear_message() -> Result<(
     app.quit().await
 }
 
-/// A finding whose fix is mechanical offers it in the Problems panel: one
-/// click clears the finding, and undo brings it back.
+/// A finding whose fix is mechanical offers it in the Problems panel and next
+/// to its field: one click clears the finding, and undo brings it back.
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "needs a display and the built app: scripts/e2e.sh"]
 async fn a_quick_fix_clears_its_finding_and_undo_brings_it_back() -> Result<()> {
@@ -202,8 +202,10 @@ async fn a_quick_fix_clears_its_finding_and_undo_brings_it_back() -> Result<()> 
     app.clear_field(&field).await?;
     app.find(".problem[data-code=PB302]").await?;
 
-    app.click("[data-fix-for=PB302]").await?;
-    let fix = app.find("[data-fix]").await?;
+    // Offered in the Problems panel and next to the field; taken at the field.
+    app.find(".problems [data-fix-for=PB302]").await?;
+    app.click(".hints [data-fix-for=PB302]").await?;
+    let fix = app.find(".hints [data-fix]").await?;
     let title = fix.text().await?;
     assert!(
         title.contains("retry limit"),
