@@ -65,12 +65,7 @@ pub async fn whatif_run(
             let _ = app.emit("whatif-progress", json!({ "done": done, "total": runs }));
         })
     });
-    let report = tauri::async_runtime::spawn_blocking(move || worker.join())
-        .await
-        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
-        .map_err(|_| AppError::new(ErrorCode::Engine, "the simulation stopped unexpectedly"))?
-        .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
-    serde_json::to_value(&report).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+    finished(worker).await
 }
 
 /// Cancels the simulation in progress; its report comes back partial.
@@ -135,12 +130,7 @@ pub async fn whatif_compare_versions(
         }
         Ok::<_, playbook_whatif::SimError>(diff)
     });
-    let diff = tauri::async_runtime::spawn_blocking(move || worker.join())
-        .await
-        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
-        .map_err(|_| AppError::new(ErrorCode::Engine, "the simulation stopped unexpectedly"))?
-        .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
-    serde_json::to_value(&diff).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+    finished(worker).await
 }
 
 /// The panel's bound on the number of simulated runs.
@@ -152,4 +142,17 @@ fn check_runs(runs: u64) -> Result<()> {
         ErrorCode::InvalidInput,
         format!("runs is {runs}; the panel simulates 1 to {MAX_PANEL_RUNS} runs"),
     ))
+}
+
+/// Waits for a simulation thread off the async runtime; its result as JSON,
+/// or why there is none (the thread panicked, or the simulation refused).
+async fn finished<T: serde::Serialize + Send + 'static>(
+    worker: std::thread::JoinHandle<std::result::Result<T, playbook_whatif::SimError>>,
+) -> Result<Value> {
+    let done = tauri::async_runtime::spawn_blocking(move || worker.join())
+        .await
+        .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?
+        .map_err(|_| AppError::new(ErrorCode::Engine, "the simulation stopped unexpectedly"))?
+        .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    serde_json::to_value(&done).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
 }
