@@ -11,6 +11,8 @@ cargo build -p playbook-studio
 # The real-run journey's agent: the scripted MCP test agent.
 cargo build -p playbook-testagent
 cargo build -p playbook-e2e --tests
+# The installable package of that build, for the package journey.
+./scripts/package.sh --debug >/dev/null
 
 rm -rf target/e2e-screenshots
 mkdir -p target/e2e-screenshots

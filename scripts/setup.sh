@@ -8,6 +8,7 @@ packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   librsvg2-dev build-essential pkg-config libssl-dev git
   xvfb xauth webkit2gtk-driver xdotool dbus-daemon
+  desktop-file-utils shared-mime-info libglib2.0-bin
 )
 missing=()
 for p in "${packages[@]}"; do

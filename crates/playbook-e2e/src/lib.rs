@@ -140,7 +140,27 @@ impl App {
         profile: &Profile,
         env: &[(&str, &std::ffi::OsStr)],
     ) -> Result<App> {
-        let binary = app_binary();
+        App::start(journey, profile, &app_binary(), &[], env).await
+    }
+
+    /// Starts `binary` with `args`, as a desktop entry or a file manager
+    /// would (the installed package's binary and the files it was given).
+    pub async fn launch_binary(
+        journey: &str,
+        profile: &Profile,
+        binary: &Path,
+        args: &[String],
+    ) -> Result<App> {
+        App::start(journey, profile, binary, args, &[]).await
+    }
+
+    async fn start(
+        journey: &str,
+        profile: &Profile,
+        binary: &Path,
+        args: &[String],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Result<App> {
         if !binary.exists() {
             return Err(format!(
                 "{} does not exist: run scripts/e2e.sh, which builds it",
@@ -169,7 +189,7 @@ impl App {
         let mut caps = serde_json::Map::new();
         caps.insert(
             "webkitgtk:browserOptions".into(),
-            json!({ "binary": binary, "args": [] }),
+            json!({ "binary": binary, "args": args }),
         );
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)

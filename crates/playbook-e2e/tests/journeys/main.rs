@@ -8,6 +8,7 @@ mod editing;
 mod legacy;
 mod library;
 mod measure;
+mod package;
 mod preview;
 mod restart;
 mod routing;
