@@ -22,7 +22,8 @@ if [ "${1:-}" = "--debug" ]; then
   bundle=(--debug)
 fi
 
-(cd ui && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build)
+./scripts/setup.sh
+(cd ui && npm run build)
 cargo build -p playbook-studio "${build[@]}"
 
 target="${CARGO_TARGET_DIR:-$PWD/target}"
