@@ -353,6 +353,10 @@ pub struct SavedDocument {
     #[ts(optional)]
     pub source: Option<playbook_store::Authored>,
     pub comments_kept: bool,
+    /// The content equals the latest version but the text does not (only
+    /// comments or layout changed): no version was added, and the text is
+    /// kept as the draft.
+    pub draft_kept: bool,
 }
 
 /// An autosaved draft, and whether it kept the author's comments.

@@ -269,7 +269,12 @@ impl Library {
                 });
             }
             let note = format!("new from the {} example", shipped.name);
-            let saved = s.create_unique(playbook, &note)?;
+            // The copy keeps the example's text (its comments), with its own id.
+            let text = Authored {
+                text: shipped.source.clone(),
+                format: Format::Yaml,
+            };
+            let saved = s.create_unique_from(playbook, &note, Some(text))?;
             Ok(ExampleOpened {
                 playbook: saved.playbook,
                 created: true,
@@ -302,12 +307,24 @@ impl Library {
     ) -> Result<SavedDocument> {
         let pid = id(playbook)?;
         let (text, format, comments_kept) = written(&document, source.as_ref())?;
-        let saved =
-            self.with(|s| Ok(s.save_version(&pid, Base::Version(base), &text, format, note)?))?;
+        let (saved, draft_kept) = self.with(|s| {
+            let saved = s.save_version(&pid, Base::Version(base), &text, format, note)?;
+            // A version records content: text that differs from the latest
+            // version only in comments or layout adds none. Nothing typed is
+            // lost, so that text stays as the draft.
+            let draft_kept = saved.unchanged
+                && source.is_some()
+                && s.export(&pid, None, format).ok().as_deref() != Some(text.as_str());
+            if draft_kept {
+                s.save_draft_as(&pid, &text, format, Some(saved.version.number))?;
+            }
+            Ok((saved, draft_kept))
+        })?;
         Ok(SavedDocument {
             saved,
             source: source.map(|_| Authored { text, format }),
             comments_kept,
+            draft_kept,
         })
     }
 

@@ -306,6 +306,13 @@ export function App() {
       try {
         const result = await backend.save(current.id, current.base, doc, noteOrDefault(note), source);
         const saved = result.saved;
+        if (result.draft_kept) {
+          // Only comments or layout changed: versions record content, so the text stays in the draft.
+          draftStored.current = true;
+          setStatus({ kind: "draft" });
+          notify(`No change to the content since version ${saved.version.number}, so no version was added; your comment and layout changes are kept in the autosaved draft.`);
+          return;
+        }
         // Set before `current` changes, so the autosave effect sees the saved document.
         savedDoc.current = doc;
         // The store drops a draft that holds what was saved; one autosaved a

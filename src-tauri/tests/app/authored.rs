@@ -174,6 +174,48 @@ fn an_edit_that_cannot_keep_the_layout_is_said_so() {
     assert!(!saved.comments_kept);
 }
 
+/// A version records content: a save that only changed comments adds no
+/// version, and the text is kept as the draft rather than lost.
+#[test]
+fn a_save_that_only_changes_comments_keeps_them_in_the_draft() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = Library::open(dir.path().join("library.db"));
+    let opened = open_file(
+        &library,
+        &root().join("tests/fixtures/commented/review-loop.yaml"),
+    );
+    let mut typed = opened.source.clone().unwrap();
+    typed.text = typed
+        .text
+        .replace("# End of the playbook.", "# Reviewed on Monday.");
+    let saved = library
+        .save(
+            "commented-review",
+            1,
+            opened.document.clone(),
+            "",
+            Some(typed.clone()),
+        )
+        .unwrap();
+    assert!(saved.saved.unchanged);
+    assert!(saved.draft_kept);
+    let reopened = library.open_playbook("commented-review").unwrap();
+    assert_eq!(reopened.source.unwrap().text, typed.text);
+    // Saving the text the version already has keeps no draft.
+    library.discard_draft("commented-review").unwrap();
+    let same = library
+        .save("commented-review", 1, opened.document, "", opened.source)
+        .unwrap();
+    assert!(!same.draft_kept);
+    assert!(
+        library
+            .open_playbook("commented-review")
+            .unwrap()
+            .draft
+            .is_none()
+    );
+}
+
 /// Every example and commented fixture: opened in the app and written
 /// back unchanged is byte for byte the file; one edited value changes one
 /// line.

@@ -6,4 +6,10 @@ import type { Saved } from "./Saved";
  * What Save version did, and the text the version now reads as: the
  * author's text for the next edits.
  */
-export type SavedDocument = { saved: Saved, source?: Authored, comments_kept: boolean, };
+export type SavedDocument = { saved: Saved, source?: Authored, comments_kept: boolean, 
+/**
+ * The content equals the latest version but the text does not (only
+ * comments or layout changed): no version was added, and the text is
+ * kept as the draft.
+ */
+draft_kept: boolean, };

@@ -284,3 +284,31 @@ fn text_that_is_already_canonical_is_not_kept_twice() {
         .unwrap();
     assert_eq!(store.version(&saved.playbook, None).unwrap().authored, None);
 }
+
+#[test]
+fn a_numbered_copy_of_a_commented_playbook_keeps_its_comments() {
+    let (_dir, mut store) = library();
+    let saved = store
+        .create_from_text(REVIEW_LOOP, Format::Yaml, "")
+        .unwrap();
+    let playbook = store.playbook(&saved.playbook, None).unwrap();
+    let authored = store.version(&saved.playbook, None).unwrap().authored;
+    let copy = store
+        .create_unique_from(playbook, "copy", authored)
+        .unwrap();
+    assert_eq!(copy.playbook.as_str(), "commented-review-2");
+    let text = store.export(&copy.playbook, None, Format::Yaml).unwrap();
+    assert_eq!(
+        lines_differing(REVIEW_LOOP, &text),
+        [
+            (
+                "id: commented-review".to_string(),
+                "id: commented-review-2".to_string()
+            ),
+            (
+                "name: Commented review   # shown in the library".to_string(),
+                "name: Commented review (2)   # shown in the library".to_string()
+            )
+        ]
+    );
+}
