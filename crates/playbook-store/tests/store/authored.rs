@@ -312,3 +312,49 @@ fn a_numbered_copy_of_a_commented_playbook_keeps_its_comments() {
         ]
     );
 }
+
+/// Files as editors leave them: a byte-order mark, CRLF line ends, tabs in
+/// comments, non-ASCII text, anchors and aliases; each comes back as it was.
+#[test]
+fn awkward_but_valid_files_come_back_byte_for_byte() {
+    let texts = [
+        "\u{feff}# bom\r\nid: bom\r\nname: Bom  # crlf\r\nworkflow: {}\r\n".to_string(),
+        "id: uni\nname: \"Équipe 🚀\"\t# tab then comment\nworkflow: {}\n".to_string(),
+        "id: alias\nname: A\nx_shared: &tools [read_file]\nx_again: *tools\nworkflow: {}\n"
+            .to_string(),
+        "id: nofinal\nname: N\nworkflow: {}  # no final newline".to_string(),
+    ];
+    let (_dir, mut store) = library();
+    for text in texts {
+        let saved = store
+            .create_from_text(&text, Format::Yaml, "")
+            .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert_eq!(
+            store.export(&saved.playbook, None, Format::Yaml).unwrap(),
+            text
+        );
+    }
+}
+
+/// Text the store would not keep as a playbook is never kept as its text;
+/// a key given twice is refused by the reader, so its export is canonical.
+#[test]
+fn hostile_texts_are_refused_or_exported_canonically() {
+    let (_dir, mut store) = library();
+    for bad in [
+        "id: [".to_string(),
+        format!("id: deep\nname: D\nworkflow: {}\n", "[".repeat(200)),
+        "a: &a [*a, *a]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\nid: bomb\n".to_string(),
+        format!(
+            "# {}\nid: big\nname: B\nworkflow: {{}}\n",
+            "x".repeat(playbook_core::document::MAX_DOCUMENT_BYTES)
+        ),
+    ] {
+        assert!(store.create_from_text(&bad, Format::Yaml, "").is_err());
+    }
+    let twice = "id: twice\nname: A\nname: B  # which one?\nworkflow: {}\n";
+    if let Ok(saved) = store.create_from_text(twice, Format::Yaml, "") {
+        let exported = store.export(&saved.playbook, None, Format::Yaml).unwrap();
+        assert!(!exported.contains("which one"), "{exported}");
+    }
+}
