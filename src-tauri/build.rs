@@ -13,6 +13,7 @@ const COMMANDS: &[&str] = &[
     "fixable_codes",
     "check_source",
     "render_document",
+    "render_authored",
     "migrate_document",
     "library_export_claude_code",
     "role_template",

@@ -58,6 +58,11 @@ pub struct Checked {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub flow: Option<FlowView>,
+    /// Whether `source` kept the author's comments and layout; absent when
+    /// there was no author's text to keep.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub comments_kept: Option<bool>,
 }
 
 /// The form's document as a check sends it: whole, or as one change to the
@@ -327,6 +332,41 @@ fn process_uptime_ms() -> Option<f64> {
     Some((uptime - started / 100.0) * 1000.0)
 }
 
+/// The open document written as text (see `authored.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Rendered {
+    pub text: String,
+    pub format: Format,
+    /// False when the author's comments and layout could not be kept and
+    /// the text was rendered afresh (the page says so).
+    pub comments_kept: bool,
+}
+
+/// What Save version did, and the text the version now reads as: the
+/// author's text for the next edits.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct SavedDocument {
+    pub saved: playbook_store::Saved,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source: Option<playbook_store::Authored>,
+    pub comments_kept: bool,
+    /// The content equals the latest version but the text does not (only
+    /// comments or layout changed): no version was added, and the text is
+    /// kept as the draft.
+    pub draft_kept: bool,
+}
+
+/// An autosaved draft, and whether it kept the author's comments.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct DraftSaved {
+    pub draft: playbook_store::Draft,
+    pub comments_kept: bool,
+}
+
 /// A library playbook opened in the editor.
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]
@@ -344,6 +384,11 @@ pub struct Opened {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub draft_updated_at: Option<String>,
+    /// The text the shown document (the draft, else the version) was
+    /// written as, comments included; the editor rewrites it on every save.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source: Option<playbook_store::Authored>,
 }
 
 /// What "open this example" did: opened the library's unchanged copy of

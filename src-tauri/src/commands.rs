@@ -10,16 +10,16 @@ use serde_json::Value;
 
 use playbook_orchestrator::EventRecord;
 use playbook_store::{
-    Draft, Imported, PlaybookSummary, Run, RunId, Saved, TemplateSaved, TemplateSummary,
+    Authored, Imported, PlaybookSummary, Run, RunId, Saved, TemplateSaved, TemplateSummary,
     VersionInfo,
 };
 use tauri::{AppHandle, Emitter, Manager, State};
 use tauri_plugin_dialog::{DialogExt, FilePath};
 
 use crate::api::{
-    AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, Example,
-    Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult, RepoChoice,
-    ScenarioInfo, TemplateChecked, TemplateOpened,
+    AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, DraftSaved,
+    Example, Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult,
+    Rendered, RepoChoice, SavedDocument, ScenarioInfo, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
@@ -57,8 +57,9 @@ pub fn check_document(
     change: DocumentChange,
     format: Format,
     include: Include,
+    source: Option<Authored>,
 ) -> Result<Checked> {
-    workbench::check_document(last.resolve(change)?, format, include)
+    workbench::check_document_in(last.resolve(change)?, format, include, source.as_ref())
 }
 
 #[tauri::command(async)]
@@ -74,6 +75,17 @@ pub fn migrate_document(document: Value) -> Result<crate::api::Migrated> {
 #[tauri::command(async)]
 pub fn render_document(document: Value, format: Format) -> Result<String> {
     workbench::render_value(&document, format)
+}
+
+/// The open document as text for Export: the author's `source` rewritten
+/// to it when it is in `format`, else rendered afresh (and said so).
+#[tauri::command(async)]
+pub fn render_authored(
+    document: Value,
+    format: Format,
+    source: Option<Authored>,
+) -> Result<Rendered> {
+    crate::authored::write(&document, source.as_ref(), Some(format))
 }
 
 #[tauri::command(async)]
@@ -181,8 +193,9 @@ pub fn library_save(
     base: u32,
     document: Value,
     note: String,
-) -> Result<Saved> {
-    library.save(&id, base, document, &note)
+    source: Option<Authored>,
+) -> Result<SavedDocument> {
+    library.save(&id, base, document, &note, source)
 }
 
 #[tauri::command(async)]
@@ -191,8 +204,9 @@ pub fn library_save_draft(
     id: String,
     document: Value,
     base: Option<u32>,
-) -> Result<Draft> {
-    library.save_draft(&id, document, base)
+    source: Option<Authored>,
+) -> Result<DraftSaved> {
+    library.save_draft(&id, document, base, source)
 }
 
 #[tauri::command(async)]

@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod approvals;
+pub mod authored;
 pub mod commands;
 pub mod error;
 pub mod gateway;
@@ -70,6 +71,7 @@ pub fn run() {
             commands::library_export_claude_code,
             commands::check_source,
             commands::render_document,
+            commands::render_authored,
             commands::role_template,
             commands::examples,
             commands::choose_playbook_file,

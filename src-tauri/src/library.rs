@@ -10,12 +10,14 @@ use std::thread::JoinHandle;
 use playbook_core::{Format, Playbook, Role, document};
 use playbook_orchestrator::EventRecord;
 use playbook_store::{
-    Base, Draft, Imported, PlaybookId, PlaybookSummary, Run, RunId, Saved, Source, Store,
+    Authored, Base, Imported, PlaybookId, PlaybookSummary, Run, RunId, Saved, Source, Store,
     TemplateSaved, TemplateSummary, VersionInfo,
 };
 use serde_json::Value;
 
-use crate::api::{Comparison, ExampleOpened, Opened, TemplateOpened, VersionDocument};
+use crate::api::{
+    Comparison, DraftSaved, ExampleOpened, Opened, SavedDocument, TemplateOpened, VersionDocument,
+};
 use crate::error::{AppError, ErrorCode, Result};
 
 type StoreOrError = std::result::Result<Store, AppError>;
@@ -74,8 +76,23 @@ fn json_text(document: &Value) -> Result<String> {
     })
 }
 
+/// The text a save or draft stores for `document`: the author's text
+/// rewritten to it, or (with no author's text) its JSON, as before.
+fn written(document: &Value, source: Option<&Authored>) -> Result<(String, Format, bool)> {
+    match source {
+        Some(source) => {
+            let rendered = crate::authored::write(document, Some(source), None)?;
+            Ok((rendered.text, rendered.format, rendered.comments_kept))
+        }
+        None => Ok((json_text(document)?, Format::Json, true)),
+    }
+}
+
 fn parse_stored(text: &str) -> Result<Value> {
-    let format = playbook_core::Format::sniff(text);
+    parse_as(text, playbook_core::Format::sniff(text))
+}
+
+fn parse_as(text: &str, format: Format) -> Result<Value> {
     playbook_core::document::parse_value(text, format).map_err(|f| {
         AppError::new(
             ErrorCode::Store,
@@ -180,15 +197,25 @@ impl Library {
             }
             let version = s.version(&pid, None)?;
             let draft = s.draft(&pid)?;
+            // The editor rewrites this text on every save: the draft's when
+            // it shows the draft, else the one the version was saved from.
+            let source = match &draft {
+                Some(d) => Some(Authored {
+                    text: d.content.clone(),
+                    format: d.format,
+                }),
+                None => version.authored,
+            };
             Ok(Opened {
                 document: parse_stored(&version.content)?,
                 base: version.info.number,
                 draft: match &draft {
-                    Some(d) => Some(parse_stored(&d.content)?),
+                    Some(d) => Some(parse_as(&d.content, d.format)?),
                     None => None,
                 },
                 draft_updated_at: draft.map(|d| d.updated_at),
                 summary,
+                source,
             })
         })
     }
@@ -242,7 +269,12 @@ impl Library {
                 });
             }
             let note = format!("new from the {} example", shipped.name);
-            let saved = s.create_unique(playbook, &note)?;
+            // The copy keeps the example's text (its comments), with its own id.
+            let text = Authored {
+                text: shipped.source.clone(),
+                format: Format::Yaml,
+            };
+            let saved = s.create_unique_from(playbook, &note, Some(text))?;
             Ok(ExampleOpened {
                 playbook: saved.playbook,
                 created: true,
@@ -262,16 +294,56 @@ impl Library {
         })
     }
 
-    pub fn save(&self, playbook: &str, base: u32, document: Value, note: &str) -> Result<Saved> {
+    /// Saves the document as the next version of `playbook`, edited from
+    /// version `base`: the author's `source` rewritten to it when given, so
+    /// the version keeps the comments.
+    pub fn save(
+        &self,
+        playbook: &str,
+        base: u32,
+        document: Value,
+        note: &str,
+        source: Option<Authored>,
+    ) -> Result<SavedDocument> {
         let pid = id(playbook)?;
-        let text = json_text(&document)?;
-        self.with(|s| Ok(s.save_version(&pid, Base::Version(base), &text, Format::Json, note)?))
+        let (text, format, comments_kept) = written(&document, source.as_ref())?;
+        let (saved, draft_kept) = self.with(|s| {
+            let saved = s.save_version(&pid, Base::Version(base), &text, format, note)?;
+            // A version records content: text that differs from the latest
+            // version only in comments or layout adds none. Nothing typed is
+            // lost, so that text stays as the draft.
+            let draft_kept = saved.unchanged
+                && source.is_some()
+                && s.export(&pid, None, format).ok().as_deref() != Some(text.as_str());
+            if draft_kept {
+                s.save_draft_as(&pid, &text, format, Some(saved.version.number))?;
+            }
+            Ok((saved, draft_kept))
+        })?;
+        Ok(SavedDocument {
+            saved,
+            source: source.map(|_| Authored { text, format }),
+            comments_kept,
+            draft_kept,
+        })
     }
 
-    pub fn save_draft(&self, playbook: &str, document: Value, base: Option<u32>) -> Result<Draft> {
+    /// Autosaves the document as the draft of `playbook`, as the author's
+    /// `source` rewritten to it when given.
+    pub fn save_draft(
+        &self,
+        playbook: &str,
+        document: Value,
+        base: Option<u32>,
+        source: Option<Authored>,
+    ) -> Result<DraftSaved> {
         let pid = id(playbook)?;
-        let text = json_text(&document)?;
-        self.with(|s| Ok(s.save_draft(&pid, &text, base)?))
+        let (text, format, comments_kept) = written(&document, source.as_ref())?;
+        let draft = self.with(|s| Ok(s.save_draft_as(&pid, &text, format, base)?))?;
+        Ok(DraftSaved {
+            draft,
+            comments_kept,
+        })
     }
 
     pub fn discard_draft(&self, playbook: &str) -> Result<bool> {

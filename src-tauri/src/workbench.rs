@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use crate::api::{Checked, DocumentChange, Example, FlowView, Include, Migrated, TemplateChecked};
 use crate::error::{AppError, ErrorCode, Result};
+use playbook_store::Authored;
 
 /// The typed playbook of an edited document when it has no error, else a
 /// `Blocked` error carrying the errors, saying they must be fixed before
@@ -91,6 +92,18 @@ pub fn migrate_document(document: Value) -> Result<Migrated> {
 /// and a plain rendering of the value otherwise, so a field with a wrong
 /// type is still visible (and flagged) in the source.
 pub fn check_document(document: Value, format: Format, include: Include) -> Result<Checked> {
+    check_document_in(document, format, include, None)
+}
+
+/// [`check_document`] for a document with the author's text `source`: the
+/// Source tab then shows that text rewritten to the document (comments
+/// kept, in its format), and findings are located in it.
+pub fn check_document_in(
+    document: Value,
+    format: Format,
+    include: Include,
+    source: Option<&Authored>,
+) -> Result<Checked> {
     let size = serde_json::to_string(&document)
         .map(|t| t.len())
         .unwrap_or(0);
@@ -100,17 +113,26 @@ pub fn check_document(document: Value, format: Format, include: Include) -> Resu
         checked.playbook = None;
         return Ok(checked);
     }
+    let authored = match source.filter(|_| include.source) {
+        Some(source) => Some(crate::authored::write(&document, Some(source), None)?),
+        None => None,
+    };
     let plain = include
         .source
         .then(|| render_value(&document, format))
         .transpose()?;
     let report = validate_value(document, &Options::default());
     let mut findings = report.findings;
-    let source = match (&report.playbook, plain) {
-        (_, None) => String::new(),
-        (Some(playbook), Some(_)) => document::to_string(playbook, format)
-            .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?,
-        (None, Some(plain)) => plain,
+    let comments_kept = authored.as_ref().map(|a| a.comments_kept);
+    let (source, format) = match (&report.playbook, plain, authored) {
+        (_, None, _) => (String::new(), format),
+        (_, Some(_), Some(authored)) => (authored.text, authored.format),
+        (Some(playbook), Some(_), None) => (
+            document::to_string(playbook, format)
+                .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))?,
+            format,
+        ),
+        (None, Some(plain), None) => (plain, format),
     };
     if include.source {
         let map = SourceMap::new(&source);
@@ -131,6 +153,7 @@ pub fn check_document(document: Value, format: Format, include: Include) -> Resu
         format,
         findings,
         allow,
+        comments_kept,
     })
 }
 
@@ -223,6 +246,7 @@ pub fn check_source(text: &str, format: Format) -> Checked {
         source: text.to_string(),
         format,
         findings: report.findings,
+        comments_kept: None,
     }
 }
 

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { backend, BackendError, messageOf } from "./backend";
 import { ErrorBoundary } from "./ErrorBoundary";
+import type { Authored } from "./generated/Authored";
 import type { Checked } from "./generated/Checked";
 import type { Example } from "./generated/Example";
 import type { FlowView } from "./generated/FlowView";
@@ -39,12 +40,23 @@ type SaveStatus = { kind: "version"; number: number } | { kind: "pending" } | { 
 /** A saved version opened in the Preview from History, beside the open edits. */
 type PreviewVersion = { id: string; number: number; doc: Playbook; checked: Checked | null; library: Current };
 
+/** Said whenever the author's text had to be written afresh: comments are never dropped silently. */
+const COMMENTS_LOST =
+  "This change could not be written into your text in place, so it was written afresh: its comments and blank lines are not in it. Undo the change to get them back, or make it in the Source tab.";
+
+/** Why an export is written afresh. */
+function exportLayoutNote(from: string | undefined, to: string): string {
+  return from && from !== to
+    ? `It is written afresh as ${to.toUpperCase()}: the comments of the ${from.toUpperCase()} text are not in it (export as .${from} to keep them).`
+    : "It is written afresh: the comments and blank lines of your text could not be kept.";
+}
+
 const WELCOMED_KEY = "playbook-studio.welcomed";
 const LAST_OPEN_KEY = "playbook-studio.last-open";
 
 export function App() {
   const document = useDocument();
-  const { doc, edit, load, close, undo, redo, revision } = document;
+  const { doc, source, edit, load, close, undo, redo, revision } = document;
   const [screen, setScreenState] = useState<Screen>(localStorage.getItem(WELCOMED_KEY) ? "library" : "welcome");
   const [examples, setExamples] = useState<Example[]>([]);
   const [checked, setChecked] = useState<Checked | null>(null);
@@ -66,6 +78,8 @@ export function App() {
   const seq = useRef(0);
   const [check] = useState(createChecker);
   const loadedRevision = useRef(-1);
+  /** Whether the person was told that the autosaved draft could not keep the comments (once per playbook opened). */
+  const layoutWarned = useRef(false);
 
   const notify = useCallback((message: string, kind: "info" | "error" = "info") => setNotice({ message, kind }), []);
   const notifyWith = useCallback(
@@ -85,7 +99,8 @@ export function App() {
       try {
         const opened = await backend.open(id);
         const shown = opened.draft ?? opened.document;
-        load(shown);
+        load(shown, opened.source ?? null);
+        layoutWarned.current = false;
         loadedRevision.current = -1;
         savedDoc.current = opened.draft ? null : shown;
         draftStored.current = !!opened.draft;
@@ -174,7 +189,7 @@ export function App() {
     // The flow also comes while a role's form is open: it says where the
     // task goes after the role on pass and on fail.
     const wantsFlow = screen === "editor" && (tab === "flow" || (tab === "form" && selection.kind === "role"));
-    check(doc, revision, { source: screen === "editor" && tab === "source", flow: wantsFlow })
+    check(doc, revision, { source: screen === "editor" && tab === "source", flow: wantsFlow }, source)
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
@@ -188,7 +203,7 @@ export function App() {
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
-  }, [doc, revision, check, notify, screen, tab, selection.kind]);
+  }, [doc, source, revision, check, notify, screen, tab, selection.kind]);
 
   // Autosave: every edit lands in the library's draft, so nothing typed is
   // lost on a crash or a quit. The first revision after opening is what was
@@ -213,22 +228,26 @@ export function App() {
     setStatus({ kind: "pending" });
     const timer = window.setTimeout(() => {
       backend
-        .saveDraft(current.id, doc, current.base)
-        .then((draft) => {
+        .saveDraft(current.id, doc, current.base, source)
+        .then((saved) => {
           draftStored.current = true;
-          return draft;
+          if (!saved.comments_kept && !layoutWarned.current) {
+            layoutWarned.current = true;
+            notify(COMMENTS_LOST, "error");
+          }
+          return saved;
         })
         // A save may have finished while the draft was written: the status is the latest state.
         .then(() => setStatus((now) => (now?.kind === "pending" && savedDoc.current !== doc ? { kind: "draft" } : now)))
         .catch((e) => notify(`Autosave failed: ${messageOf(e)}. Your edits are still in the window.`, "error"));
     }, 250);
     return () => window.clearTimeout(timer);
-  }, [doc, revision, current, notify]);
+  }, [doc, source, revision, current, notify]);
 
   const trackedEdit = useCallback(
-    (next: Playbook, key?: string) => {
+    (next: Playbook, key?: string, typed?: Authored) => {
       markEdit();
-      edit(next, key);
+      edit(next, key, typed);
     },
     [edit],
   );
@@ -285,7 +304,15 @@ export function App() {
       if (!doc || !current) return;
       setSaving(false);
       try {
-        const saved = await backend.save(current.id, current.base, doc, noteOrDefault(note));
+        const result = await backend.save(current.id, current.base, doc, noteOrDefault(note), source);
+        const saved = result.saved;
+        if (result.draft_kept) {
+          // Only comments or layout changed: versions record content, so the text stays in the draft.
+          draftStored.current = true;
+          setStatus({ kind: "draft" });
+          notify(`No change to the content since version ${saved.version.number}, so no version was added; your comment and layout changes are kept in the autosaved draft.`);
+          return;
+        }
         // Set before `current` changes, so the autosave effect sees the saved document.
         savedDoc.current = doc;
         // The store drops a draft that holds what was saved; one autosaved a
@@ -297,7 +324,8 @@ export function App() {
         setCurrent({ id: current.id, base: saved.version.number });
         setStatus({ kind: "version", number: saved.version.number });
         setRefresh((r) => r + 1);
-        notify(saved.unchanged ? `No change since version ${saved.version.number}.` : `Saved version ${saved.version.number}.`);
+        if (!result.comments_kept) notify(`Saved version ${saved.version.number}. ${COMMENTS_LOST}`, "error");
+        else notify(saved.unchanged ? `No change since version ${saved.version.number}.` : `Saved version ${saved.version.number}.`);
       } catch (e) {
         const code = e instanceof BackendError ? (e.details as { code?: string } | undefined)?.code : undefined;
         if (code === "DELETED") {
@@ -321,7 +349,7 @@ export function App() {
         notify(`${conflict ? "Not saved: " : "Could not save: "}${messageOf(e)}`, "error");
       }
     },
-    [doc, current, notify, notifyWith],
+    [doc, source, current, notify, notifyWith],
   );
 
   /** After a delete in the Library: the open playbook closes if it was the one, and Undo brings it back. */
@@ -398,19 +426,20 @@ export function App() {
     try {
       const target = await backend.chooseExportPath(`${doc.id || "playbook"}.yaml`, "Export the open playbook to a file");
       if (!target) return;
-      const text = await backend.renderDocument(doc, target.toLowerCase().endsWith(".json") ? "json" : "yaml");
-      await backend.writeTextFile(target, text);
+      const rendered = await backend.renderAuthored(doc, target.toLowerCase().endsWith(".json") ? "json" : "yaml", source);
+      await backend.writeTextFile(target, rendered.text);
       const errorCount = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
+      const lost = rendered.comments_kept ? "" : ` ${exportLayoutNote(source?.format, rendered.format)}`;
       notify(
         errorCount > 0
-          ? `Exported to ${target}, with ${errorCount} error${errorCount === 1 ? "" : "s"}: \`playbook validate\` refuses it until they are fixed.`
-          : `Exported to ${target}.`,
-        errorCount > 0 ? "error" : "info",
+          ? `Exported to ${target}, with ${errorCount} error${errorCount === 1 ? "" : "s"}: \`playbook validate\` refuses it until they are fixed.${lost}`
+          : `Exported to ${target}.${lost}`,
+        errorCount > 0 || lost ? "error" : "info",
       );
     } catch (e) {
       notify(`Could not export: ${messageOf(e)}`, "error");
     }
-  }, [doc, checked, notify]);
+  }, [doc, source, checked, notify]);
 
   // Commands, from keys and from the menu bar. Undo/redo are the app's, not
   // the text field's, so they work the same across the form, the Source tab

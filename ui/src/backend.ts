@@ -13,7 +13,8 @@ import type { AppInfo } from "./generated/AppInfo";
 import type { Checked } from "./generated/Checked";
 import type { Comparison } from "./generated/Comparison";
 import type { DocumentChange } from "./generated/DocumentChange";
-import type { Draft } from "./generated/Draft";
+import type { Authored } from "./generated/Authored";
+import type { DraftSaved } from "./generated/DraftSaved";
 import type { EventRecord } from "./generated/EventRecord";
 import type { ApprovalPrompt } from "./generated/ApprovalPrompt";
 import type { PreviewRequest } from "./generated/PreviewRequest";
@@ -27,7 +28,9 @@ import type { Fix } from "./generated/Fix";
 import type { MenuCommand } from "./generated/MenuCommand";
 import type { Opened } from "./generated/Opened";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
+import type { Rendered } from "./generated/Rendered";
 import type { Saved } from "./generated/Saved";
+import type { SavedDocument } from "./generated/SavedDocument";
 import type { TemplateChecked } from "./generated/TemplateChecked";
 import type { TemplateOpened } from "./generated/TemplateOpened";
 import type { TemplateSaved } from "./generated/TemplateSaved";
@@ -77,10 +80,14 @@ export function messageOf(e: unknown): string {
 export const backend = {
   appInfo: () => call<AppInfo>("app_info"),
   /** Validates the form's document (whole or one change, see validation/check.ts); the YAML text and the flow graph come back only when included. */
-  checkDocument: (change: DocumentChange, include: Include, format: Format = "yaml") =>
-    call<Checked>("check_document", { change, format, include }),
+  /** With `source` (the author's text) the Source tab's text is that text rewritten to the document, comments kept. */
+  checkDocument: (change: DocumentChange, include: Include, format: Format = "yaml", source: Authored | null = null) =>
+    call<Checked>("check_document", { change, format, include, source }),
   checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
   renderDocument: (document: Playbook, format: Format) => call<string>("render_document", { document, format }),
+  /** The document as text for Export: the author's `source` rewritten to it (comments kept) when it is in `format`. */
+  renderAuthored: (document: Playbook, format: Format, source: Authored | null) =>
+    call<Rendered>("render_authored", { document, format, source }),
   /** A legacy (agenterm) document upgraded to 1.0.0, for the person to confirm before it replaces the open one. */
   migrateDocument: (document: Playbook) => call<Migrated>("migrate_document", { document }),
   roleTemplate: (mode: RoleMode) => call<Role>("role_template", { mode }),
@@ -132,10 +139,11 @@ export const backend = {
   list: (includeDeleted = false) => call<PlaybookSummary[]>("library_list", { includeDeleted }),
   open: (id: string) => call<Opened>("library_open", { id }),
   create: (document: Playbook, note: string) => call<Saved>("library_create", { document, note }),
-  save: (id: string, base: number, document: Playbook, note: string) =>
-    call<Saved>("library_save", { id, base, document, note }),
-  saveDraft: (id: string, document: Playbook, base: number | null) =>
-    call<Draft>("library_save_draft", { id, document, base }),
+  /** Saves the next version; with `source`, as the author's text rewritten to the document (comments kept). */
+  save: (id: string, base: number, document: Playbook, note: string, source: Authored | null = null) =>
+    call<SavedDocument>("library_save", { id, base, document, note, source }),
+  saveDraft: (id: string, document: Playbook, base: number | null, source: Authored | null = null) =>
+    call<DraftSaved>("library_save_draft", { id, document, base, source }),
   discardDraft: (id: string) => call<boolean>("library_discard_draft", { id }),
   duplicate: (id: string) => call<Saved>("library_duplicate", { id }),
   remove: (id: string) => call<void>("library_delete", { id }),

@@ -33,6 +33,7 @@ use crate::finding::{Finding, pointer_tokens};
 
 mod apply;
 mod diff;
+mod order;
 mod render;
 mod spans;
 #[cfg(test)]
@@ -40,6 +41,7 @@ mod tests;
 mod tidy;
 
 pub use diff::{diff, diff_within};
+pub use order::rewrite_typed;
 pub use tidy::tidy;
 
 /// One change to a document, addressed by JSON pointer.

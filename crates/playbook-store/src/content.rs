@@ -5,6 +5,11 @@
 //! verbatim, so canonical JSON loses nothing but formatting and comments;
 //! exporting it as YAML and importing that again yields the same bytes, and
 //! the same content hash.
+//!
+//! Canonical JSON stays the identity of a version (its hash, equality,
+//! diffs). Beside it a version keeps the text it was saved from
+//! ([`Authored`]: comments, blank lines, key order), which exports and the
+//! app's editor rewrite to the value instead of rendering it afresh.
 
 use playbook_core::document::{self, Format};
 use playbook_core::model::{Playbook, Role};
@@ -12,7 +17,7 @@ use playbook_core::{Options, Severity, validate_source};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::types::{PlaybookId, Validity};
+use crate::types::{Authored, PlaybookId, Validity};
 
 /// A playbook ready to be stored as a version.
 #[derive(Debug, Clone)]
@@ -22,6 +27,8 @@ pub(crate) struct Content {
     pub canonical: String,
     pub hash: String,
     pub validity: Validity,
+    /// The author's text, when it says more than the canonical JSON.
+    pub authored: Option<Authored>,
 }
 
 impl Content {
@@ -39,7 +46,24 @@ impl Content {
         };
         // The findings of the typed playbook do not depend on formatting, so
         // the counts of the caller's text are those of the canonical text.
-        Content::build(playbook, validity)
+        let mut content = Content::build(playbook, validity)?;
+        // Text that is the canonical JSON itself adds nothing worth keeping.
+        if text != content.canonical && text.len() <= document::MAX_DOCUMENT_BYTES {
+            content.authored = Some(Authored {
+                text: text.to_string(),
+                format,
+            });
+        }
+        Ok(content)
+    }
+
+    /// Keeps `base`'s comments and layout for content built in code
+    /// (restore, rename, duplicate): its text is rewritten to this content's
+    /// value, and kept only when the rewrite changed nothing but the values
+    /// and reads back as this very content.
+    pub fn with_authored_from(mut self, base: Option<Authored>) -> Content {
+        self.authored = base.and_then(|base| kept_text(&base, &self.canonical, &self.hash));
+        self
     }
 
     /// Content of a playbook built in code (rename, duplicate, restore).
@@ -71,6 +95,7 @@ impl Content {
             id,
             canonical,
             validity,
+            authored: None,
         })
     }
 
@@ -83,6 +108,26 @@ impl Content {
             message: format!("a stored version does not parse: {}", f.message),
         })
     }
+}
+
+/// `authored` rewritten to read as the canonical content `canonical`
+/// (whose hash is `hash`), in its own format; `None` when that cannot be
+/// done without losing comments or layout, or when the result would not
+/// be read back as the same content (then the canonical render is used).
+pub(crate) fn kept_text(authored: &Authored, canonical: &str, hash: &str) -> Option<Authored> {
+    let value = document::parse_value(canonical, Format::Json).ok()?;
+    let edited =
+        playbook_core::edit::rewrite_typed(&authored.text, authored.format, &value).ok()?;
+    if !edited.preserved || edited.text.len() > document::MAX_DOCUMENT_BYTES {
+        return None;
+    }
+    // The identity of a version is its canonical JSON: the text given back
+    // must import as exactly that version.
+    let reread = validate_source(&edited.text, authored.format, &Options::default()).playbook?;
+    (sha256_hex(&canonical_json(&reread).ok()?) == hash).then_some(Authored {
+        text: edited.text,
+        format: authored.format,
+    })
 }
 
 fn validity_of(report: &playbook_core::Report) -> Validity {

@@ -25,7 +25,19 @@ impl Store {
     /// deleted playbook holds: its own id, else `<id>-2`, `<id>-3` ... (the
     /// name then gets the same ` (2)`, ` (3)` ...). Never fails with
     /// `ALREADY_EXISTS`.
-    pub fn create_unique(&mut self, mut playbook: Playbook, note: &str) -> Result<Saved> {
+    pub fn create_unique(&mut self, playbook: Playbook, note: &str) -> Result<Saved> {
+        self.create_unique_from(playbook, note, None)
+    }
+
+    /// [`Store::create_unique`] of a playbook read from `authored` (an
+    /// example's file): the new version keeps that text, rewritten to the
+    /// id and name it gets, when its comments and layout can be kept.
+    pub fn create_unique_from(
+        &mut self,
+        mut playbook: Playbook,
+        note: &str,
+        authored: Option<crate::types::Authored>,
+    ) -> Result<Saved> {
         let base = PlaybookId::new(playbook.id.clone())?;
         let tx = self.write()?;
         let mut chosen = None;
@@ -45,7 +57,7 @@ impl Store {
             playbook.id = id.to_string();
             playbook.name = format!("{} ({n})", playbook.name);
         }
-        let content = Content::from_playbook(playbook)?;
+        let content = Content::from_playbook(playbook)?.with_authored_from(authored);
         let saved = create_in(&tx, &content, note)?;
         tx.commit()?;
         Ok(saved)

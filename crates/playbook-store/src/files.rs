@@ -6,8 +6,10 @@
 //! whose id exists becomes its next version (or changes nothing when the
 //! content is the same).
 //!
-//! **Export** writes the canonical content as YAML or JSON; importing an
-//! exported file gives back the same canonical content and hash. The whole
+//! **Export** writes the text the version was saved from when it is in the
+//! requested format (comments, blank lines and key order as the author left
+//! them), else the canonical content as YAML or JSON; either way importing
+//! an exported file gives back the same canonical content and hash. The whole
 //! library exports as a directory with one `<id>.yaml` (or `.json`) file per
 //! live playbook, holding its latest version: plain files a team can keep in
 //! git and import elsewhere with `playbook db import DIR/*.yaml`. History
@@ -19,7 +21,7 @@ use playbook_core::document::{self, Format, MAX_DOCUMENT_BYTES};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::content::Content;
+use crate::content::{Content, kept_text};
 use crate::error::{Error, Result};
 use crate::playbooks::Playbooks;
 use crate::store::{Store, create_in, save_in};
@@ -146,8 +148,19 @@ impl Store {
     }
 
     /// A version as YAML or JSON text; the latest when `number` is `None`.
+    /// A version saved from text in `format` is given back as that text,
+    /// comments and layout included (rewritten to the version's value);
+    /// otherwise, or when the text cannot be kept, the canonical render.
     pub fn export(&self, id: &PlaybookId, number: Option<u32>, format: Format) -> Result<String> {
         let version = self.version(id, number)?;
+        if let Some(kept) = version
+            .authored
+            .as_ref()
+            .filter(|a| a.format == format)
+            .and_then(|a| kept_text(a, &version.content, &version.info.content_hash))
+        {
+            return Ok(kept.text);
+        }
         match format {
             // The stored text is already the canonical JSON.
             Format::Json => Ok(version.content),

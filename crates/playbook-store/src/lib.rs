@@ -6,7 +6,9 @@
 //! This crate is the only code that touches the database. It uses the core
 //! for everything about content: text is parsed and validated by
 //! `playbook_core`, stored as canonical JSON with its sha256, and compared
-//! with `playbook_core::diff`.
+//! with `playbook_core::diff`. Beside the canonical JSON, a version and a
+//! draft keep the text they were written as ([`Authored`]), so comments
+//! and layout survive the library: exports give that text back.
 //!
 //! ```
 //! use playbook_store::{Base, PlaybookId, Store};
@@ -66,6 +68,7 @@ pub use seed::example_files;
 pub use store::Store;
 pub use templates::TemplateSaved;
 pub use types::{
-    Base, Draft, PlaybookId, PlaybookSummary, Run, RunEvent, RunId, Saved, StoredScenario,
-    Template, TemplateSource, TemplateSummary, Validity, Version, VersionId, VersionInfo,
+    Authored, Base, Draft, PlaybookId, PlaybookSummary, Run, RunEvent, RunId, Saved,
+    StoredScenario, Template, TemplateSource, TemplateSummary, Validity, Version, VersionId,
+    VersionInfo,
 };

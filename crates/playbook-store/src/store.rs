@@ -120,13 +120,14 @@ impl Store {
     pub fn version(&self, id: &PlaybookId, number: Option<u32>) -> Result<Version> {
         let row = Playbooks(&self.conn).get(id)?;
         let number = number.unwrap_or(row.head);
-        let (info, content) = Versions(&self.conn)
+        let stored = Versions(&self.conn)
             .get(row.pk, number)?
             .ok_or_else(|| version_not_found(id, number))?;
         Ok(Version {
             playbook: id.clone(),
-            info,
-            content,
+            info: stored.info,
+            content: stored.content,
+            authored: stored.authored,
         })
     }
 
@@ -205,7 +206,7 @@ impl Store {
                     // If the text cannot be kept, that failure is what the
                     // caller must hear: the refusal promises a kept draft.
                     let now = db::now(&tx)?;
-                    DraftsMut(&tx).put(row.pk, text, base, &now)?;
+                    DraftsMut(&tx).put(row.pk, text, format, base, &now)?;
                     tx.commit()?;
                 }
                 Err(error)
@@ -230,10 +231,12 @@ impl Store {
     pub fn restore(&mut self, id: &PlaybookId, number: u32, note: Option<&str>) -> Result<Saved> {
         let tx = self.write()?;
         let row = Playbooks(&tx).live(id)?;
-        let (_, old) = Versions(&tx)
+        let old = Versions(&tx)
             .get(row.pk, number)?
             .ok_or_else(|| version_not_found(id, number))?;
-        let content = Content::from_playbook(Content::from_stored(&old)?)?;
+        // The restored version comes back as it was written, comments included.
+        let content = Content::from_playbook(Content::from_stored(&old.content)?)?
+            .with_authored_from(old.authored);
         let note = note
             .map(str::to_string)
             .unwrap_or_else(|| format!("restored version {number}"));
@@ -252,10 +255,10 @@ impl Store {
         }
         let tx = self.write()?;
         let row = Playbooks(&tx).live(id)?;
-        let mut playbook = head_playbook(&tx, &row)?;
+        let (mut playbook, authored) = head_playbook(&tx, &row)?;
         let note = format!("renamed from {:?}", playbook.name);
         playbook.name = name.to_string();
-        let content = Content::from_playbook(playbook)?;
+        let content = Content::from_playbook(playbook)?.with_authored_from(authored);
         let saved = save_in(&tx, &row, Base::Latest, &content, &note)?;
         tx.commit()?;
         Ok(saved)
@@ -270,12 +273,12 @@ impl Store {
     ) -> Result<Saved> {
         let tx = self.write()?;
         let row = Playbooks(&tx).get(id)?;
-        let mut playbook = head_playbook(&tx, &row)?;
+        let (mut playbook, authored) = head_playbook(&tx, &row)?;
         playbook.id = new_id.to_string();
         playbook.name = new_name
             .map(str::to_string)
             .unwrap_or_else(|| format!("{} (copy)", playbook.name));
-        let content = Content::from_playbook(playbook)?;
+        let content = Content::from_playbook(playbook)?.with_authored_from(authored);
         let saved = create_in(
             &tx,
             &content,
@@ -349,8 +352,20 @@ impl Store {
         Ok(playbook_core::diff::diff(&old, &new))
     }
 
-    /// Autosaves the author's text, whatever it is, as the playbook's draft.
+    /// Autosaves the author's text, whatever it is, as the playbook's draft;
+    /// its format is sniffed (see [`Store::save_draft_as`]).
     pub fn save_draft(&mut self, id: &PlaybookId, text: &str, base: Option<u32>) -> Result<Draft> {
+        self.save_draft_as(id, text, Format::sniff(text), base)
+    }
+
+    /// Autosaves the author's text in `format` as the playbook's draft.
+    pub fn save_draft_as(
+        &mut self,
+        id: &PlaybookId,
+        text: &str,
+        format: Format,
+        base: Option<u32>,
+    ) -> Result<Draft> {
         if text.len() > document::MAX_DOCUMENT_BYTES {
             return Err(Error::InvalidPlaybook {
                 message: format!(
@@ -364,11 +379,12 @@ impl Store {
         let tx = self.write()?;
         let row = Playbooks(&tx).live(id)?;
         let now = db::now(&tx)?;
-        DraftsMut(&tx).put(row.pk, text, base, &now)?;
+        DraftsMut(&tx).put(row.pk, text, format, base, &now)?;
         tx.commit()?;
         Ok(Draft {
             playbook: id.clone(),
             content: text.to_string(),
+            format,
             base,
             updated_at: now,
         })
@@ -465,11 +481,15 @@ fn check_id(id: &PlaybookId, content: &Content) -> Result<()> {
     Ok(())
 }
 
-fn head_playbook(tx: &Transaction<'_>, row: &PlaybookRow) -> Result<Playbook> {
-    let (_, content) = Versions(tx)
+/// The latest version's playbook and the text it was saved from.
+fn head_playbook(
+    tx: &Transaction<'_>,
+    row: &PlaybookRow,
+) -> Result<(Playbook, Option<crate::types::Authored>)> {
+    let head = Versions(tx)
         .get(row.pk, row.head)?
         .ok_or_else(|| version_not_found(&row.id, row.head))?;
-    Content::from_stored(&content)
+    Ok((Content::from_stored(&head.content)?, head.authored))
 }
 
 pub(crate) fn create_in(tx: &Transaction<'_>, content: &Content, note: &str) -> Result<Saved> {
@@ -536,7 +556,7 @@ fn clear_matching_draft(
         return Ok(());
     };
     let same = draft.content == saved_text
-        || Content::from_text(&draft.content, Format::sniff(&draft.content))
+        || Content::from_text(&draft.content, draft.format)
             .is_ok_and(|c| c.hash == saved.content_hash);
     if same {
         DraftsMut(tx).remove(row.pk)?;

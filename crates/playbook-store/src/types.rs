@@ -112,7 +112,23 @@ pub struct Version {
     pub playbook: PlaybookId,
     #[serde(flatten)]
     pub info: VersionInfo,
+    /// The canonical JSON: the version's identity (`content_hash`).
     pub content: String,
+    /// The text the version was saved from, comments and layout included,
+    /// when it was saved from text; it reads as `content`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[ts(optional)]
+    pub authored: Option<Authored>,
+}
+
+/// Playbook text as its author wrote it: comments, blank lines, key order.
+/// Kept beside the canonical content so that exports and the app's editor
+/// can give the author's file back with only the edited values changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Authored {
+    pub text: String,
+    pub format: playbook_core::Format,
 }
 
 /// A playbook of the library with its latest version.
@@ -137,6 +153,8 @@ pub struct Draft {
     pub playbook: PlaybookId,
     /// Exactly what the author typed; not necessarily valid.
     pub content: String,
+    /// The format of `content` (sniffed for drafts kept before it was stored).
+    pub format: playbook_core::Format,
     /// The version the draft was started from.
     pub base: Option<u32>,
     pub updated_at: String,

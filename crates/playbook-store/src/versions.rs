@@ -5,14 +5,16 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 use crate::content::Content;
 use crate::db::Migration;
 use crate::error::Result;
-use crate::types::{Validity, VersionId, VersionInfo};
+use crate::types::{Authored, Validity, VersionId, VersionInfo};
+use playbook_core::Format;
 
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    // Versions are never updated: the trigger makes that an invariant of
-    // the file, not only of this code. They go away only with their
-    // playbook, on purge. `parent` is the number of the version edited.
-    sql: "
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        // Versions are never updated: the trigger makes that an invariant of
+        // the file, not only of this code. They go away only with their
+        // playbook, on purge. `parent` is the number of the version edited.
+        sql: "
         CREATE TABLE versions (
             pk           INTEGER PRIMARY KEY,
             playbook     INTEGER NOT NULL REFERENCES playbooks (pk) ON DELETE CASCADE,
@@ -32,7 +34,41 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
             SELECT RAISE(ABORT, 'versions are immutable');
         END;
     ",
-}];
+    },
+    Migration {
+        version: 3,
+        // The text a version was saved from (see `Authored`), NULL for
+        // versions built in code or saved before version 3. Adding columns
+        // is not an UPDATE, so the immutability trigger does not fire; the
+        // columns are written once, with the row.
+        sql: "
+            ALTER TABLE versions ADD COLUMN source TEXT;
+            ALTER TABLE versions ADD COLUMN source_format TEXT
+                CHECK (source_format IN ('yaml', 'json'));
+        ",
+    },
+];
+
+/// A format as stored in a `*_format` column.
+pub(crate) fn format_name(format: Format) -> &'static str {
+    format.extension()
+}
+
+/// A stored format name; `None` for NULL or a name this build does not know.
+pub(crate) fn format_of(name: Option<String>) -> Option<Format> {
+    match name.as_deref() {
+        Some("yaml") => Some(Format::Yaml),
+        Some("json") => Some(Format::Json),
+        _ => None,
+    }
+}
+
+fn authored_of(text: Option<String>, format: Option<String>) -> Option<Authored> {
+    Some(Authored {
+        text: text?,
+        format: format_of(format)?,
+    })
+}
 
 /// The columns `info_from_row` reads, prefixed for a join with alias `v`.
 pub(crate) const INFO_COLUMNS: &str =
@@ -54,6 +90,14 @@ pub(crate) fn info_from_row(r: &Row<'_>, at: usize) -> rusqlite::Result<VersionI
     })
 }
 
+/// One row of `versions`.
+pub(crate) struct StoredVersion {
+    pub info: VersionInfo,
+    /// Canonical JSON.
+    pub content: String,
+    pub authored: Option<Authored>,
+}
+
 /// Read handle.
 pub(crate) struct Versions<'a>(pub &'a Connection);
 
@@ -69,15 +113,20 @@ impl Versions<'_> {
             .optional()?)
     }
 
-    pub fn get(&self, playbook: i64, number: u32) -> Result<Option<(VersionInfo, String)>> {
+    /// A version's info, canonical content and the text it was saved from.
+    pub fn get(&self, playbook: i64, number: u32) -> Result<Option<StoredVersion>> {
         let sql = format!(
-            "SELECT {INFO_COLUMNS}, v.content FROM versions v WHERE v.playbook = ?1 AND v.number = ?2"
+            "SELECT {INFO_COLUMNS}, v.content, v.source, v.source_format FROM versions v WHERE v.playbook = ?1 AND v.number = ?2"
         );
         Ok(self
             .0
             .prepare_cached(&sql)?
             .query_row(params![playbook, number], |r| {
-                Ok((info_from_row(r, 0)?, r.get(9)?))
+                Ok(StoredVersion {
+                    info: info_from_row(r, 0)?,
+                    content: r.get(9)?,
+                    authored: authored_of(r.get(10)?, r.get(11)?),
+                })
             })
             .optional()?)
     }
@@ -108,8 +157,8 @@ impl VersionsMut<'_> {
     ) -> Result<VersionInfo> {
         self.0
             .prepare_cached(
-                "INSERT INTO versions (playbook, number, parent, content, content_hash, note, created_at, errors, warnings, infos)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO versions (playbook, number, parent, content, content_hash, note, created_at, errors, warnings, infos, source, source_format)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 playbook,
@@ -122,6 +171,8 @@ impl VersionsMut<'_> {
                 content.validity.errors,
                 content.validity.warnings,
                 content.validity.infos,
+                content.authored.as_ref().map(|a| a.text.as_str()),
+                content.authored.as_ref().map(|a| format_name(a.format)),
             ])?;
         Ok(VersionInfo {
             id: VersionId(self.0.last_insert_rowid()),

@@ -24,7 +24,7 @@ fn opening_an_example_twice_opens_the_same_unchanged_copy() {
     // Once the copy is edited, the example gets a fresh copy, found again next time.
     let mut opened = library.open_playbook("tdd").unwrap().document;
     opened["name"] = json!("Our TDD");
-    library.save("tdd", 1, opened, "edited").unwrap();
+    library.save("tdd", 1, opened, "edited", None).unwrap();
     let fresh = library.open_example("tdd", false).unwrap();
     assert!(fresh.created);
     assert_eq!(fresh.playbook.as_str(), "tdd-2");
@@ -110,7 +110,9 @@ fn a_stored_version_reads_back_as_a_document() {
     let mut document = library.open_playbook("pairing").unwrap().document;
     let name = document["name"].clone();
     document["name"] = json!("Pairing, edited");
-    library.save("pairing", 1, document, "my note").unwrap();
+    library
+        .save("pairing", 1, document, "my note", None)
+        .unwrap();
     let first = library.version("pairing", 1).unwrap();
     assert_eq!(first.document["name"], name);
     assert_eq!(first.info.number, 1);
@@ -135,12 +137,12 @@ fn a_save_to_a_playbook_deleted_elsewhere_is_refused_with_the_deleted_code() {
     let document = library.open_playbook("pairing").unwrap().document;
     library.delete("pairing").unwrap();
     let refused = library
-        .save("pairing", 1, document.clone(), "x")
+        .save("pairing", 1, document.clone(), "x", None)
         .unwrap_err();
     let details = refused.details.clone().unwrap_or_default();
     assert_eq!(details["code"], "DELETED", "{refused:?}");
     library.undelete("pairing").unwrap();
     library
-        .save("pairing", 1, document, "after restore")
+        .save("pairing", 1, document, "after restore", None)
         .unwrap();
 }

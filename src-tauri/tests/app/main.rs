@@ -1,5 +1,6 @@
 //! Behaviour of the app's workbench (what the commands call), without a window.
 
+mod authored;
 mod generated;
 mod grants;
 mod imports;

@@ -30,4 +30,9 @@ structurally_valid: boolean,
  * The typed playbook, for text from the Source tab or a file; absent
  * when the text does not parse or has the wrong shape.
  */
-playbook?: Playbook, flow?: FlowView, };
+playbook?: Playbook, flow?: FlowView, 
+/**
+ * Whether `source` kept the author's comments and layout; absent when
+ * there was no author's text to keep.
+ */
+comments_kept?: boolean, };

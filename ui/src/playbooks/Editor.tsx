@@ -2,6 +2,7 @@
 // role), the flow graph and the Source tab, with the Problems panel below.
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
+import type { Authored } from "../generated/Authored";
 import type { Checked } from "../generated/Checked";
 import type { Finding } from "../generated/Finding";
 import type { FlowView } from "../generated/FlowView";
@@ -41,7 +42,8 @@ type Props = {
   doc: Playbook;
   checked: Checked | null;
   flow: FlowView | null;
-  edit: (doc: Playbook, key?: string) => void;
+  /** `source`: text the author typed in the Source tab, the author's text from then on. */
+  edit: (doc: Playbook, key?: string, source?: Authored) => void;
   selection: Selection;
   setSelection: (s: Selection) => void;
   tab: Tab;
@@ -225,7 +227,7 @@ export function Editor(props: Props) {
               ) : (
                 <p className="muted">{checked && !checked.structurally_valid ? "The graph appears once the playbook has a valid structure." : "Drawing the graph…"}</p>
               ))}
-            {tab === "source" && <SourceTab doc={doc} checked={checked} onDoc={(d) => edit(d, "source")} />}
+            {tab === "source" && <SourceTab doc={doc} checked={checked} onDoc={(d, typed) => edit(d, "source", typed)} />}
           </div>
         </div>
         <Problems findings={findings} onActivate={activate} quickFixes={quickFixes} />

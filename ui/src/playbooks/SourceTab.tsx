@@ -3,13 +3,15 @@
 // diagnostics; the form and graph keep the last valid playbook.
 import { useEffect, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
+import type { Authored } from "../generated/Authored";
 import type { Checked } from "../generated/Checked";
 import type { Playbook } from "../generated/Playbook";
 
 type Props = {
   doc: Playbook;
   checked: Checked | null;
-  onDoc: (doc: Playbook) => void;
+  /** The playbook of the typed text, and the text itself (the author's from now on). */
+  onDoc: (doc: Playbook, typed: Authored) => void;
 };
 
 const MAX_SOURCE = 8 * 1024 * 1024;
@@ -38,14 +40,15 @@ export function SourceTab({ doc, checked, onDoc }: Props) {
     setError(null);
     setDraft(text);
     const mine = ++seq.current;
+    const format = checked?.format ?? "yaml";
     backend
-      .checkSource(text, "yaml")
+      .checkSource(text, format)
       .then((result) => {
         if (mine !== seq.current) return;
         setDraftChecked(result);
         if (result.playbook) {
           pushed.current = result.playbook;
-          onDoc(result.playbook);
+          onDoc(result.playbook, { text, format });
         }
       })
       .catch((e) => mine === seq.current && setError(messageOf(e)));
@@ -71,6 +74,11 @@ export function SourceTab({ doc, checked, onDoc }: Props) {
       {broken && (
         <p className="banner banner-error" role="alert" data-testid="source-invalid">
           This text is not a valid playbook yet. The form and the graph keep the last valid version until it is fixed.
+        </p>
+      )}
+      {checked?.comments_kept === false && (
+        <p className="banner banner-error" role="alert" data-testid="source-rewritten">
+          The last change could not be written into your text in place: this text is written afresh, without its comments. Undo the change to get them back.
         </p>
       )}
       {error && (

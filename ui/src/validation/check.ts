@@ -5,24 +5,27 @@
 // (answers crossed, or it restarted) it answers `stale` and the whole
 // document goes again.
 import { backend, BackendError } from "../backend";
+import type { Authored } from "../generated/Authored";
 import type { Checked } from "../generated/Checked";
 import type { DocumentChange } from "../generated/DocumentChange";
 import type { Include } from "../generated/Include";
 import type { Playbook } from "../generated/Playbook";
 import { singleChange } from "../playbooks/change";
 
-export function createChecker(): (doc: Playbook, revision: number, include: Include) => Promise<Checked> {
+/** `source`: the author's text, sent only when the Source tab's text is asked for (it is that text rewritten). */
+export function createChecker(): (doc: Playbook, revision: number, include: Include, source?: Authored | null) => Promise<Checked> {
   let sent: { revision: number; doc: Playbook } | null = null;
-  return async (doc, revision, include) => {
+  return async (doc, revision, include, source = null) => {
+    const base = include.source ? source : null;
     const whole: DocumentChange = { kind: "whole", revision, document: doc };
     const change = sent && singleChange(sent.doc, doc);
     const request: DocumentChange =
       sent && change && change.pointer !== "" ? { kind: "patch", base: sent.revision, revision, pointer: change.pointer, value: change.value } : whole;
     sent = { revision, doc };
     try {
-      return await backend.checkDocument(request, include);
+      return await backend.checkDocument(request, include, "yaml", base);
     } catch (e) {
-      if (request.kind === "patch" && e instanceof BackendError && e.code === "stale") return await backend.checkDocument(whole, include);
+      if (request.kind === "patch" && e instanceof BackendError && e.code === "stale") return await backend.checkDocument(whole, include, "yaml", base);
       sent = null;
       throw e;
     }

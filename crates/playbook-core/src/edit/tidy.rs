@@ -22,7 +22,7 @@ pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, Edi
     // Key order is layout here: the author's order stays (the typed
     // model's own order would move every commented block).
     let original = document::parse_value(text, format).map_err(EditError::Unreadable)?;
-    let canonical = in_order_of(canonical, &original);
+    let canonical = super::order::in_order_of(canonical, &original, "", &|_| false);
     let rewritten = rewrite(text, format, &canonical)?;
     let text = if rewritten.preserved {
         rewritten.text
@@ -35,39 +35,6 @@ pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, Edi
         Ok(tidied)
     } else {
         Ok(text)
-    }
-}
-
-/// `value` with its mapping keys in the order `like` has them (keys only
-/// `value` has come after).
-fn in_order_of(value: &Value, like: &Value) -> Value {
-    match (value, like) {
-        (Value::Object(map), Value::Object(order)) => {
-            let mut out = serde_json::Map::new();
-            for (key, theirs) in order {
-                if let Some(ours) = map.get(key) {
-                    out.insert(key.clone(), in_order_of(ours, theirs));
-                }
-            }
-            for (key, ours) in map {
-                if !out.contains_key(key) {
-                    out.insert(key.clone(), ours.clone());
-                }
-            }
-            Value::Object(out)
-        }
-        (Value::Array(items), Value::Array(order)) => Value::Array(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    order
-                        .get(i)
-                        .map_or_else(|| v.clone(), |o| in_order_of(v, o))
-                })
-                .collect(),
-        ),
-        _ => value.clone(),
     }
 }
 

@@ -2,6 +2,7 @@
 //! app and UI: run `scripts/e2e.sh` (Xvfb + WebKitWebDriver). Marked
 //! `#[ignore]` so a plain `cargo test` without a display skips them loudly.
 
+mod comments;
 mod deleting;
 mod desktop;
 mod editing;

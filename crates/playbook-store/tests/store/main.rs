@@ -1,6 +1,7 @@
 //! Integration tests of the store, each against a real library file in a
 //! temporary directory. Modules mirror the operations of `src/`.
 
+mod authored;
 mod concurrency;
 mod copies;
 mod crash;
@@ -58,4 +59,16 @@ pub fn canonical(text: &str) -> String {
         .expect("test text parses");
     let playbook = playbook_core::document::from_value(value).expect("test text is a playbook");
     playbook_core::document::to_string(&playbook, playbook_core::Format::Json).expect("serialises")
+}
+
+/// Turns a library of this build back into the schema of version 2, before
+/// authored text was kept (version 3 only added these columns).
+pub fn as_of_version_2(conn: &rusqlite::Connection) {
+    conn.execute_batch(
+        "ALTER TABLE versions DROP COLUMN source_format;
+         ALTER TABLE versions DROP COLUMN source;
+         ALTER TABLE drafts DROP COLUMN format;
+         PRAGMA user_version = 2;",
+    )
+    .expect("the version-3 columns drop");
 }

@@ -140,6 +140,7 @@ fn a_library_from_before_scenarios_is_migrated() {
     let path = dir.path().join("library.db");
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
+        crate::as_of_version_2(&conn);
         conn.execute_batch("DROP TABLE scenarios; PRAGMA user_version = 1;")
             .unwrap();
     }
