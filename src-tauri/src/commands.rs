@@ -19,7 +19,7 @@ use tauri_plugin_dialog::{DialogExt, FilePath};
 use crate::api::{
     AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, Example,
     Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult, RepoChoice,
-    ScenarioInfo, TemplateChecked, TemplateOpened,
+    ScenarioInfo, SourceCompletion, SourceHover, SourcePosition, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
@@ -64,6 +64,27 @@ pub fn check_document(
 #[tauri::command(async)]
 pub fn check_source(text: String, format: Format) -> Checked {
     workbench::check_source(&text, format)
+}
+
+/// The completions at a position of the Source tab's text: the language
+/// server's (field names, enum values, role names, policy keys).
+#[tauri::command(async)]
+pub fn source_completions(
+    text: String,
+    format: Format,
+    position: SourcePosition,
+) -> Vec<SourceCompletion> {
+    playbook_lsp::embedded::completions(&text, format, position.into())
+        .into_iter()
+        .map(SourceCompletion::from)
+        .collect()
+}
+
+/// The schema's documentation of the field at a position of the Source
+/// tab's text (the language server's hover, without the findings).
+#[tauri::command(async)]
+pub fn source_hover(text: String, format: Format, position: SourcePosition) -> Option<SourceHover> {
+    playbook_lsp::embedded::hover(&text, format, position.into()).map(SourceHover::from)
 }
 
 #[tauri::command(async)]
