@@ -4,6 +4,7 @@
 // Screens declare what they do for a command once, with `useCommands`, and
 // the same code runs for the key and for the menu.
 import { useEffect, useRef } from "react";
+import { isEditorCommand, runInEditor } from "../editor/active";
 import type { MenuCommand } from "../generated/MenuCommand";
 
 export type Handlers = Partial<Record<MenuCommand, () => void>>;
@@ -23,8 +24,13 @@ export function commandOf(e: Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" |
   return plain[key] ?? null;
 }
 
-/** Announces a command chosen in the native menu to every screen. */
+/**
+ * Announces a command chosen in the native menu to every screen, unless it
+ * is the focused code editor's (Undo, Redo and Find while typing in a
+ * Source tab: see editor/active.ts).
+ */
 export function dispatchCommand(command: MenuCommand) {
+  if (runInEditor(command)) return;
   window.dispatchEvent(new CustomEvent<MenuCommand>(EVENT, { detail: command }));
 }
 
@@ -38,6 +44,8 @@ export function useCommands(handlers: Handlers, active = true) {
     if (!active) return;
     const onKey = (e: KeyboardEvent) => {
       const command = commandOf(e);
+      // The code editor's own keymap takes these keys while it has the focus.
+      if (isEditorCommand(command)) return;
       const run = command && current.current[command];
       if (!run) return;
       e.preventDefault();

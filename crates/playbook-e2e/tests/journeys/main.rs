@@ -13,6 +13,7 @@ mod restart;
 mod routing;
 mod run;
 mod scenarios;
+mod source_editor;
 mod templates;
 mod versions;
 
