@@ -12,7 +12,9 @@ describe("core locations (1-based, characters) to offsets", () => {
   it("clamps stale and absurd locations into the text", () => {
     const text = "ab\r\ncd";
     expect(offsetOfLocation(text, 1, 99)).toBe(2); // before the "\r"
-    expect(offsetOfLocation(text, 99, 1)).toBe(4);
+    expect(offsetOfLocation(text, 2, 99)).toBe(6);
+    // Past the last line: the end of the text (an error at the end of the input).
+    expect(offsetOfLocation(text, 99, 1)).toBe(text.length);
     expect(offsetOfLocation(text, 0, 0)).toBe(0);
     expect(offsetOfLocation(text, -3, -3)).toBe(0);
     expect(offsetOfLocation(text, Number.NaN, Number.NaN)).toBe(0);

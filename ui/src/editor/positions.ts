@@ -27,8 +27,11 @@ function clampLine(starts: number[], line0: number): number {
 /**
  * The offset of a core location: 1-based line, 1-based column in
  * characters. A surrogate pair (an emoji) is one character, two offsets.
+ * A line past the end means the end of the text.
  */
 export function offsetOfLocation(text: string, line: number, column: number, starts = lineStarts(text)): number {
+  // Past the last line (an error at the end of the input): the end of the text.
+  if (line > starts.length) return text.length;
   const line0 = clampLine(starts, line - 1);
   const end = lineEnd(text, starts, line0);
   let offset = starts[line0];

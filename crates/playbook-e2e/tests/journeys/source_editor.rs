@@ -140,7 +140,6 @@ async fn the_source_tab_is_a_code_editor() -> Result<()> {
         .execute(
             "const line = [...document.querySelectorAll('.cm-line')].find(l => l.textContent.trim() === '- name: worker');
              if (!line) return false;
-             line.scrollIntoView({ block: 'center' });
              const top = line.getBoundingClientRect().top;
              const marker = [...document.querySelectorAll('.cm-foldGutter .cm-gutterElement')]
                .find(g => Math.abs(g.getBoundingClientRect().top - top) < 4 && g.textContent.trim() !== '');
@@ -199,5 +198,18 @@ async fn the_source_tab_is_a_code_editor() -> Result<()> {
         "reviewer",
     )
     .await?;
+
+    // The editor follows the app's theme.
+    app.click("[data-tab=source]").await?;
+    app.find(".cm-editor").await?;
+    let background =
+        "return getComputedStyle(document.querySelector('.cm-editor')).backgroundColor";
+    let light = app.execute(background).await?;
+    app.click("[data-testid=theme]").await?;
+    app.until("the editor turns dark", || async {
+        Ok(app.execute(background).await? != light)
+    })
+    .await?;
+    app.screenshot("dark").await?;
     app.quit().await
 }
