@@ -44,8 +44,15 @@ export function useCommands(handlers: Handlers, active = true) {
     if (!active) return;
     const onKey = (e: KeyboardEvent) => {
       const command = commandOf(e);
-      // The code editor's own keymap takes these keys while it has the focus.
-      if (isEditorCommand(command)) return;
+      // Undo, Redo and Find are the focused code editor's: run there once,
+      // and no further (neither the other screens' listeners nor the
+      // editable element's native undo, which would fight the editor's).
+      if (isEditorCommand(command)) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        runInEditor(command);
+        return;
+      }
       const run = command && current.current[command];
       if (!run) return;
       e.preventDefault();
