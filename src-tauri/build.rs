@@ -12,6 +12,8 @@ const COMMANDS: &[&str] = &[
     "apply_fix",
     "fixable_codes",
     "check_source",
+    "source_completions",
+    "source_hover",
     "render_document",
     "render_authored",
     "migrate_document",

@@ -553,7 +553,9 @@ pub struct TemplateChecked {
 
 mod policies;
 mod run;
+mod source;
 pub use policies::{BuiltinPolicyInfo, builtin_policies};
 pub use run::{
     AgentsFileChoice, BranchDiff, RealRunRequest, RealRunResult, RepoChoice, TaskBranchView,
 };
+pub use source::{SourceCompletion, SourceCompletionKind, SourceHover, SourcePosition};

@@ -17,9 +17,7 @@ use tauri::{AppHandle, Emitter, Manager, State};
 use tauri_plugin_dialog::{DialogExt, FilePath};
 
 use crate::api::{
-    AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, DraftSaved,
-    Example, Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult,
-    Rendered, RepoChoice, SavedDocument, ScenarioInfo, TemplateChecked, TemplateOpened,
+    AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, DraftSaved, Example, Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult, Rendered, RepoChoice, SavedDocument, ScenarioInfo, SourceCompletion, SourceHover, SourcePosition, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};
@@ -65,6 +63,27 @@ pub fn check_document(
 #[tauri::command(async)]
 pub fn check_source(text: String, format: Format) -> Checked {
     workbench::check_source(&text, format)
+}
+
+/// The completions at a position of the Source tab's text: the language
+/// server's (field names, enum values, role names, policy keys).
+#[tauri::command(async)]
+pub fn source_completions(
+    text: String,
+    format: Format,
+    position: SourcePosition,
+) -> Vec<SourceCompletion> {
+    playbook_lsp::embedded::completions(&text, format, position.into())
+        .into_iter()
+        .map(SourceCompletion::from)
+        .collect()
+}
+
+/// The schema's documentation of the field at a position of the Source
+/// tab's text (the language server's hover, without the findings).
+#[tauri::command(async)]
+pub fn source_hover(text: String, format: Format, position: SourcePosition) -> Option<SourceHover> {
+    playbook_lsp::embedded::hover(&text, format, position.into()).map(SourceHover::from)
 }
 
 #[tauri::command(async)]

@@ -70,6 +70,8 @@ pub fn run() {
             commands::migrate_document,
             commands::library_export_claude_code,
             commands::check_source,
+            commands::source_completions,
+            commands::source_hover,
             commands::render_document,
             commands::render_authored,
             commands::role_template,

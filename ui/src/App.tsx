@@ -22,6 +22,7 @@ import { Preview } from "./preview/Preview";
 import { RunMode } from "./run/RunMode";
 import { WhatIf } from "./whatif/WhatIf";
 import { Help, type HelpTopic } from "./shell/Help";
+import { visibleEditor } from "./editor/active";
 import { dispatchCommand, useCommands } from "./shell/commands";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
@@ -477,6 +478,9 @@ export function App() {
         .then((file) => file && openFiles([file]))
         .catch((e) => notify(messageOf(e), "error")),
     find: () => {
+      // A Source tab on screen: its editor's search panel.
+      const editor = visibleEditor();
+      if (editor) return editor.find();
       const box = window.document.querySelector<HTMLElement>("[data-find]");
       if (box) box.focus();
       else notify("This screen has no search box; the Library has one (Ctrl+F there).");

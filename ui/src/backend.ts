@@ -11,6 +11,9 @@ import type { RealRunResult } from "./generated/RealRunResult";
 import type { RepoChoice } from "./generated/RepoChoice";
 import type { AppInfo } from "./generated/AppInfo";
 import type { Checked } from "./generated/Checked";
+import type { SourceCompletion } from "./generated/SourceCompletion";
+import type { SourceHover } from "./generated/SourceHover";
+import type { SourcePosition } from "./generated/SourcePosition";
 import type { Comparison } from "./generated/Comparison";
 import type { DocumentChange } from "./generated/DocumentChange";
 import type { Authored } from "./generated/Authored";
@@ -84,6 +87,10 @@ export const backend = {
   checkDocument: (change: DocumentChange, include: Include, format: Format = "yaml", source: Authored | null = null) =>
     call<Checked>("check_document", { change, format, include, source }),
   checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
+  /** The language server's completions at a position of the Source text (0-based line, UTF-16 column). */
+  sourceCompletions: (text: string, format: Format, position: SourcePosition) => call<SourceCompletion[]>("source_completions", { text, format, position }),
+  /** The schema's documentation of the field at a position of the Source text. */
+  sourceHover: (text: string, format: Format, position: SourcePosition) => call<SourceHover | null>("source_hover", { text, format, position }),
   renderDocument: (document: Playbook, format: Format) => call<string>("render_document", { document, format }),
   /** The document as text for Export: the author's `source` rewritten to it (comments kept) when it is in `format`. */
   renderAuthored: (document: Playbook, format: Format, source: Authored | null) =>

@@ -525,6 +525,21 @@ fn xpath_literal(text: &str) -> String {
 }
 
 impl App {
+    /// Rests the mouse pointer on an element, as a user does to read a
+    /// tooltip (the pointer really moves: the page sees `mousemove`).
+    pub async fn hover(&self, css: &str) -> Result<()> {
+        use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+        let element = self.find(css).await?;
+        let actions = MouseActions::new("mouse".to_string()).then(PointerAction::MoveToElement {
+            element,
+            duration: Some(Duration::from_millis(100)),
+            x: 0.0,
+            y: 0.0,
+        });
+        self.client.perform_actions(actions).await?;
+        Ok(())
+    }
+
     /// Presses a shortcut such as Ctrl+Z or Ctrl+Shift+Z through the
     /// WebDriver actions API, as a user's keyboard would.
     pub async fn shortcut(&self, modifiers: &[Key], key: char) -> Result<()> {

@@ -25,28 +25,12 @@ pub struct Document {
 impl Document {
     pub fn analyse(uri_path: &str, language: Option<&str>, text: String, version: i32) -> Document {
         let format = format_of(uri_path, language, &text);
-        let index = LineIndex::new(&text);
-        // Beyond the core's limit nothing is parsed: the core reports PB005
-        // for a playbook by name, and any other file is left alone.
-        let too_large = text.len() > MAX_DOCUMENT_BYTES;
-        let outline = if too_large {
-            Outline::default()
-        } else {
-            Outline::new(&text, &index)
-        };
-        let is_playbook =
-            detect::by_name(uri_path) || (!too_large && detect::by_content(&text, &outline));
-        let mut document = Document {
-            text,
-            version,
-            format,
-            language: language.map(str::to_string),
-            index,
-            outline,
-            is_playbook,
-            findings: Vec::new(),
-        };
-        if is_playbook {
+        let mut document = Document::unchecked(text, format, version);
+        document.language = language.map(str::to_string);
+        document.is_playbook = detect::by_name(uri_path)
+            || (document.text.len() <= MAX_DOCUMENT_BYTES
+                && detect::by_content(&document.text, &document.outline));
+        if document.is_playbook {
             let report = validate_source(&document.text, format, &Options::default());
             document.findings = report
                 .findings
@@ -58,6 +42,31 @@ impl Document {
                 .collect();
         }
         document
+    }
+
+    /// A playbook's text for completion and hover only, not validated: the
+    /// program embedding the library has its own findings (the app's
+    /// Source tab checks the text on every change already).
+    pub fn unchecked(text: String, format: Format, version: i32) -> Document {
+        let index = LineIndex::new(&text);
+        // Beyond the core's limit nothing is parsed: the core reports PB005
+        // for a playbook by name, and any other file is left alone.
+        let too_large = text.len() > MAX_DOCUMENT_BYTES;
+        let outline = if too_large {
+            Outline::default()
+        } else {
+            Outline::new(&text, &index)
+        };
+        Document {
+            text,
+            version,
+            format,
+            language: None,
+            index,
+            outline,
+            is_playbook: true,
+            findings: Vec::new(),
+        }
     }
 
     /// Where a finding is: from its line and column to the end of the key or

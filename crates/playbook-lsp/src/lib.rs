@@ -8,7 +8,9 @@
 //! malformed messages) is `tower-lsp-server`'s; this crate holds what a
 //! playbook means, and a guard that answers malformed frames before they
 //! reach the library (see the `guard` module). [`serve`] runs the server over any reader and writer;
-//! `playbook lsp` runs it over standard input and output.
+//! `playbook lsp` runs it over standard input and output. [`embedded`]
+//! offers the same completion and hover as plain functions, for a program
+//! with its own editor (the desktop app's Source tab).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +24,7 @@ mod definition;
 mod detect;
 mod diagnostics;
 mod document;
+pub mod embedded;
 mod guard;
 #[cfg(test)]
 mod hostile_tests;

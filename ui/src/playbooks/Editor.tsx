@@ -27,7 +27,7 @@ import {
 import { ChipList, TextField } from "./fields";
 import { MemoOutline } from "./Outline";
 import { RoleEditor } from "./RoleEditor";
-import { SourceTab } from "./SourceTab";
+import { SourceTab, type SourceTabHandle } from "./SourceTab";
 import { StageEditor, type TemplateChoice } from "./StageEditor";
 import { LegacyNotice } from "./Upgrade";
 
@@ -128,7 +128,13 @@ export function Editor(props: Props) {
     setPendingFocus(null);
   }, [pendingFocus, selection, tab]);
 
+  const source = useRef<SourceTabHandle>(null);
   const activate = (f: Finding) => {
+    // In the Source tab, "go to" moves the editor's cursor to the finding.
+    if (tab === "source" && f.location) {
+      source.current?.goToFinding(f);
+      return;
+    }
     const role = roleOfPointer(f.path);
     const stage = stageOfPointer(f.path);
     if (role && roleAt(doc, role)) setSelection({ kind: "role", ...role });
@@ -227,7 +233,7 @@ export function Editor(props: Props) {
               ) : (
                 <p className="muted">{checked && !checked.structurally_valid ? "The graph appears once the playbook has a valid structure." : "Drawing the graph…"}</p>
               ))}
-            {tab === "source" && <SourceTab doc={doc} checked={checked} onDoc={(d, typed) => edit(d, "source", typed)} />}
+            {tab === "source" && <SourceTab ref={source} doc={doc} checked={checked} onDoc={(d, typed) => edit(d, "source", typed)} />}
           </div>
         </div>
         <Problems findings={findings} onActivate={activate} quickFixes={quickFixes} />

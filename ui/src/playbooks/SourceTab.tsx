@@ -1,10 +1,16 @@
 // The Source tab: the document as YAML, kept in sync both ways. Text that
 // does not parse (or has the wrong shape) stays in the editor with its
-// diagnostics; the form and graph keep the last valid playbook.
-import { useEffect, useRef, useState } from "react";
+// diagnostics; the form and graph keep the last valid playbook. The code
+// editor shows the findings inline while typing and asks the language
+// server's logic (source_completions, source_hover) for completion and
+// field documentation.
+import { forwardRef, useEffect, useImperativeHandle, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
+import { LazyCodeEditor, type CodeEditorHandle, type EditorAssist, type EditorDiagnostic } from "../editor/LazyCodeEditor";
 import type { Authored } from "../generated/Authored";
 import type { Checked } from "../generated/Checked";
+import type { Finding } from "../generated/Finding";
+import type { Format } from "../generated/Format";
 import type { Playbook } from "../generated/Playbook";
 
 type Props = {
@@ -16,13 +22,40 @@ type Props = {
 
 const MAX_SOURCE = 8 * 1024 * 1024;
 
-export function SourceTab({ doc, checked, onDoc }: Props) {
+const assists: Record<Format, EditorAssist> = {
+  yaml: {
+    completions: (text, position) => backend.sourceCompletions(text, "yaml", position),
+    hover: (text, position) => backend.sourceHover(text, "yaml", position),
+  },
+  json: {
+    completions: (text, position) => backend.sourceCompletions(text, "json", position),
+    hover: (text, position) => backend.sourceHover(text, "json", position),
+  },
+};
+
+function tooLong(length: number): string {
+  return `The text is ${length.toLocaleString()} characters; a playbook may be at most ${MAX_SOURCE.toLocaleString()} bytes. The previous text is kept.`;
+}
+
+/** The findings that have a place in the text, as the editor marks them. */
+export function editorDiagnostics(findings: readonly Finding[]): EditorDiagnostic[] {
+  return findings.flatMap((f) =>
+    f.location ? [{ line: f.location.line, column: f.location.column, severity: f.severity, message: `${f.code} ${f.message}`, code: f.code }] : [],
+  );
+}
+
+export type SourceTabHandle = {
+  /** Moves the editor's cursor to a finding (the Problems panel's "go to"). */
+  goToFinding: (finding: Finding) => void;
+};
+
+export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({ doc, checked, onDoc }, ref) {
   const [draft, setDraft] = useState<string | null>(null);
   const [draftChecked, setDraftChecked] = useState<Checked | null>(null);
   const [error, setError] = useState<string | null>(null);
   const pushed = useRef<Playbook | null>(null);
   const seq = useRef(0);
-  const area = useRef<HTMLTextAreaElement>(null);
+  const editor = useRef<CodeEditorHandle>(null);
 
   // An edit from elsewhere (form, undo, template) replaces the draft.
   useEffect(() => {
@@ -32,15 +65,17 @@ export function SourceTab({ doc, checked, onDoc }: Props) {
     }
   }, [doc]);
 
+  // The author's text keeps its format: a JSON file is edited as JSON.
+  const format: Format = checked?.format ?? "yaml";
+
   const change = (text: string) => {
     if (text.length > MAX_SOURCE) {
-      setError(`The text is ${text.length.toLocaleString()} characters; a playbook may be at most ${MAX_SOURCE.toLocaleString()} bytes. The previous text is kept.`);
+      setError(tooLong(text.length));
       return;
     }
     setError(null);
     setDraft(text);
     const mine = ++seq.current;
-    const format = checked?.format ?? "yaml";
     backend
       .checkSource(text, format)
       .then((result) => {
@@ -58,16 +93,17 @@ export function SourceTab({ doc, checked, onDoc }: Props) {
   const broken = draftChecked !== null && !draftChecked.playbook;
   const diagnostics = (shown?.findings ?? []).filter((f) => f.location || broken);
 
-  const goTo = (line: number, column: number) => {
-    const el = area.current;
-    if (!el) return;
-    const lines = el.value.split("\n");
-    let offset = 0;
-    for (let i = 0; i < Math.min(line - 1, lines.length); i++) offset += lines[i].length + 1;
-    offset += Math.max(0, column - 1);
-    el.focus();
-    el.setSelectionRange(offset, offset);
-  };
+  const marks = useMemo(() => editorDiagnostics(shown?.findings ?? []), [shown]);
+  const goTo = (line: number, column: number) => editor.current?.goTo(line, column);
+  useImperativeHandle(ref, () => ({
+    goToFinding: (finding) => {
+      // The shown text's own finding when it has one: while a draft is
+      // typed, the document's findings are placed in its canonical text.
+      const same = shown?.findings.find((f) => f.code === finding.code && f.path === finding.path && f.location);
+      const at = same?.location ?? finding.location;
+      if (at) goTo(at.line, at.column);
+    },
+  }));
 
   return (
     <section className="source" aria-label="Source">
@@ -86,14 +122,18 @@ export function SourceTab({ doc, checked, onDoc }: Props) {
           {error}
         </p>
       )}
-      <textarea
-        ref={area}
-        className="source-text"
-        aria-label="Playbook source (YAML)"
-        data-testid="source-text"
-        spellCheck={false}
-        value={draft ?? checked?.source ?? ""}
-        onChange={(e) => change(e.target.value)}
+      <LazyCodeEditor
+        key={format}
+        ref={editor}
+        text={draft ?? checked?.source ?? ""}
+        language={format}
+        diagnostics={marks}
+        onChange={change}
+        label={`Playbook source (${format.toUpperCase()})`}
+        testId="source-text"
+        assist={assists[format]}
+        maxLength={MAX_SOURCE}
+        onTooLong={(length) => setError(tooLong(length))}
       />
       <ul className="diagnostics" aria-label="Source diagnostics">
         {diagnostics.map((f, i) => (
@@ -109,4 +149,4 @@ export function SourceTab({ doc, checked, onDoc }: Props) {
       </ul>
     </section>
   );
-}
+});

@@ -3,8 +3,9 @@
 // and writes it back as YAML. Every change is checked by the Rust side
 // against the open playbook, and each problem shows at its field (form) or
 // its line (source).
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { messageOf } from "../backend";
+import { LazyCodeEditor, type CodeEditorHandle, type EditorDiagnostic } from "../editor/LazyCodeEditor";
 import type { Playbook } from "../generated/Playbook";
 import type { ScenarioCheck } from "../generated/ScenarioCheck";
 import type { ScenarioProblem } from "../generated/ScenarioProblem";
@@ -27,6 +28,10 @@ type Props = {
 
 const MAX_TEXT = 4 * 1024 * 1024;
 
+function tooLong(length: number): string {
+  return `The text is ${length.toLocaleString()} characters; a scenario may be at most ${MAX_TEXT.toLocaleString()} bytes. The previous text is kept.`;
+}
+
 export function ScenarioEditor({ doc, playbookId, start, onSaved, onDeleted, onClose }: Props) {
   const [name, setName] = useState(start?.name ?? "");
   const [text, setText] = useState(start?.text ?? "");
@@ -37,7 +42,7 @@ export function ScenarioEditor({ doc, playbookId, start, onSaved, onDeleted, onC
   const [status, setStatus] = useState<string | null>(null);
   const [keyError, setKeyError] = useState<string | null>(null);
   const seq = useRef(0);
-  const area = useRef<HTMLTextAreaElement>(null);
+  const editor = useRef<CodeEditorHandle>(null);
 
   const check = useCallback(
     (next: string, fromForm: boolean) => {
@@ -66,7 +71,7 @@ export function ScenarioEditor({ doc, playbookId, start, onSaved, onDeleted, onC
 
   const editSource = (next: string) => {
     if (next.length > MAX_TEXT) {
-      setError(`The text is ${next.length.toLocaleString()} characters; a scenario may be at most ${MAX_TEXT.toLocaleString()} bytes. The previous text is kept.`);
+      setError(tooLong(next.length));
       return;
     }
     setError(null);
@@ -91,8 +96,13 @@ export function ScenarioEditor({ doc, playbookId, start, onSaved, onDeleted, onC
 
   const roles = scenario.roles ?? {};
   const suggestions = selectorSuggestions(doc);
-  const problems = checked?.problems ?? [];
+  const problems = useMemo(() => checked?.problems ?? [], [checked]);
   const broken = checked !== null && !checked.scenario;
+  // A scenario's problems are all errors: it runs only without any.
+  const marks = useMemo<EditorDiagnostic[]>(
+    () => problems.flatMap((p) => (p.location ? [{ line: p.location.line, column: p.location.column, severity: "error" as const, message: `${p.message} ${p.hint}` }] : [])),
+    [problems],
+  );
 
   const setRoles = (next: Record<string, RoleScript>) => editForm({ ...scenario, roles: next });
   const addScript = () => setRoles({ ...roles, [freshKey(roles, ["mode:worker", "mode:reviewer", "mode:tester", "mode:planner"])]: { default: {} } });
@@ -135,19 +145,17 @@ export function ScenarioEditor({ doc, playbookId, start, onSaved, onDeleted, onC
     }
   };
 
+  // The editor loads on first use of the Source tab: wait for it a few frames.
   const goTo = (p: ScenarioProblem) => {
-    if (!p.location) return;
+    const at = p.location;
+    if (!at) return;
     setTab("source");
-    requestAnimationFrame(() => {
-      const el = area.current;
-      if (!el || !p.location) return;
-      const lines = el.value.split("\n");
-      let offset = 0;
-      for (let i = 0; i < Math.min(p.location.line - 1, lines.length); i++) offset += lines[i].length + 1;
-      offset += Math.max(0, p.location.column - 1);
-      el.focus();
-      el.setSelectionRange(offset, offset);
-    });
+    let frames = 0;
+    const attempt = () => {
+      if (editor.current) editor.current.goTo(at.line, at.column);
+      else if (++frames < 120) requestAnimationFrame(attempt);
+    };
+    requestAnimationFrame(attempt);
   };
 
   return (
@@ -255,7 +263,7 @@ export function ScenarioEditor({ doc, playbookId, start, onSaved, onDeleted, onC
       )}
       {tab === "source" && (
         <div className="source">
-          <textarea ref={area} className="source-text" aria-label="Scenario source (YAML)" data-testid="scenario-source" spellCheck={false} value={text} onChange={(e) => editSource(e.target.value)} />
+          <LazyCodeEditor ref={editor} text={text} language="yaml" diagnostics={marks} onChange={editSource} label="Scenario source (YAML)" testId="scenario-source" maxLength={MAX_TEXT} onTooLong={(n) => setError(tooLong(n))} />
           <ProblemList problems={problems} onGo={goTo} showWhere />
         </div>
       )}

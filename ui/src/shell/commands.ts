@@ -4,6 +4,7 @@
 // Screens declare what they do for a command once, with `useCommands`, and
 // the same code runs for the key and for the menu.
 import { useEffect, useRef } from "react";
+import { isEditorCommand, runInEditor } from "../editor/active";
 import type { MenuCommand } from "../generated/MenuCommand";
 
 export type Handlers = Partial<Record<MenuCommand, () => void>>;
@@ -23,8 +24,13 @@ export function commandOf(e: Pick<KeyboardEvent, "key" | "ctrlKey" | "metaKey" |
   return plain[key] ?? null;
 }
 
-/** Announces a command chosen in the native menu to every screen. */
+/**
+ * Announces a command chosen in the native menu to every screen, unless it
+ * is the focused code editor's (Undo, Redo and Find while typing in a
+ * Source tab: see editor/active.ts).
+ */
 export function dispatchCommand(command: MenuCommand) {
+  if (runInEditor(command)) return;
   window.dispatchEvent(new CustomEvent<MenuCommand>(EVENT, { detail: command }));
 }
 
@@ -38,6 +44,15 @@ export function useCommands(handlers: Handlers, active = true) {
     if (!active) return;
     const onKey = (e: KeyboardEvent) => {
       const command = commandOf(e);
+      // Undo, Redo and Find are the focused code editor's: run there once,
+      // and no further (neither the other screens' listeners nor the
+      // editable element's native undo, which would fight the editor's).
+      if (isEditorCommand(command)) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        runInEditor(command);
+        return;
+      }
       const run = command && current.current[command];
       if (!run) return;
       e.preventDefault();

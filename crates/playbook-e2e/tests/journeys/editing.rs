@@ -179,7 +179,12 @@ async fn bad_input_keeps_the_last_valid_state_with_a_clear_message() -> Result<(
     // Invalid YAML in the Source tab: diagnostics, and the form keeps the playbook.
     app.click("[data-tab=source]").await?;
     let source = app.find("[data-testid=source-text]").await?;
-    source.send_keys("\n  : [unclosed").await?;
+    source.click().await?;
+    // At the end of the text (the editor's Ctrl+End).
+    app.keys(&(Key::Control + char::from(Key::End).to_string().as_str()))
+        .await?;
+    app.keys(&format!("{}: [unclosed", char::from(Key::Enter)))
+        .await?;
     app.find("[data-testid=source-invalid]").await?;
     app.find(".diagnostics .problem[data-code=PB001]").await?;
     app.screenshot("invalid-yaml").await?;

@@ -15,6 +15,7 @@ mod restart;
 mod routing;
 mod run;
 mod scenarios;
+mod source_editor;
 mod templates;
 mod versions;
 

@@ -118,12 +118,8 @@ async fn a_renamed_worker_previews_with_shipped_and_own_scenarios() -> Result<()
         .await?;
     app.click("[data-scenario-tab=source]").await?;
     app.until("the source shows the form's scenario", || async {
-        let text = app
-            .find("[data-testid=scenario-source]")
-            .await?
-            .prop("value")
-            .await?
-            .unwrap_or_default();
+        // The code editor's lines, as shown.
+        let text = app.text("[data-testid=scenario-source]").await?;
         Ok(text.contains("mode:reviewer") && text.contains("does not name the field"))
     })
     .await?;
