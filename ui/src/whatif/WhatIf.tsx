@@ -5,7 +5,8 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Playbook } from "../generated/Playbook";
-import { type WhatIfReport, modelText, type Sliders, DEFAULT_SLIDERS } from "./report";
+import type { WhatIfReport } from "../generated/whatif/WhatIfReport";
+import { modelText, type Sliders, DEFAULT_SLIDERS } from "./report";
 
 const DEBOUNCE_MS = 150;
 const RUNS = 2000;
