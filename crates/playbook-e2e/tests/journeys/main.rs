@@ -15,6 +15,7 @@ mod run;
 mod scenarios;
 mod templates;
 mod versions;
+mod whatif;
 
 use playbook_e2e::{App, Profile, Result};
 

@@ -48,10 +48,7 @@ fn fresh(playbook: &playbook_core::Playbook, scenario: &Scenario, seed: u64) -> 
         Approval::Scenario.approver(scenario),
         &mut sink,
     );
-    (
-        String::from_utf8(sink.into_inner()).unwrap(),
-        text(&report),
-    )
+    (String::from_utf8(sink.into_inner()).unwrap(), text(&report))
 }
 
 fn prepared(
@@ -84,10 +81,7 @@ fn prepared(
         .build()
         .unwrap();
     let report: RunReport = runtime.block_on(run_prepared(prepared, &options, ports));
-    (
-        String::from_utf8(sink.into_inner()).unwrap(),
-        text(&report),
-    )
+    (String::from_utf8(sink.into_inner()).unwrap(), text(&report))
 }
 
 /// Runs of one prepared value, seeds in a row, against fresh runs.
