@@ -59,6 +59,9 @@ pub async fn whatif_run(
         let options = playbook_whatif::Options {
             runs,
             seed,
+            // One worker per core: a slider move's runs are split across
+            // both cores of the reference machine.
+            threads: 0,
             ..Default::default()
         };
         playbook_whatif::whatif(&playbook, &model, &options, &cancel, &|done| {
@@ -155,4 +158,22 @@ async fn finished<T: serde::Serialize + Send + 'static>(
         .map_err(|_| AppError::new(ErrorCode::Engine, "the simulation stopped unexpectedly"))?
         .map_err(|e| AppError::new(ErrorCode::InvalidInput, e.to_string()))?;
     serde_json::to_value(&done).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_simulation_cancels_the_running_one_and_only_it() {
+        let state = WhatIf::default();
+        let first = state.start();
+        assert!(!first.load(Ordering::SeqCst));
+        // A slider move while the first runs: the first stops, the new runs.
+        let second = state.start();
+        assert!(first.load(Ordering::SeqCst));
+        assert!(!second.load(Ordering::SeqCst));
+        state.cancel();
+        assert!(second.load(Ordering::SeqCst));
+    }
 }

@@ -49,8 +49,8 @@ import type { Format } from "./generated/Format";
 import type { Playbook } from "./generated/Playbook";
 import type { Role } from "./generated/Role";
 import type { RoleMode } from "./generated/RoleMode";
-import type { WhatIfReport } from "./whatif/report";
-import type { BehaviourDiffResult } from "./whatif/BehaviourDiff";
+import type { WhatIfReport } from "./generated/whatif/WhatIfReport";
+import type { BehaviourDiffResult } from "./generated/whatif/BehaviourDiffResult";
 
 /** A failed command: the Rust `AppError`, thrown as an Error the UI can catch. */
 export class BackendError extends Error {

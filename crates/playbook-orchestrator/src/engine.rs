@@ -69,6 +69,7 @@ mod tools;
 pub use admission::{overlaps, parse_assignment};
 use explain::*;
 use gates::*;
+pub use setup::Prepared;
 use state::*;
 use text::*;
 
@@ -185,12 +186,14 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     scenario: &'b Scenario,
     options: &'b RunOptions,
     ports: Ports<'p, A, P, R, T, C, S>,
-    flow: Flow<'b>,
-    role_gates: Vec<Option<Gate>>,
-    stage_gates: Vec<(Option<Gate>, Option<Gate>)>,
-    loop_bound: Vec<Option<u32>>,
-    escalate: Vec<u8>,
-    mutating: Vec<String>,
+    /// What every run of this playbook and scenario shares, built once.
+    prepared: &'b Prepared<'b>,
+    flow: &'b Flow<'b>,
+    role_gates: &'b [Option<Gate>],
+    stage_gates: &'b [(Option<Gate>, Option<Gate>)],
+    loop_bound: &'b [Option<u32>],
+    escalate: &'b [u8],
+    mutating: &'b [String],
     run_id: String,
     start_ms: u64,
     now: u64,
@@ -206,7 +209,7 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     tasks: Vec<Task>,
     /// Per role: the contract block of its prompt and a SHA-256 state that
     /// has already absorbed it.
-    prompt_blocks: Vec<(String, sha2::Sha256)>,
+    prompt_blocks: &'b [(String, sha2::Sha256)],
     /// The buffer every prompt is rendered into.
     prompt: String,
     ledger: Ledger,
@@ -246,44 +249,46 @@ where
     C: Clock,
     S: EventSink,
 {
+    let prepared = Prepared::new(playbook, scenario, &options.validation);
+    run_prepared(&prepared, options, ports).await
+}
+
+/// Runs a [`Prepared`] playbook and scenario: the same run as [`run`] (every
+/// check, event and record), without repeating the work that does not
+/// depend on the run (validation, compiled gates, rendered contract
+/// blocks, hashes), so many runs of one playbook (a simulation) pay for it
+/// once. `options.validation` is not read: the validation was made by
+/// [`Prepared::new`].
+pub async fn run_prepared<A, P, R, T, C, S>(
+    prepared: &Prepared<'_>,
+    options: &RunOptions,
+    ports: Ports<'_, A, P, R, T, C, S>,
+) -> RunReport
+where
+    A: Agent,
+    P: Approver,
+    R: RoleAssigner,
+    T: Tools,
+    C: Clock,
+    S: EventSink,
+{
+    let scenario = prepared.scenario;
     let mut rng = Rng::new(options.seed);
     let run_id = rng.uuid_v4();
     let start_ms = ports.clock.start_ms();
     let limits = scenario.limits.clone().unwrap_or_default();
-    let flow = Flow::new(playbook);
-    let mut escalate = vec![0u8; flow.roles.len()];
-    for (i, r) in flow.roles.iter().enumerate() {
-        escalate[i] = r
-            .role
-            .escalate_on()
-            .iter()
-            .fold(0, |m, t| m | trigger_bit(t));
-    }
-    for members in flow.loops() {
-        let mask = members.iter().fold(0, |m, &i| m | escalate[i]);
-        for &i in &members {
-            escalate[i] |= mask;
-        }
-    }
-    let loop_bound = loop_bounds(&flow);
-    let mutating = match &playbook.mutating_actions {
-        Some(list) => list.clone(),
-        None => DEFAULT_MUTATING_ACTIONS
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-    };
     let engine = Engine {
-        playbook,
+        playbook: prepared.playbook,
         scenario,
         options,
         ports,
-        flow,
-        role_gates: Vec::new(),
-        stage_gates: Vec::new(),
-        loop_bound,
-        escalate,
-        mutating,
+        prepared,
+        flow: &prepared.flow,
+        role_gates: &prepared.role_gates,
+        stage_gates: &prepared.stage_gates,
+        loop_bound: &prepared.loop_bound,
+        escalate: &prepared.escalate,
+        mutating: &prepared.mutating,
         run_id: run_id.clone(),
         start_ms,
         now: 0,
@@ -301,7 +306,7 @@ where
             .max_run_tool_calls
             .unwrap_or(DEFAULT_MAX_RUN_TOOL_CALLS),
         tasks: Vec::new(),
-        prompt_blocks: Vec::new(),
+        prompt_blocks: &prepared.prompt_blocks,
         prompt: String::new(),
         ledger: Ledger::new(),
         deltas: Vec::new(),
@@ -383,49 +388,12 @@ where
             ..Default::default()
         };
 
-        // ---- refuse what must not run
-        let findings = playbook_core::validate(playbook, &self.options.validation);
-        let errors: Vec<String> = findings
-            .iter()
-            .filter(|f| f.is_error())
-            .map(|f| format!("{} {}: {}", f.code, f.path, f.message))
-            .collect();
-        report.findings = findings;
-        if !errors.is_empty() {
-            let reason = format!("the playbook has {} validation error(s)", errors.len());
-            self.refuse(&mut report, ErrorCode::PlaybookInvalid, reason, errors);
-            return report;
-        }
-        if let Err(e) = scenario.check_against(playbook) {
-            self.refuse(&mut report, e.code, e.message, Vec::new());
-            return report;
-        }
-        for (i, t) in scenario.input.tasks.iter().enumerate() {
-            if let Some(role) = &t.role
-                && playbook.role(role).is_none()
-            {
-                let reason = format!(
-                    "task {} names role `{role}`, which the playbook does not define; roles are never inferred",
-                    t.id.clone().unwrap_or_else(|| format!("#{}", i + 1))
-                );
-                self.refuse(&mut report, ErrorCode::RoleUnknown, reason, Vec::new());
-                return report;
-            }
-        }
-        self.prompt_blocks = self
-            .flow
-            .roles
-            .iter()
-            .map(|r| {
-                use sha2::Digest;
-                let block = crate::prompt::contract_block(playbook, r);
-                let mut hasher = sha2::Sha256::new();
-                hasher.update(block.as_bytes());
-                (block, hasher)
-            })
-            .collect();
-        if let Err(reason) = self.compile_gates() {
-            self.refuse(&mut report, ErrorCode::PlaybookInvalid, reason, Vec::new());
+        // ---- refuse what must not run (found once, by `Prepared::new`)
+        let prepared = self.prepared;
+        report.findings = prepared.findings.clone();
+        if let Some(refusal) = &prepared.refusal {
+            let (code, reason, details) = refusal.clone();
+            self.refuse(&mut report, code, reason, details);
             return report;
         }
         if let Err(details) = self.build_tasks() {
@@ -435,14 +403,12 @@ where
         }
 
         // ---- start
-        let known_tasks = (!scenario.input.tasks.is_empty()).then_some(self.tasks.len() as u32);
-        report.bounds = stage_bounds(playbook, known_tasks);
-        let playbook_hash = sha256_hex(&serde_json::to_vec(playbook).unwrap_or_default());
-        self.audit = self.audit_header(&playbook_hash);
+        report.bounds = prepared.bounds.clone();
+        self.audit = self.audit_header();
         self.emit(Event::RunStarted {
             run_id: self.run_id.clone(),
             playbook_id: playbook.id.clone(),
-            playbook_hash,
+            playbook_hash: prepared.context.playbook_hash.clone(),
             scenario: self.scenario_name(),
             seed: self.options.seed,
             started_at: self.at(),

@@ -40,7 +40,7 @@ pub mod toolset;
 pub mod worklog;
 
 pub use code::ErrorCode;
-pub use engine::{Ports, RunOptions, RunReport, run};
+pub use engine::{Ports, Prepared, RunOptions, RunReport, run, run_prepared};
 pub use event::{Event, EventRecord, EventSink, Outcome};
 pub use scenario::{Scenario, ScriptedAgent};
 

@@ -5,6 +5,7 @@
 //! and their outcomes compared ("passed → escalated").
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use playbook_core::model::Playbook;
 use playbook_orchestrator::event::{Event, EventRecord, EventSink, Outcome};
@@ -14,8 +15,9 @@ use crate::report::{Report, pct};
 use crate::stats::{Rate, Summary};
 
 /// How a figure reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(export, export_to = "whatif/", rename = "FigureKind")]
 pub enum Kind {
     /// A share, shown in percent.
     Rate,
@@ -28,7 +30,8 @@ pub enum Kind {
 }
 
 /// One figure before and after.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export, export_to = "whatif/", rename = "BehaviourChange")]
 pub struct Change {
     pub metric: String,
     pub kind: Kind,
@@ -44,7 +47,8 @@ pub struct Change {
 }
 
 /// A shipped scenario's outcome on both versions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct ScenarioChange {
     pub scenario: String,
     pub before: String,
@@ -53,9 +57,12 @@ pub struct ScenarioChange {
 }
 
 /// What a change did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "whatif/", rename = "BehaviourDiffResult")]
 pub struct BehaviourDiff {
+    #[ts(type = "number")]
     pub runs: u64,
+    #[ts(type = "number")]
     pub seed: u64,
     pub cost_unit: String,
     /// True when either simulation was stopped early.

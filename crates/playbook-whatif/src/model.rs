@@ -120,8 +120,9 @@ pub struct Params {
 
 /// A distribution of call durations, in virtual seconds. A bare number is
 /// a fixed duration.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(rename_all = "snake_case", from = "DurationInput")]
+#[ts(export, export_to = "whatif/")]
 #[schemars(with = "DurationInput")]
 pub enum Duration {
     /// Every call takes this long.
@@ -187,7 +188,8 @@ pub const BUILTIN: Resolved = Resolved {
 pub const DEFAULT_COST_UNIT: &str = "calls";
 
 /// The values that apply to one call.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct Resolved {
     pub pass: f64,
     pub violation: f64,
@@ -210,8 +212,9 @@ impl Resolved {
 }
 
 /// Where a resolved value came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case", tag = "layer", content = "key")]
+#[ts(export, export_to = "whatif/", rename = "ValueSource")]
 pub enum Source {
     /// The role's own entry (or its iteration override: the key says which).
     Role(String),
@@ -239,7 +242,8 @@ impl Source {
 }
 
 /// Resolved values of one role at one iteration, with the layer of each.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct Explained {
     pub values: Resolved,
     /// Field name → where it came from, in field order.

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 use serde::Serialize;
+use ts_rs::TS;
 
 use playbook_core::model::Playbook;
 
@@ -13,12 +14,18 @@ use crate::model::{Explained, SimModel};
 use crate::sim::{Acc, Outcomes};
 use crate::stats::{Histogram, Rate, Summary};
 
-/// Everything a simulation found.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a simulation found. Its TypeScript type (`WhatIfReport`, in
+/// ui/src/generated/whatif) is generated; counts are typed `number`, as
+/// JSON delivers them (runs are at most a million, exact in a double).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "whatif/", rename = "WhatIfReport")]
 pub struct Report {
     pub playbook_id: String,
+    #[ts(type = "number")]
     pub seed: u64,
+    #[ts(type = "number")]
     pub runs_requested: u64,
+    #[ts(type = "number")]
     pub runs: u64,
     /// True when the simulation was stopped before every run was made.
     pub partial: bool,
@@ -40,6 +47,7 @@ pub struct Report {
     pub calls_per_run: Summary,
     pub calls_per_task: Summary,
     /// Calls per task: value → number of task instances.
+    #[ts(type = "Array<[number, number]>")]
     pub calls_per_task_histogram: Vec<(u32, u64)>,
     /// Virtual duration of a run, in seconds.
     pub duration_seconds: Summary,
@@ -55,7 +63,8 @@ pub struct Report {
     pub bound_violations: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct RoleModel {
     pub role: String,
     pub stage: String,
@@ -65,7 +74,8 @@ pub struct RoleModel {
     pub overrides: Vec<(u32, Explained)>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct TaskStats {
     pub task_id: String,
     /// Share of runs in which the task existed.
@@ -80,10 +90,12 @@ pub struct TaskStats {
     pub mean_cost: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct StageStats {
     pub stage: String,
     /// Task instances that made at least one call in the stage.
+    #[ts(type = "number")]
     pub tasks_entered: u64,
     /// Calls per task that entered the stage.
     pub calls: Summary,
@@ -95,7 +107,8 @@ pub struct StageStats {
     pub mean_cost: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct RoleStats {
     pub role: String,
     pub stage: String,
@@ -105,7 +118,8 @@ pub struct RoleStats {
     pub mean_cost: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct LoopStats {
     /// Roles of the loop, e.g. `worker ⇄ reviewer`.
     pub name: String,

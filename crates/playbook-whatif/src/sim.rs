@@ -13,7 +13,7 @@ use playbook_core::model::Playbook;
 use playbook_orchestrator::agent::SimulatedTools;
 use playbook_orchestrator::bound::{StageBound, stage_bounds};
 use playbook_orchestrator::clock::FixedClock;
-use playbook_orchestrator::engine::{Ports, RunOptions};
+use playbook_orchestrator::engine::{Ports, Prepared, RunOptions};
 use playbook_orchestrator::event::{Outcome, TaskState};
 use playbook_orchestrator::scenario::{RunInput, Scenario, ScriptedAssigner};
 
@@ -334,31 +334,23 @@ pub struct Outcomes {
     pub partial: bool,
 }
 
-/// One engine run with simulated agents.
+/// One engine run with simulated agents, of the playbook and scenario
+/// prepared once per thread: each run is a full engine run (every check,
+/// event and record), only the seed-independent setup is shared.
 fn one_run(
     runtime: &tokio::runtime::Runtime,
-    playbook: &Playbook,
-    scenario: &Scenario,
+    prepared: &Prepared<'_>,
+    options: &RunOptions,
     plan: &Plan,
     stages: &HashMap<String, usize>,
-    seed: u64,
 ) -> RunSample {
     let deny: DenyNext = Default::default();
-    let mut agent = SimAgent::new(plan, seed, deny.clone());
+    let mut agent = SimAgent::new(plan, options.seed, deny.clone());
     let mut approver = SimApprover { deny };
     let mut assigner = ScriptedAssigner { script: None };
     let mut tools = SimulatedTools;
     let clock = FixedClock::default();
     let mut sink = AggregatingSink::new(plan, stages);
-    let options = RunOptions {
-        seed,
-        scenario_name: Some("whatif".into()),
-        agent_name: "simulated".into(),
-        // The sink aggregates what the report says; the run's records are
-        // dropped as they complete, so a run's memory does not grow with it.
-        keep_records: false,
-        ..RunOptions::default()
-    };
     let ports = Ports {
         agent: &mut agent,
         approver: &mut approver,
@@ -367,10 +359,22 @@ fn one_run(
         clock: &clock,
         sink: &mut sink,
     };
-    runtime.block_on(playbook_orchestrator::engine::run(
-        playbook, scenario, &options, ports,
+    runtime.block_on(playbook_orchestrator::engine::run_prepared(
+        prepared, options, ports,
     ));
     sink.sample
+}
+
+/// The options of every simulated run but its seed.
+fn run_options() -> RunOptions {
+    RunOptions {
+        scenario_name: Some("whatif".into()),
+        agent_name: "simulated".into(),
+        // The sink aggregates what the report says; the run's records are
+        // dropped as they complete, so a run's memory does not grow with it.
+        keep_records: false,
+        ..RunOptions::default()
+    }
 }
 
 /// Runs the simulation. `cancel` stops it between runs (the result is then
@@ -426,8 +430,11 @@ pub fn simulate(
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() else {
             return;
         };
-        // Each thread has its own plan: compiled gates are not shared.
+        // Each thread has its own plan and prepared playbook: compiled
+        // gates are not shared. Prepared once, they serve all its runs.
         let plan = Plan::new(playbook, model);
+        let mut run_options = run_options();
+        let prepared = Prepared::new(playbook, &scenario, &run_options.validation);
         let frame = Frame {
             stage_names: frame.stage_names.clone(),
             bounds: frame.bounds.clone(),
@@ -451,14 +458,8 @@ pub fn simulate(
                     // a prefix of whole blocks, the same on any machine.
                     return;
                 }
-                let sample = one_run(
-                    &runtime,
-                    playbook,
-                    &scenario,
-                    &plan,
-                    &stages,
-                    run_seed(options.seed, index),
-                );
+                run_options.seed = run_seed(options.seed, index);
+                let sample = one_run(&runtime, &prepared, &run_options, &plan, &stages);
                 acc.add(index, &sample, &frame);
             }
             if let Ok(mut map) = finished.lock() {

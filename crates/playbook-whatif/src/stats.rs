@@ -33,9 +33,12 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
 }
 
 /// A rate with its interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct Rate {
+    #[ts(type = "number")]
     pub count: u64,
+    #[ts(type = "number")]
     pub of: u64,
     pub rate: f64,
     /// 95 % Wilson interval.
@@ -59,8 +62,10 @@ impl Rate {
 }
 
 /// Summary of a distribution.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ts_rs::TS)]
+#[ts(export, export_to = "whatif/")]
 pub struct Summary {
+    #[ts(type = "number")]
     pub n: u64,
     pub mean: f64,
     /// 95 % interval of the mean (normal approximation).

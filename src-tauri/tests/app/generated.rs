@@ -52,6 +52,8 @@ fn committed_typescript_types_match_the_rust_types() {
     playbook_store::TemplateSummary::export_all(&cfg).unwrap();
     playbook_store::TemplateSaved::export_all(&cfg).unwrap();
     playbook_studio::menu::MenuCommand::export_all(&cfg).unwrap();
+    playbook_whatif::Report::export_all(&cfg).unwrap();
+    playbook_whatif::diff::BehaviourDiff::export_all(&cfg).unwrap();
 
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/generated");
     let mut stale = Vec::new();

@@ -4,21 +4,8 @@
 // scenario's outcome before and after.
 import { useEffect, useState } from "react";
 import { backend, messageOf } from "../backend";
+import type { BehaviourDiffResult } from "../generated/whatif/BehaviourDiffResult";
 import { modelText, DEFAULT_SLIDERS } from "./report";
-
-export interface BehaviourChange {
-  metric: string;
-  sentence: string;
-  significant: boolean;
-}
-
-export interface BehaviourDiffResult {
-  runs: number;
-  partial: boolean;
-  changes: BehaviourChange[];
-  notes: string[];
-  scenarios: { scenario: string; before: string; after: string; changed: boolean }[];
-}
 
 const RUNS = 2000;
 

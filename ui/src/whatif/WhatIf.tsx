@@ -1,13 +1,19 @@
 // The What-if panel: thousands of simulated runs of the open playbook under
 // a probability model set with sliders, recomputed as the sliders move
-// (debounced; a new simulation cancels the one before), shown as SVG
-// pictures: calls per task, calls per stage, escalations by trigger.
+// (a new simulation cancels the one before, in the backend, which splits
+// the runs across the cores), shown as SVG pictures: calls per task, calls
+// per stage, escalations by trigger.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Playbook } from "../generated/Playbook";
-import { type WhatIfReport, modelText, type Sliders, DEFAULT_SLIDERS } from "./report";
+import type { WhatIfReport } from "../generated/whatif/WhatIfReport";
+import { modelText, type Sliders, DEFAULT_SLIDERS } from "./report";
+import { markSliderMove, recordResult } from "./metrics";
 
-const DEBOUNCE_MS = 150;
+// Only coalesces the input events of one drag frame: a newer simulation
+// cancels the running one, so no queue builds up, and the result must be on
+// screen within 200 ms of the move.
+const DEBOUNCE_MS = 16;
 const RUNS = 2000;
 
 function pct(v: number): string {
@@ -159,7 +165,15 @@ export function WhatIf({ doc }: { doc: Playbook }) {
     return () => window.clearTimeout(timer);
   }, [doc, model]);
 
-  const set = (key: keyof Sliders) => (v: number) => setSliders((s) => ({ ...s, [key]: v }));
+  // The newest position's report is on screen: the slider-to-result time.
+  useEffect(() => {
+    if (report) recordResult();
+  }, [report]);
+
+  const set = (key: keyof Sliders) => (v: number) => {
+    markSliderMove();
+    setSliders((s) => ({ ...s, [key]: v }));
+  };
   return (
     <section className="whatif" aria-label="What-if">
       <div className="whatif-controls">

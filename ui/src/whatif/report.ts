@@ -1,42 +1,5 @@
-// The parts of the what-if report (playbook-whatif's `Report`, as JSON)
-// the panel draws, and the model text its sliders stand for.
-
-export interface Rate {
-  count: number;
-  of: number;
-  rate: number;
-  ci: [number, number];
-}
-
-export interface Summary {
-  n: number;
-  mean: number;
-  ci: [number, number];
-  p50: number;
-  p95: number;
-  max: number;
-}
-
-export interface StageStats {
-  stage: string;
-  tasks_entered: number;
-  calls: Summary;
-  bound_per_task: number;
-  escalation: Rate;
-}
-
-export interface WhatIfReport {
-  runs: number;
-  partial: boolean;
-  tasks_passing: Rate;
-  escalation: Rate;
-  escalation_by_trigger: Record<string, Rate>;
-  calls_per_task: Summary;
-  calls_per_task_histogram: [number, number][];
-  stages: StageStats[];
-  costliest_loop: string | null;
-  bound_violations: string[];
-}
+// The model text the What-if panel's sliders stand for. The report's types
+// are generated from playbook-whatif (ui/src/generated/whatif).
 
 /** The main probabilities the panel's sliders set. */
 export interface Sliders {

@@ -18,6 +18,7 @@ mod scenarios;
 mod source_editor;
 mod templates;
 mod versions;
+mod whatif;
 
 use playbook_e2e::{App, Profile, Result};
 

@@ -1,18 +1,142 @@
-//! Setup: gates compiled, tasks built from the run input, the audit header
-//! and the preflight checks, before any agent runs.
+//! Setup: what every run of a playbook and scenario shares ([`Prepared`]:
+//! validation, compiled gates, rendered contract blocks, hashes), then per
+//! run the tasks built from the run input, the audit header and the
+//! preflight checks, before any agent runs.
 
 use super::*;
 
-impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
-where
-    A: Agent,
-    P: Approver,
-    R: RoleAssigner,
-    T: Tools,
-    C: Clock,
-    S: EventSink,
-{
-    pub(super) fn compile_gates(&mut self) -> Result<(), String> {
+/// A playbook and scenario made ready to run: everything the engine works
+/// out before the first agent call that does not depend on the run's seed
+/// or ports. Built once, borrowed by any number of runs
+/// ([`run_prepared`]); a simulation of thousands of runs pays for it once.
+/// What must refuse a run is found here and refused by every run, with the
+/// same events as ever.
+pub struct Prepared<'b> {
+    pub(super) playbook: &'b Playbook,
+    pub(super) scenario: &'b Scenario,
+    pub(super) findings: Vec<playbook_core::Finding>,
+    /// Why every run is refused, if it is: code, reason, details.
+    pub(super) refusal: Option<(ErrorCode, String, Vec<String>)>,
+    pub(super) flow: Flow<'b>,
+    pub(super) role_gates: Vec<Option<Gate>>,
+    pub(super) stage_gates: Vec<(Option<Gate>, Option<Gate>)>,
+    pub(super) loop_bound: Vec<Option<u32>>,
+    /// Per role: the escalation triggers (bits) of the role and its loop.
+    pub(super) escalate: Vec<u8>,
+    pub(super) mutating: Vec<String>,
+    pub(super) prompt_blocks: Vec<(String, sha2::Sha256)>,
+    pub(super) bounds: Vec<StageBound>,
+    /// The audit log's context without a real run's files.
+    pub(super) context: ContextSnapshot,
+}
+
+impl<'b> Prepared<'b> {
+    /// Validates `playbook` (with `validation`) and `scenario` against it
+    /// and works out what every run shares. Never fails: what must not run
+    /// is refused by each run with an event, as [`run`] always did.
+    pub fn new(
+        playbook: &'b Playbook,
+        scenario: &'b Scenario,
+        validation: &playbook_core::Options,
+    ) -> Prepared<'b> {
+        let flow = Flow::new(playbook);
+        let mut escalate = vec![0u8; flow.roles.len()];
+        for (i, r) in flow.roles.iter().enumerate() {
+            escalate[i] = r
+                .role
+                .escalate_on()
+                .iter()
+                .fold(0, |m, t| m | trigger_bit(t));
+        }
+        for members in flow.loops() {
+            let mask = members.iter().fold(0, |m, &i| m | escalate[i]);
+            for &i in &members {
+                escalate[i] |= mask;
+            }
+        }
+        let loop_bound = loop_bounds(&flow);
+        let mutating = match &playbook.mutating_actions {
+            Some(list) => list.clone(),
+            None => DEFAULT_MUTATING_ACTIONS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        };
+        let mut prepared = Prepared {
+            playbook,
+            scenario,
+            findings: Vec::new(),
+            refusal: None,
+            flow,
+            role_gates: Vec::new(),
+            stage_gates: Vec::new(),
+            loop_bound,
+            escalate,
+            mutating,
+            prompt_blocks: Vec::new(),
+            bounds: Vec::new(),
+            context: ContextSnapshot::default(),
+        };
+        prepared.refusal = prepared.check(validation).err();
+        prepared
+    }
+
+    /// The refusal checks, in the order a run makes them, then what only a
+    /// runnable playbook has (gates, contract blocks, bounds, hashes).
+    fn check(
+        &mut self,
+        validation: &playbook_core::Options,
+    ) -> Result<(), (ErrorCode, String, Vec<String>)> {
+        let playbook = self.playbook;
+        let scenario = self.scenario;
+        self.findings = playbook_core::validate(playbook, validation);
+        let errors: Vec<String> = self
+            .findings
+            .iter()
+            .filter(|f| f.is_error())
+            .map(|f| format!("{} {}: {}", f.code, f.path, f.message))
+            .collect();
+        if !errors.is_empty() {
+            let reason = format!("the playbook has {} validation error(s)", errors.len());
+            return Err((ErrorCode::PlaybookInvalid, reason, errors));
+        }
+        if let Err(e) = scenario.check_against(playbook) {
+            return Err((e.code, e.message, Vec::new()));
+        }
+        for (i, t) in scenario.input.tasks.iter().enumerate() {
+            if let Some(role) = &t.role
+                && playbook.role(role).is_none()
+            {
+                let reason = format!(
+                    "task {} names role `{role}`, which the playbook does not define; roles are never inferred",
+                    t.id.clone().unwrap_or_else(|| format!("#{}", i + 1))
+                );
+                return Err((ErrorCode::RoleUnknown, reason, Vec::new()));
+            }
+        }
+        self.prompt_blocks = self
+            .flow
+            .roles
+            .iter()
+            .map(|r| {
+                use sha2::Digest;
+                let block = crate::prompt::contract_block(playbook, r);
+                let mut hasher = sha2::Sha256::new();
+                hasher.update(block.as_bytes());
+                (block, hasher)
+            })
+            .collect();
+        self.compile_gates()
+            .map_err(|reason| (ErrorCode::PlaybookInvalid, reason, Vec::new()))?;
+        // Without tasks in the input, the run has exactly one (the goal).
+        let known_tasks = (!scenario.input.tasks.is_empty())
+            .then(|| u32::try_from(scenario.input.tasks.len()).unwrap_or(u32::MAX));
+        self.bounds = stage_bounds(playbook, known_tasks);
+        self.context = self.context_snapshot();
+        Ok(())
+    }
+
+    fn compile_gates(&mut self) -> Result<(), String> {
         let playbook = self.playbook;
         let compile = |text: Option<&str>| -> Result<Option<Gate>, String> {
             text.map(|t| gate::compile_in(playbook, t).map_err(|e| e.to_string()))
@@ -28,6 +152,44 @@ where
         Ok(())
     }
 
+    /// The hashes of the audit log's context: the playbook's canonical
+    /// JSON, its policies, the scenario, each role's prompt template.
+    fn context_snapshot(&self) -> ContextSnapshot {
+        let playbook = self.playbook;
+        let policies = json!({
+            "policies": playbook.policies,
+            "mutating_actions": self.mutating,
+        });
+        let empty = Map::new();
+        let role_prompts = self
+            .flow
+            .roles
+            .iter()
+            .map(|r| {
+                let text = crate::prompt::render(playbook, r, &empty);
+                (r.role.name.clone(), sha256_hex(text.as_bytes()))
+            })
+            .collect();
+        ContextSnapshot {
+            playbook_hash: sha256_hex(&serde_json::to_vec(playbook).unwrap_or_default()),
+            policies_hash: sha256_hex(policies.to_string().as_bytes()),
+            scenario_hash: sha256_hex(&serde_json::to_vec(self.scenario).unwrap_or_default()),
+            role_prompts,
+            files: Default::default(),
+            absent: Vec::new(),
+        }
+    }
+}
+
+impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
+where
+    A: Agent,
+    P: Approver,
+    R: RoleAssigner,
+    T: Tools,
+    C: Clock,
+    S: EventSink,
+{
     pub(super) fn build_tasks(&mut self) -> Result<(), Vec<String>> {
         let input = &self.scenario.input;
         let mut base = Map::new();
@@ -165,27 +327,12 @@ where
         }
     }
 
-    pub(super) fn audit_header(&self, playbook_hash: &str) -> AuditLog {
-        let playbook = self.playbook;
+    pub(super) fn audit_header(&self) -> AuditLog {
         let input = &self.scenario.input;
-        let policies = json!({
-            "policies": playbook.policies,
-            "mutating_actions": self.mutating,
-        });
-        let empty = Map::new();
-        let role_prompts = self
-            .flow
-            .roles
-            .iter()
-            .map(|r| {
-                let text = crate::prompt::render(playbook, r, &empty);
-                (r.role.name.clone(), sha256_hex(text.as_bytes()))
-            })
-            .collect();
         AuditLog {
             run_id: self.run_id.clone(),
             inputs: AuditInputs {
-                playbook_id: playbook.id.clone(),
+                playbook_id: self.playbook.id.clone(),
                 scenario: self.scenario_name(),
                 seed: self.options.seed,
                 goal: input.goal.clone(),
@@ -206,12 +353,9 @@ where
                     .map(str::to_string),
             },
             context: ContextSnapshot {
-                playbook_hash: playbook_hash.to_string(),
-                policies_hash: sha256_hex(policies.to_string().as_bytes()),
-                scenario_hash: sha256_hex(&serde_json::to_vec(self.scenario).unwrap_or_default()),
-                role_prompts,
                 files: self.options.context_files.clone(),
                 absent: self.options.context_absent.clone(),
+                ..self.prepared.context.clone()
             },
             started_at: self.at(),
             ended_at: String::new(),

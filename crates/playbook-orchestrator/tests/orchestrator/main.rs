@@ -9,6 +9,7 @@ mod gateway;
 mod legacy;
 mod limits;
 mod persistence;
+mod prepared;
 mod records;
 mod routing;
 mod scenario_check;

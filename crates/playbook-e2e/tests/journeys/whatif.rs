@@ -1,0 +1,59 @@
+//! The What-if panel's slider-to-result time, for docs/benchmarks.md
+//! ("What-if"). Prints numbers and asserts nothing about time: run it with
+//! `scripts/e2e.sh measure`.
+
+use playbook_e2e::{App, Key, Profile, Result};
+
+/// Moves a slider one step at a time and waits, after each move, until the
+/// report for the new position is on screen; the panel records the time
+/// from the input event to the painted result (`ui/src/whatif/metrics.ts`).
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "measurement: scripts/e2e.sh measure"]
+async fn measure_whatif_slider() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = App::launch("measure-whatif", &profile).await?;
+    app.click(".first-run [data-testid=open-tdd]").await?;
+    app.click("[data-screen=whatif]").await?;
+    app.find(".whatif-results").await?;
+    app.execute("window.__playbookStudioWhatif = { latencies: [], pending: null }; return 0")
+        .await?;
+    let slider = app.find("input[aria-label='Reviewer passes']").await?;
+    let moves = 20;
+    for k in 0..moves {
+        // Ten steps down, then ten up: every move is a new model.
+        let key = if k < moves / 2 { Key::Left } else { Key::Right };
+        slider.send_keys(&key.to_string()).await?;
+        app.until("the report for the new position is painted", || async {
+            Ok(app
+                .execute("return window.__playbookStudioWhatif.latencies.length")
+                .await?
+                .as_u64()
+                == Some(k + 1))
+        })
+        .await?;
+    }
+    let recorded = app
+        .execute("return window.__playbookStudioWhatif.latencies")
+        .await?;
+    let mut ms: Vec<f64> = recorded
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+        .unwrap_or_default();
+    ms.sort_by(f64::total_cmp);
+    let pick = |q: f64| {
+        ms.get(((ms.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    println!(
+        "what-if slider move to painted result ({} runs of tdd.yaml per move): {} samples, \
+         median {:.0} ms, p95 {:.0} ms, max {:.0} ms",
+        2000,
+        ms.len(),
+        pick(0.5),
+        pick(0.95),
+        pick(1.0)
+    );
+    app.screenshot("whatif-slider").await?;
+    app.quit().await
+}

@@ -1,0 +1,142 @@
+//! A prepared playbook and scenario, run many times, gives exactly what
+//! `run` gives each time: the same events, byte for byte, and the same
+//! report. No run leaks state into the next.
+
+use playbook_orchestrator::agent::SimulatedTools;
+use playbook_orchestrator::clock::FixedClock;
+use playbook_orchestrator::event::JsonlSink;
+use playbook_orchestrator::scenario::ScriptedAssigner;
+use playbook_orchestrator::{
+    Approval, Ports, Prepared, RunOptions, RunReport, Scenario, ScriptedAgent, load_playbook,
+    run_blocking, run_prepared,
+};
+
+use crate::{fixture_playbook, repo_dir};
+
+/// Everything a report holds, as text; the ledger by its rows (the set of
+/// delta ids it has seen prints in hash order).
+fn text(report: &RunReport) -> String {
+    let rows: Vec<_> = report.ledger.rows().collect();
+    format!(
+        "{:?} {:?} {} {} {} {:?} {:?} {:?} {rows:?} {:?} {:?} {:?} {:?}",
+        report.run_id,
+        report.outcome,
+        report.steps,
+        report.virtual_ms,
+        report.events,
+        report.tasks,
+        report.bounds,
+        report.findings,
+        report.worklogs,
+        report.audit,
+        report.outputs,
+        report.handoff,
+    )
+}
+
+/// The event log and the report of one run, as text.
+fn fresh(playbook: &playbook_core::Playbook, scenario: &Scenario, seed: u64) -> (String, String) {
+    let mut sink = JsonlSink::new(Vec::new());
+    let options = RunOptions {
+        seed,
+        ..Default::default()
+    };
+    let report = run_blocking(
+        playbook,
+        scenario,
+        &options,
+        Approval::Scenario.approver(scenario),
+        &mut sink,
+    );
+    (String::from_utf8(sink.into_inner()).unwrap(), text(&report))
+}
+
+fn prepared(
+    prepared: &Prepared<'_>,
+    playbook: &playbook_core::Playbook,
+    scenario: &Scenario,
+    seed: u64,
+) -> (String, String) {
+    let mut sink = JsonlSink::new(Vec::new());
+    let options = RunOptions {
+        seed,
+        ..Default::default()
+    };
+    let mut agent = ScriptedAgent::new(scenario, playbook, seed);
+    let mut approver = Approval::Scenario.approver(scenario);
+    let mut assigner = ScriptedAssigner {
+        script: scenario.role_assignment.as_ref(),
+    };
+    let mut tools = SimulatedTools;
+    let clock = FixedClock::default();
+    let ports = Ports {
+        agent: &mut agent,
+        approver: &mut approver,
+        assigner: &mut assigner,
+        tools: &mut tools,
+        clock: &clock,
+        sink: &mut sink,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let report: RunReport = runtime.block_on(run_prepared(prepared, &options, ports));
+    (String::from_utf8(sink.into_inner()).unwrap(), text(&report))
+}
+
+/// Runs of one prepared value, seeds in a row, against fresh runs.
+fn same_as_fresh(playbook_text: &str, scenario_text: &str, what: &str) {
+    let playbook = load_playbook(playbook_text).unwrap();
+    let scenario = Scenario::parse(scenario_text).unwrap();
+    let shared = Prepared::new(&playbook, &scenario, &RunOptions::default().validation);
+    for seed in [0, 7, 0, 12345] {
+        let (events, report) = prepared(&shared, &playbook, &scenario, seed);
+        let (want_events, want_report) = fresh(&playbook, &scenario, seed);
+        assert_eq!(events, want_events, "{what}, seed {seed}: events differ");
+        assert_eq!(report, want_report, "{what}, seed {seed}: reports differ");
+    }
+}
+
+#[test]
+fn every_shipped_scenario_runs_the_same_prepared_and_fresh() {
+    let mut scenarios: Vec<_> = std::fs::read_dir(repo_dir().join("playbooks/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    scenarios.sort();
+    assert!(!scenarios.is_empty());
+    for name in ["tdd", "compound-engineering", "pairing"] {
+        let playbook = fixture_playbook(name);
+        for path in &scenarios {
+            let scenario = std::fs::read_to_string(path).unwrap();
+            same_as_fresh(
+                &playbook,
+                &scenario,
+                &format!("{name} × {}", path.display()),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_refused_run_is_refused_by_every_prepared_run() {
+    // A validation error: a hand-off to a role that does not exist.
+    let invalid = fixture_playbook("tdd").replacen("handoff_to: [", "handoff_to: [nobody, ", 1);
+    assert_ne!(invalid, fixture_playbook("tdd"));
+    let happy =
+        std::fs::read_to_string(repo_dir().join("playbooks/scenarios/happy-path.yaml")).unwrap();
+    same_as_fresh(&invalid, &happy, "an invalid playbook");
+    let (events, _) = {
+        let playbook = load_playbook(&invalid).unwrap();
+        let scenario = Scenario::parse(&happy).unwrap();
+        let shared = Prepared::new(&playbook, &scenario, &RunOptions::default().validation);
+        prepared(&shared, &playbook, &scenario, 1)
+    };
+    assert!(events.contains("\"run_refused\""), "{events}");
+
+    // A task that names a role the playbook lacks.
+    let unknown_role =
+        "name: unknown role\ninput:\n  goal: g\n  tasks:\n    - title: t\n      role: nobody\n";
+    same_as_fresh(&fixture_playbook("tdd"), unknown_role, "an unknown role");
+}
