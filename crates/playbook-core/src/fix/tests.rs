@@ -401,9 +401,7 @@ fn hundreds_of_findings_are_fixed_in_batches_keeping_every_comment() {
     let text = format!(
         "# big\nschema_version: \"1.0.0\"\nid: big\nname: Big\nrun_inputs: [spec_path]\nworkflow:\n  build:\n    roles:\n{roles}"
     );
-    let started = std::time::Instant::now();
     let fixed = fix_all(&text, Format::Yaml, &Options::default(), &[]).unwrap();
-    assert!(started.elapsed() < std::time::Duration::from_secs(30));
     assert!(fixed.preserved);
     assert_eq!(fixed.applied.len(), 151, "150 verdicts and one loop limit");
     let after = validate_source(&fixed.text, Format::Yaml, &Options::default());

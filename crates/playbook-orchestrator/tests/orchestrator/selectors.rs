@@ -334,7 +334,9 @@ fn a_mapping_re_keys_the_scenario() {
 }
 
 /// Resolving is linear in keys plus roles, and explaining misses has a
-/// bounded cost, whatever the sizes: a refusal never hangs the editor.
+/// bounded cost, whatever the sizes: a refusal never hangs the editor. No
+/// clock is asserted (tests never time the machine); a quadratic
+/// explanation here would take hours, which the test run does not survive.
 #[test]
 fn resolving_many_keys_against_many_long_named_roles_is_fast() {
     let mut text = String::from("id: big\nname: Big\nworkflow:\n  build:\n    roles:\n");
@@ -351,15 +353,9 @@ fn resolving_many_keys_against_many_long_named_roles_is_fast() {
         keys.push_str(&format!("  {}_{i:05}x: {{}}\n", "q".repeat(150)));
     }
     let scenario = Scenario::parse(&keys).unwrap();
-    let started = std::time::Instant::now();
     let message = scenario.resolution(&playbook).unwrap_err().message;
     let unmatched = scenario.unmatched(&playbook);
     let checked = playbook_orchestrator::scenario::check::check_text(&keys, Some(&playbook));
-    let elapsed = started.elapsed();
     assert!(message.contains("more key(s)"), "{}", message.len());
     assert!(unmatched.len() <= 50 && checked.problems.len() <= 51);
-    assert!(
-        elapsed < std::time::Duration::from_secs(20),
-        "took {elapsed:?} (debug build)"
-    );
 }
