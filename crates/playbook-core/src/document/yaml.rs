@@ -97,8 +97,9 @@ fn location(mark: &Marker) -> Location {
 enum Frame {
     Map {
         map: Map<String, Value>,
-        /// Where each key was first seen, to name both places of a duplicate.
-        seen: HashMap<String, Location>,
+        /// Where each key was seen, in order, to name both places of a
+        /// duplicate (the keys themselves are in `map`).
+        seen: Vec<Location>,
         /// The key waiting for its value, with its position.
         key: Option<(String, Location)>,
         anchor: usize,
@@ -175,7 +176,7 @@ impl Loader {
                 self.stack.push(if is_map {
                     Frame::Map {
                         map: Map::new(),
-                        seen: HashMap::new(),
+                        seen: Vec::new(),
                         key: None,
                         anchor,
                         nodes: 1,
@@ -229,24 +230,33 @@ impl Loader {
     }
 
     fn key(&mut self, text: String, at: Location) -> Result<(), Problem> {
-        let pointer = self.pointer();
-        if let Some(Frame::Map {
-            seen, key, bytes, ..
+        let Some(Frame::Map {
+            map,
+            seen,
+            key,
+            bytes,
+            ..
         }) = self.stack.last_mut()
-        {
-            if let Some(&first) = seen.get(&text) {
-                let path = format!("{pointer}/{}", escape_pointer(&text));
-                return Err(Problem::DuplicateKey {
-                    key: text,
-                    path,
-                    first,
-                    second: at,
-                });
-            }
-            *bytes = bytes.saturating_add(text.len());
-            seen.insert(text.clone(), at);
-            *key = Some((text, at));
+        else {
+            return Ok(());
+        };
+        // Keys enter the map in the order they are seen (each once: a repeat
+        // stops here), so a key's index in the map is its index in `seen`.
+        if map.contains_key(&text) {
+            let index = map.keys().position(|k| *k == text);
+            let first = index.and_then(|i| seen.get(i)).copied().unwrap_or(at);
+            let pointer = self.pointer();
+            let path = format!("{pointer}/{}", escape_pointer(&text));
+            return Err(Problem::DuplicateKey {
+                key: text,
+                path,
+                first,
+                second: at,
+            });
         }
+        *bytes = bytes.saturating_add(text.len());
+        seen.push(at);
+        *key = Some((text, at));
         Ok(())
     }
 
