@@ -15,9 +15,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-// `Deserialize` of the objects with `extra` is written out: see there why.
-mod deserialize;
-
 /// Keys that are not part of the model, kept verbatim.
 pub type Extra = IndexMap<String, Value>;
 
@@ -25,7 +22,7 @@ pub type Extra = IndexMap<String, Value>;
 pub const SCHEMA_VERSION: &str = "1.0.0";
 
 /// A playbook: how a team of agents works, stage by stage.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(
     title = "Playbook",
     description = "A Playbook Studio playbook: stages of role contracts."
@@ -79,7 +76,7 @@ pub struct Playbook {
 }
 
 /// One stage of the workflow, e.g. `plan`, `build` or `test`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(export)]
 pub struct Stage {
     /// Whether the stage runs. Default `true`.
@@ -101,7 +98,7 @@ pub struct Stage {
 }
 
 /// Gates and parallelism of a stage.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(export)]
 pub struct StagePolicy {
     /// Condition a task must meet to enter the stage: policy key, CEL expression or free text.
@@ -154,7 +151,7 @@ impl std::fmt::Display for RoleMode {
 }
 
 /// A role: the legacy descriptive fields plus its enforceable contract.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(export)]
 pub struct Role {
     /// Unique name of the role within the playbook; handoffs refer to it.
@@ -211,7 +208,7 @@ pub struct Role {
 }
 
 /// The structured output a role must return.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(export)]
 pub struct OutputsContract {
     /// Name of the output type, e.g. `review_result`.
@@ -229,7 +226,7 @@ pub struct OutputsContract {
 }
 
 /// Approval requirement and pass condition of a role.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(export)]
 pub struct Gates {
     /// Mutating tools need a user's approval before they run.
@@ -247,7 +244,7 @@ pub struct Gates {
 }
 
 /// Bound of a review loop.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema, TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(export)]
 pub struct RetryPolicy {
     /// Most rounds of the loop this role takes part in before escalation.

@@ -18,6 +18,7 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 use super::Problem;
 use super::nesting::MAX_NESTING;
 use crate::finding::{Location, escape_pointer};
+use crate::locate::{Recorder, SourceMap};
 
 /// Most nodes that aliases may add to a document in total. Anchors are
 /// rare in playbooks and small; a "billion laughs" needs millions.
@@ -42,6 +43,22 @@ pub(super) fn parse(text: &str) -> Result<Value, Problem> {
         let (event, mark) = next(&mut parser)?;
         if loader.event(event, mark)? {
             return Ok(loader.root.unwrap_or(Value::Null));
+        }
+    }
+}
+
+/// Like [`parse`], and maps where each node is from the same events: the
+/// same map `SourceMap::new` builds with a parse of its own.
+pub(super) fn parse_mapped(text: &str) -> Result<(Value, SourceMap), Problem> {
+    let mut loader = Loader::default();
+    let mut recorder = Recorder::default();
+    let mut parser = Parser::new_from_str(text);
+    loop {
+        let (event, mark) = next(&mut parser)?;
+        recorder.event(&event, &mark);
+        if loader.event(event, mark)? {
+            let value = loader.root.unwrap_or(Value::Null);
+            return Ok((value, recorder.finish()));
         }
     }
 }
