@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::finding::{Code, Finding, Location};
+use crate::locate::SourceMap;
 
 mod json;
 pub mod nesting;
@@ -113,8 +114,22 @@ pub fn parse_value(text: &str, format: Format) -> Result<Value, Finding> {
 /// first, and so does this, with a warning where the second starts. A file
 /// with a `schema_version` still holds exactly one document.
 pub fn parse_playbook(text: &str, format: Format) -> Result<(Value, Vec<Finding>), Vec<Finding>> {
-    match parse_document(text, format) {
-        Ok(value) => Ok((value, Vec::new())),
+    parse_playbook_mapped(text, format, false).map(|(value, notes, _)| (value, notes))
+}
+
+/// A parsed playbook, its notes, and where its nodes are when the parse
+/// could map them on the way.
+pub(crate) type MappedPlaybook = (Value, Vec<Finding>, Option<SourceMap>);
+
+/// [`parse_playbook`], also mapping node positions when `map` is set and
+/// the text is one YAML document (see [`SourceMap`]).
+pub(crate) fn parse_playbook_mapped(
+    text: &str,
+    format: Format,
+    map: bool,
+) -> Result<MappedPlaybook, Vec<Finding>> {
+    match parse_checked(text, format, map) {
+        Ok((value, map)) => Ok((value, Vec::new(), map)),
         // Every other check passed before the parser met the second `---`
         // (size, NUL, nesting), and the first document passed the parser's.
         Err(findings)
@@ -128,7 +143,7 @@ pub fn parse_playbook(text: &str, format: Format) -> Result<(Value, Vec<Finding>
             };
             match second {
                 // Only an empty trailing `---` separated the documents.
-                None if value.is_object() => return Ok((value, Vec::new())),
+                None if value.is_object() => return Ok((value, Vec::new(), None)),
                 Some(_) if crate::legacy::is_legacy(&value) => {}
                 _ => return Err(findings),
             }
@@ -148,7 +163,7 @@ pub fn parse_playbook(text: &str, format: Format) -> Result<(Value, Vec<Finding>
                 })
                 .into_iter()
                 .collect();
-            Ok((value, notes))
+            Ok((value, notes, None))
         }
         Err(findings) => Err(findings),
     }
@@ -160,6 +175,16 @@ const SECOND_DOCUMENT: &str = "a second YAML document starts here";
 /// Parses text into a generic value, or says why not. A key given twice
 /// yields two findings, one at each place, each naming the other.
 pub fn parse_document(text: &str, format: Format) -> Result<Value, Vec<Finding>> {
+    parse_checked(text, format, false).map(|(value, _)| value)
+}
+
+/// [`parse_document`], also mapping node positions from the same parse when
+/// `map` is set and the format is YAML.
+fn parse_checked(
+    text: &str,
+    format: Format,
+    map: bool,
+) -> Result<(Value, Option<SourceMap>), Vec<Finding>> {
     if text.len() > MAX_DOCUMENT_BYTES {
         return Err(vec![Finding::new(
             Code::DocumentSize,
@@ -191,12 +216,13 @@ pub fn parse_document(text: &str, format: Format) -> Result<Value, Vec<Finding>>
         return Err(problem_findings(Problem::TooDeep { location }, format));
     }
     let parsed = match format {
-        Format::Json => json::parse(text),
-        Format::Yaml => yaml::parse(text),
+        Format::Json => json::parse(text).map(|value| (value, None)),
+        Format::Yaml if map => yaml::parse_mapped(text).map(|(value, map)| (value, Some(map))),
+        Format::Yaml => yaml::parse(text).map(|value| (value, None)),
     };
     match parsed {
-        Ok(Value::Null) => Err(vec![empty()]),
-        Ok(value) => Ok(value),
+        Ok((Value::Null, _)) => Err(vec![empty()]),
+        Ok(parsed) => Ok(parsed),
         Err(problem) => Err(problem_findings(problem, format)),
     }
 }

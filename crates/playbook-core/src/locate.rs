@@ -15,12 +15,12 @@ use crate::finding::{Location, pointer_tokens};
 /// Positions of every key and value of a document, as a tree that mirrors
 /// the document: each key is stored once, so memory is linear in the text
 /// (a map from full pointers would be quadratic for long keys nested deep).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct SourceMap {
     nodes: Vec<Node>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Node {
     location: Option<Location>,
     /// Where a one-line scalar value's text starts (after an opening
@@ -30,7 +30,7 @@ struct Node {
     children: Children,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 enum Children {
     #[default]
     Leaf,
@@ -46,24 +46,16 @@ impl SourceMap {
         if nesting::too_deep(text).is_some() {
             return SourceMap::default();
         }
-        let mut builder = Builder::default();
         let mut parser = Parser::new_from_str(text);
         // A scan error only truncates the map; the parse error itself is
         // reported by the real parser with its own location.
-        let mut documents = 0;
+        let mut recorder = Recorder::default();
         while let Ok((event, mark)) = parser.next_token() {
-            if matches!(event, Event::DocumentStart) {
-                documents += 1;
-            }
-            // Positions are of the first document: the one a playbook is.
-            if documents > 1 || matches!(event, Event::StreamEnd) || !builder.on_event(event, mark)
-            {
+            if !recorder.event(&event, &mark) {
                 break;
             }
         }
-        SourceMap {
-            nodes: builder.nodes,
-        }
+        recorder.finish()
     }
 
     /// Where position (`line`, `column`, 1-based) of the one-line text at
@@ -114,6 +106,41 @@ impl SourceMap {
             found = node.location.or(found);
         }
         found
+    }
+}
+
+/// Builds a [`SourceMap`] from parser events as they pass, so the parse
+/// that loads a document can place its findings without a second parse.
+#[derive(Default)]
+pub(crate) struct Recorder {
+    builder: Builder,
+    documents: usize,
+    stopped: bool,
+}
+
+impl Recorder {
+    /// Takes one event; false once nothing further is mapped. Positions
+    /// are of the first document: the one a playbook is.
+    pub(crate) fn event(&mut self, event: &Event, mark: &Marker) -> bool {
+        if self.stopped {
+            return false;
+        }
+        if matches!(event, Event::DocumentStart) {
+            self.documents += 1;
+        }
+        if self.documents > 1
+            || matches!(event, Event::StreamEnd)
+            || !self.builder.on_event(event, mark)
+        {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+
+    pub(crate) fn finish(self) -> SourceMap {
+        SourceMap {
+            nodes: self.builder.nodes,
+        }
     }
 }
 
@@ -232,7 +259,7 @@ impl Builder {
         }
     }
 
-    fn scalar(&mut self, text: String, location: Location, style: Option<TScalarStyle>) {
+    fn scalar(&mut self, text: &str, location: Location, style: Option<TScalarStyle>) {
         if let Some(&Frame::Map {
             node, key: None, ..
         }) = self.stack.last()
@@ -243,7 +270,7 @@ impl Builder {
             {
                 n.location = n.location.or(Some(location));
             }
-            let entry = self.entry(node, text, Some(location));
+            let entry = self.entry(node, text.to_owned(), Some(location));
             if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
                 *key = Some(entry);
             }
@@ -265,15 +292,15 @@ impl Builder {
     }
 
     /// Takes one event; false once there is nothing more to map.
-    fn on_event(&mut self, event: Event, mark: Marker) -> bool {
+    fn on_event(&mut self, event: &Event, mark: &Marker) -> bool {
         let location = Location {
             line: mark.line(),
             column: mark.col() + 1,
         };
         match event {
             Event::DocumentEnd => self.done = true,
-            Event::Scalar(text, style, ..) => self.scalar(text, location, Some(style)),
-            Event::Alias(_) => self.scalar(String::new(), location, None),
+            Event::Scalar(text, style, ..) => self.scalar(text, location, Some(*style)),
+            Event::Alias(_) => self.scalar("", location, None),
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 if self.stack.len() >= MAX_NESTING {
                     return false;
@@ -416,5 +443,81 @@ mod linear_tests {
             map.locate(&format!("/{key}/e99999")).map(|l| l.line),
             Some(100_001)
         );
+    }
+}
+
+/// The map recorded while loading must be the map a parse of its own
+/// builds, for every document the repository has: examples, lint fixtures,
+/// fuzz seeds and regressions.
+#[cfg(test)]
+mod recorder_tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::document::{self, Format};
+
+    fn texts(dir: &Path, out: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                texts(&path, out);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                out.push((path.display().to_string(), text));
+            }
+        }
+    }
+
+    fn corpus() -> Vec<(String, String)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut out = Vec::new();
+        for dir in [
+            "playbooks",
+            "tests/fixtures",
+            "fuzz/seeds/validate_source",
+            "fuzz/regressions/validate_source",
+            "crates/playbook-orchestrator/tests/fixtures",
+        ] {
+            texts(&root.join(dir), &mut out);
+        }
+        let written = [
+            "a: &x {b: 1, c: [2, 3]}\nd: *x\ne:\n  <<: *x\n  f: 4\n",
+            "? complex\n: 1\nk: [a, {b: c}, [d]]\n",
+            "s: |\n  line\n  line\nq: \"x: y\"\np: 'it''s'\n# comment\nn: ~\n",
+            "{\"id\": \"a\", \"workflow\": {\"s\": {\"roles\": [{\"name\": \"r\"}]}}}",
+            "- - - x\n  - y\n- {}\n- []\n",
+            "a: 1\n...\n",
+            "a: on\nb: yes\nc: 0o17\nd: 017\ne: 0x1f\nf: .5\ng: 1_000\n",
+        ];
+        out.extend(written.iter().map(|t| (format!("{t:?}"), t.to_string())));
+        out
+    }
+
+    #[test]
+    fn the_map_of_the_loading_parse_equals_a_separate_one() {
+        let mut mapped = 0;
+        for (name, text) in corpus() {
+            let format = Format::sniff(&text);
+            let plain = document::parse_playbook(&text, format);
+            let with_map = document::parse_playbook_mapped(&text, format, true);
+            match (plain, with_map) {
+                (Ok((value, notes)), Ok((again, notes_again, map))) => {
+                    assert_eq!(value, again, "{name}: the value differs");
+                    assert_eq!(notes, notes_again, "{name}: the notes differ");
+                    if let Some(map) = map {
+                        assert!(
+                            map == SourceMap::new(text.trim_start_matches('\u{feff}')),
+                            "{name}: the maps differ"
+                        );
+                        mapped += 1;
+                    }
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{name}: the refusals differ"),
+                (a, b) => panic!("{name}: {a:?} but mapped {:?}", b.map(|(v, ..)| v)),
+            }
+        }
+        assert!(mapped >= 60, "only {mapped} documents were mapped");
     }
 }

@@ -82,7 +82,11 @@ impl Report {
 
 /// Validates playbook text and locates every finding in it.
 pub fn validate_source(text: &str, format: Format, options: &Options) -> Report {
-    let (value, notes) = match document::parse_playbook(text, format) {
+    // The map of positions comes from the same parse as the value; a second
+    // parse only for text with a byte-order mark (positions count it) or
+    // several documents, which the loader does not map.
+    let mapped = !text.starts_with('\u{feff}');
+    let (value, notes, map) = match document::parse_playbook_mapped(text, format, mapped) {
         Ok(parsed) => parsed,
         Err(findings) => {
             return Report {
@@ -96,11 +100,10 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
         report.findings.extend(notes);
         sort(&mut report.findings);
     }
-    // Locating costs a second parse; a clean document needs none.
     if report.findings.is_empty() {
         return report;
     }
-    let map = SourceMap::new(text);
+    let map = map.unwrap_or_else(|| SourceMap::new(text));
     for finding in &mut report.findings {
         if finding.location.is_none() {
             // A gate's syntax error points at the offending character of the

@@ -18,6 +18,7 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 use super::Problem;
 use super::nesting::MAX_NESTING;
 use crate::finding::{Location, escape_pointer};
+use crate::locate::{Recorder, SourceMap};
 
 /// Most nodes that aliases may add to a document in total. Anchors are
 /// rare in playbooks and small; a "billion laughs" needs millions.
@@ -42,6 +43,22 @@ pub(super) fn parse(text: &str) -> Result<Value, Problem> {
         let (event, mark) = next(&mut parser)?;
         if loader.event(event, mark)? {
             return Ok(loader.root.unwrap_or(Value::Null));
+        }
+    }
+}
+
+/// Like [`parse`], and maps where each node is from the same events: the
+/// same map `SourceMap::new` builds with a parse of its own.
+pub(super) fn parse_mapped(text: &str) -> Result<(Value, SourceMap), Problem> {
+    let mut loader = Loader::default();
+    let mut recorder = Recorder::default();
+    let mut parser = Parser::new_from_str(text);
+    loop {
+        let (event, mark) = next(&mut parser)?;
+        recorder.event(&event, &mark);
+        if loader.event(event, mark)? {
+            let value = loader.root.unwrap_or(Value::Null);
+            return Ok((value, recorder.finish()));
         }
     }
 }
@@ -97,8 +114,9 @@ fn location(mark: &Marker) -> Location {
 enum Frame {
     Map {
         map: Map<String, Value>,
-        /// Where each key was first seen, to name both places of a duplicate.
-        seen: HashMap<String, Location>,
+        /// Where each key was seen, in order, to name both places of a
+        /// duplicate (the keys themselves are in `map`).
+        seen: Vec<Location>,
         /// The key waiting for its value, with its position.
         key: Option<(String, Location)>,
         anchor: usize,
@@ -175,7 +193,7 @@ impl Loader {
                 self.stack.push(if is_map {
                     Frame::Map {
                         map: Map::new(),
-                        seen: HashMap::new(),
+                        seen: Vec::new(),
                         key: None,
                         anchor,
                         nodes: 1,
@@ -229,24 +247,33 @@ impl Loader {
     }
 
     fn key(&mut self, text: String, at: Location) -> Result<(), Problem> {
-        let pointer = self.pointer();
-        if let Some(Frame::Map {
-            seen, key, bytes, ..
+        let Some(Frame::Map {
+            map,
+            seen,
+            key,
+            bytes,
+            ..
         }) = self.stack.last_mut()
-        {
-            if let Some(&first) = seen.get(&text) {
-                let path = format!("{pointer}/{}", escape_pointer(&text));
-                return Err(Problem::DuplicateKey {
-                    key: text,
-                    path,
-                    first,
-                    second: at,
-                });
-            }
-            *bytes = bytes.saturating_add(text.len());
-            seen.insert(text.clone(), at);
-            *key = Some((text, at));
+        else {
+            return Ok(());
+        };
+        // Keys enter the map in the order they are seen (each once: a repeat
+        // stops here), so a key's index in the map is its index in `seen`.
+        if map.contains_key(&text) {
+            let index = map.keys().position(|k| *k == text);
+            let first = index.and_then(|i| seen.get(i)).copied().unwrap_or(at);
+            let pointer = self.pointer();
+            let path = format!("{pointer}/{}", escape_pointer(&text));
+            return Err(Problem::DuplicateKey {
+                key: text,
+                path,
+                first,
+                second: at,
+            });
         }
+        *bytes = bytes.saturating_add(text.len());
+        seen.push(at);
+        *key = Some((text, at));
         Ok(())
     }
 

@@ -63,8 +63,11 @@ pub(super) fn run(playbook: &Playbook, options: &Options) -> Vec<Finding> {
     }
     loops(&flow, &mut out);
     reachability(&flow, &mut out);
-    inputs(playbook, &flow, &mut out);
-    stage_gates(playbook, &flow, &mut out);
+    // For each output field, the first stage promising it: what inputs and
+    // stage gates may take from earlier stages.
+    let first_stage = flow.first_stage_promising();
+    inputs(playbook, &flow, &first_stage, &mut out);
+    stage_gates(playbook, &first_stage, &mut out);
 
     // A playbook written before contracts existed gets hints, never warnings:
     // nothing in it is wrong by the standards it was written to.
@@ -120,8 +123,15 @@ const GATES_FIELDS: &[&str] = &["requires_user_approval", "pass_condition"];
 const RETRY_FIELDS: &[&str] = &["max_iterations", "escalate_on"];
 
 fn unknown_fields(playbook: &Playbook, options: &Options, out: &mut Vec<Finding>) {
-    let mut check = |extra: &Extra, base: &str, known: &[&str]| {
-        for key in extra.keys().filter(|k| !k.starts_with("x_")) {
+    // The pointer of an object is built only when it has an unknown key:
+    // nearly every object has none, and a large playbook has thousands.
+    let mut check = |extra: &Extra, base: &dyn Fn() -> String, known: &[&str]| {
+        let mut unknown = extra.keys().filter(|k| !k.starts_with("x_")).peekable();
+        if unknown.peek().is_none() {
+            return;
+        }
+        let base = base();
+        for key in unknown {
             let closest = known
                 .iter()
                 .map(|k| (strsim::levenshtein(k, key), *k))
@@ -145,33 +155,37 @@ fn unknown_fields(playbook: &Playbook, options: &Options, out: &mut Vec<Finding>
             out.push(finding);
         }
     };
-    check(&playbook.extra, "", PLAYBOOK_FIELDS);
+    check(&playbook.extra, &String::new, PLAYBOOK_FIELDS);
     for (name, stage) in playbook.stages() {
-        let base = format!("/workflow/{}", escape_pointer(name));
+        let base = || format!("/workflow/{}", escape_pointer(name));
         check(&stage.extra, &base, STAGE_FIELDS);
         if let Some(policy) = &stage.stage_policy {
             check(
                 &policy.extra,
-                &format!("{base}/stage_policy"),
+                &|| format!("{}/stage_policy", base()),
                 STAGE_POLICY_FIELDS,
             );
         }
     }
     for r in playbook.roles() {
-        let base = r.pointer();
+        let base = || r.pointer();
         check(&r.role.extra, &base, ROLE_FIELDS);
         if let Some(c) = &r.role.outputs_contract {
             check(
                 &c.extra,
-                &format!("{base}/outputs_contract"),
+                &|| format!("{}/outputs_contract", base()),
                 OUTPUTS_FIELDS,
             );
         }
         if let Some(g) = &r.role.gates {
-            check(&g.extra, &format!("{base}/gates"), GATES_FIELDS);
+            check(&g.extra, &|| format!("{}/gates", base()), GATES_FIELDS);
         }
         if let Some(p) = &r.role.retry_policy {
-            check(&p.extra, &format!("{base}/retry_policy"), RETRY_FIELDS);
+            check(
+                &p.extra,
+                &|| format!("{}/retry_policy", base()),
+                RETRY_FIELDS,
+            );
         }
     }
 }
@@ -505,7 +519,7 @@ pub fn prompt_placeholders(prompt: &str) -> Vec<&str> {
 fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
     let r = &flow.roles[i];
     for (k, target) in r.role.handoff_to().iter().enumerate() {
-        let path = format!("{}/handoff_to/{k}", r.pointer());
+        let path = || format!("{}/handoff_to/{k}", r.pointer());
         match flow.index_of(target) {
             None => {
                 let closest = flow
@@ -532,7 +546,7 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
                 push(
                     out,
                     Code::UnknownHandoff,
-                    path,
+                    path(),
                     format!(
                         "`{}` hands off to `{target}`, which is not a role of this playbook",
                         r.role.name
@@ -543,7 +557,7 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
             Some(j) if !flow.is_stage_enabled(flow.roles[j].stage_index) => push(
                 out,
                 Code::HandoffToDisabled,
-                path,
+                path(),
                 format!(
                     "`{}` hands off to `{target}`, whose stage `{}` is disabled",
                     r.role.name, flow.roles[j].stage
@@ -629,8 +643,12 @@ fn reachability(flow: &Flow, out: &mut Vec<Finding>) {
     }
 }
 
-fn inputs(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
-    let first_stage = flow.first_stage_promising();
+fn inputs(
+    playbook: &Playbook,
+    flow: &Flow,
+    first_stage: &HashMap<&str, usize>,
+    out: &mut Vec<Finding>,
+) {
     for (i, r) in flow.roles.iter().enumerate() {
         let from_outside = |input: &str| {
             is_run_input(playbook, input)
@@ -712,26 +730,29 @@ fn did_you_mean<'k>(word: &str, known: &[&'k str]) -> Option<&'k str> {
 }
 
 /// What a gate may read: a test per name, and the names themselves for
-/// "did you mean" hints.
-type Readable<'a> = (&'a dyn Fn(&str) -> bool, &'a [&'a str]);
+/// "did you mean" hints. The names are listed only when a gate reads
+/// something unavailable: listing (and sorting) every field promised so far
+/// for each stage gate was most of the lints' time on a large playbook.
+type Readable<'r, 'n> = (&'r dyn Fn(&str) -> bool, &'r dyn Fn() -> Vec<&'n str>);
 
 /// Compiles one gate and checks what it reads against `available`; `known`
-/// are the names it may read, for "did you mean" hints.
+/// are the names it may read, for "did you mean" hints. The gate's pointer
+/// and the words naming its owner are built only for a finding.
 fn check_gate(
     playbook: &Playbook,
     text: &str,
-    path: String,
-    owner: &str,
-    (available, known): Readable<'_>,
+    (path, owner): (&dyn Fn() -> String, &dyn Fn() -> String),
+    (available, known): Readable<'_, '_>,
     out: &mut Vec<Finding>,
 ) {
     match gate::compile_in(playbook, text) {
         Ok(g) if g.is_manual() && playbook.is_legacy() && !is_declared(playbook, &g) => push(
             out,
             Code::ManualGate,
-            path,
+            path(),
             format!(
-                "the gate of {owner} is a named condition (`{}`) of a legacy (agenterm) file: a person confirms it in every run",
+                "the gate of {} is a named condition (`{}`) of a legacy (agenterm) file: a person confirms it in every run",
+                owner(),
                 g.source.trim()
             ),
             "run `playbook migrate` to make it a policy: an expression over output fields where they allow one, else an explicit manual gate".into(),
@@ -739,11 +760,12 @@ fn check_gate(
         Ok(g) if g.is_manual() => push(
             out,
             Code::ManualGate,
-            path,
-            format!("the gate of {owner} is not machine-checkable, so a person approves it in every run"),
+            path(),
+            format!("the gate of {} is not machine-checkable, so a person approves it in every run", owner()),
             "write a CEL expression over output fields, e.g. `failed_cases == 0`, to automate it".into(),
         ),
         Ok(g) => {
+            let mut names = None;
             for field in g.reads().filter(|f| !available(f)) {
                 let via = g
                     .policy
@@ -751,7 +773,7 @@ fn check_gate(
                     .map(|p| format!(" (through policy `{p}`)"))
                     .unwrap_or_default();
                 // A near miss is far likelier a typo than a missing field.
-                let hint = match did_you_mean(field, known) {
+                let hint = match did_you_mean(field, names.get_or_insert_with(known)) {
                     Some(close) => format!(
                         "did you mean `{close}`? Otherwise add `{field}` to outputs_contract.required, or gate on a promised field"
                     ),
@@ -762,8 +784,8 @@ fn check_gate(
                 push(
                     out,
                     Code::GateUnpromisedField,
-                    path.clone(),
-                    format!("the gate of {owner} reads `{field}`{via}, which its outputs contract does not promise"),
+                    path(),
+                    format!("the gate of {} reads `{field}`{via}, which its outputs contract does not promise", owner()),
                     hint,
                 );
             }
@@ -777,8 +799,8 @@ fn check_gate(
             push(
                 out,
                 Code::UnknownPolicy,
-                path,
-                format!("the gate of {owner} names policy `{key}`, which is neither built in nor defined in policies"),
+                path(),
+                format!("the gate of {} names policy `{key}`, which is neither built in nor defined in policies", owner()),
                 format!(
                     "define it under `policies:` or use one of {}; to test a boolean output write `{key} == true`",
                     known.join(", ")
@@ -788,8 +810,8 @@ fn check_gate(
         Err(GateError::Syntax { message, .. }) => push(
             out,
             Code::GateSyntax,
-            path,
-            format!("the gate of {owner} does not compile: {message}"),
+            path(),
+            format!("the gate of {} does not compile: {message}", owner()),
             "write a CEL expression such as `verdict == \"pass\"`, a policy key, or plain words for a manual gate".into(),
         ),
         // The broken policy itself is reported once, at `/policies/<key>`.
@@ -805,26 +827,26 @@ fn role_gate(playbook: &Playbook, r: &RoleRef, out: &mut Vec<Finding>) {
         r.role.outputs_required().iter().any(|f| f == field)
             || ROLE_STATE_VARIABLES.contains(&field)
     };
-    let known: Vec<&str> = r
-        .role
-        .outputs_required()
-        .iter()
-        .map(String::as_str)
-        .chain(ROLE_STATE_VARIABLES.iter().copied())
-        .collect();
+    let known = || -> Vec<&str> {
+        r.role
+            .outputs_required()
+            .iter()
+            .map(String::as_str)
+            .chain(ROLE_STATE_VARIABLES.iter().copied())
+            .collect()
+    };
     check_gate(
         playbook,
         text,
-        format!("{}/gates/pass_condition", r.pointer()),
-        &format!("role `{}`", r.role.name),
+        (&|| format!("{}/gates/pass_condition", r.pointer()), &|| {
+            format!("role `{}`", r.role.name)
+        }),
         (&available, &known),
         out,
     );
 }
 
-fn stage_gates(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
-    let first_stage = flow.first_stage_promising();
-    let first_stage = &first_stage;
+fn stage_gates(playbook: &Playbook, first_stage: &HashMap<&str, usize>, out: &mut Vec<Finding>) {
     for (s, (name, stage)) in playbook.stages().enumerate() {
         // An enter gate sees what earlier stages promise; an exit gate also
         // what this stage's roles promise.
@@ -835,36 +857,38 @@ fn stage_gates(playbook: &Playbook, flow: &Flow, out: &mut Vec<Finding>) {
                     || is_run_input(playbook, field)
             }
         };
-        let known = |through: usize| -> Vec<&str> {
-            let mut names: Vec<&str> = first_stage
-                .iter()
-                .filter(|(_, first)| **first < through)
-                .map(|(field, _)| *field)
-                .chain(STAGE_STATE_VARIABLES.iter().copied())
-                .collect();
-            // Sorted, so a tie between two near misses is decided alike in every run.
-            names.sort_unstable();
-            names
+        let known = |through: usize| {
+            move || -> Vec<&str> {
+                let mut names: Vec<&str> = first_stage
+                    .iter()
+                    .filter(|(_, first)| **first < through)
+                    .map(|(field, _)| *field)
+                    .chain(STAGE_STATE_VARIABLES.iter().copied())
+                    .collect();
+                // Sorted, so a tie between two near misses is decided alike in every run.
+                names.sort_unstable();
+                names
+            }
         };
-        let base = format!("/workflow/{}/stage_policy", escape_pointer(name));
+        let base = || format!("/workflow/{}/stage_policy", escape_pointer(name));
         if let Some(text) = stage.enter_gate() {
-            let owner = format!("stage `{name}` (enter)");
             check_gate(
                 playbook,
                 text,
-                format!("{base}/enter_gate"),
-                &owner,
+                (&|| format!("{}/enter_gate", base()), &|| {
+                    format!("stage `{name}` (enter)")
+                }),
                 (&readable(s), &known(s)),
                 out,
             );
         }
         if let Some(text) = stage.exit_gate() {
-            let owner = format!("stage `{name}` (exit)");
             check_gate(
                 playbook,
                 text,
-                format!("{base}/exit_gate"),
-                &owner,
+                (&|| format!("{}/exit_gate", base()), &|| {
+                    format!("stage `{name}` (exit)")
+                }),
                 (&readable(s + 1), &known(s + 1)),
                 out,
             );
