@@ -118,10 +118,8 @@ where
             next_step,
             code,
         } = line;
-        self.timestamp.clear();
-        crate::clock::write_iso8601(&mut self.timestamp, self.start_ms.saturating_add(self.now));
         let entry = WorklogEntry {
-            timestamp: self.timestamp.clone(),
+            timestamp: self.instant(0),
             run_id: self.run_id.clone(),
             task_id: self.tasks[task].packet.task_id.clone(),
             actor: actor.to_string(),

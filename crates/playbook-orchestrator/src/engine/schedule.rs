@@ -90,6 +90,7 @@ where
                             first_run: vec![0; self.flow.roles.len()],
                             runs: 0,
                             pending: None,
+                            sent: None,
                         });
                         order += 1;
                         heap.push(Reverse((self.now, order, free, Phase::Start)));

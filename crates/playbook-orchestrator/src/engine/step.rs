@@ -81,8 +81,8 @@ where
                     iteration,
                     agent: self.options.agent_name.clone(),
                     prompt_hash: String::new(),
-                    started_at: self.at(),
-                    ended_at: self.at(),
+                    started_at: self.instant(0),
+                    ended_at: self.instant(0),
                     latency_ms: 0,
                     outcome: "not_invoked".into(),
                     code: Some(ErrorCode::InputMissing),
@@ -107,8 +107,21 @@ where
             return Next::Ended;
         }
         self.steps += 1;
-        let packet = self.packet(task);
-        self.check_sent(&packet);
+        let sent = match run.sent.take() {
+            Some(sent) if self.packet_is_current(task, &sent.packet) => sent,
+            _ => {
+                let packet = self.packet(task);
+                let warning = sent_warning(&packet);
+                Sent { packet, warning }
+            }
+        };
+        if let Some((code, message)) = &sent.warning {
+            self.emit(Event::Warning {
+                code: *code,
+                message: message.clone(),
+            });
+        }
+        let packet = &sent.packet;
         // One buffer for every prompt of the run: the role's contract block,
         // rendered once, then this task's part, hashed on top of the block.
         let mut prompt = std::mem::take(&mut self.prompt);
@@ -136,7 +149,7 @@ where
             role: &role.name,
             iteration,
             prompt: &prompt,
-            packet: &packet,
+            packet,
         };
         let mut last: Option<ToolResult> = None;
         let mut calls = 0u32;
@@ -193,7 +206,8 @@ where
             }
         };
         self.prompt = prompt;
-        let started_at = self.at();
+        run.sent = Some(sent);
+        let started_at = self.instant(0);
         let record = AgentRunRecord {
             task_id,
             stage: stage.to_string(),
@@ -202,11 +216,7 @@ where
             agent: self.options.agent_name.clone(),
             prompt_hash,
             started_at,
-            ended_at: iso8601(
-                self.start_ms
-                    .saturating_add(self.now)
-                    .saturating_add(duration_ms),
-            ),
+            ended_at: self.instant(duration_ms),
             latency_ms: duration_ms,
             outcome: String::new(),
             code: None,
@@ -239,13 +249,36 @@ where
     /// contract first; a violation is a defect of the run input that task
     /// creation did not catch, reported as a warning.
     pub(super) fn check_sent<E: Envelope>(&mut self, envelope: &E) {
-        let violations = envelope.check(true);
-        if let Some(v) = violations.first() {
-            self.emit(Event::Warning {
-                code: v.code,
-                message: format!("{} sent with {} {}", E::SCHEMA_FILE, v.path, v.message),
-            });
+        if let Some((code, message)) = sent_warning(envelope) {
+            self.emit(Event::Warning { code, message });
         }
+    }
+
+    /// Whether `packet`, built for `task` earlier in the stage, is what
+    /// [`Self::packet`] would build now. Everything in it but the
+    /// repository notes is fixed for the stage; the notes follow the task's
+    /// `repo` and `base_ref` values, which an output may change.
+    pub(super) fn packet_is_current(&self, task: usize, packet: &AssignmentPacket) -> bool {
+        let values = &self.tasks[task].values;
+        let mut notes = packet
+            .context_package
+            .iter()
+            .filter(|c| c.kind == ContextKind::Note);
+        for input in REPO_NOTES {
+            if let Some(Value::String(v)) = values.get(input) {
+                let Some(note) = notes.next() else {
+                    return false;
+                };
+                let expected = note
+                    .value
+                    .strip_prefix(input)
+                    .and_then(|rest| rest.strip_prefix(": "));
+                if expected != Some(v.as_str()) {
+                    return false;
+                }
+            }
+        }
+        notes.next().is_none()
     }
 
     pub(super) fn in_loop(&self, role: usize) -> bool {
@@ -263,11 +296,7 @@ where
             value: t.packet.worklog_path.clone(),
             extra: Default::default(),
         }];
-        for input in BUILTIN_RUN_INPUTS
-            .iter()
-            .copied()
-            .filter(|i| *i == "repo" || *i == "base_ref")
-        {
+        for input in REPO_NOTES {
             if let Some(Value::String(v)) = t.values.get(input) {
                 context_package.push(ContextItem {
                     kind: ContextKind::Note,
@@ -582,4 +611,19 @@ where
             }
         }
     }
+}
+
+/// The run inputs an assignment packet repeats as notes, in this order.
+const REPO_NOTES: [&str; 2] = ["repo", "base_ref"];
+
+/// The warning an envelope the orchestrator sends raises when it breaks its
+/// contract: a defect of the run input that task creation did not catch.
+fn sent_warning<E: Envelope>(envelope: &E) -> Option<(ErrorCode, String)> {
+    let violations = envelope.check(true);
+    violations.first().map(|v| {
+        (
+            v.code,
+            format!("{} sent with {} {}", E::SCHEMA_FILE, v.path, v.message),
+        )
+    })
 }
