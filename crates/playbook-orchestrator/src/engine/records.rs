@@ -61,10 +61,27 @@ where
                 message: e.message,
             }),
         }
-        // Reconciliation: the ledger must say what the engine believes.
-        let mut last: indexmap::IndexMap<&str, LedgerStatus> = indexmap::IndexMap::new();
+        // Reconciliation: the ledger must say what the engine believes,
+        // checked once per task at its last delta, in the order tasks first
+        // appear. Most flushes carry one delta (a task's assignment): no map
+        // is built for a handful.
+        let mut last: Vec<(&str, LedgerStatus)> = Vec::new();
+        let mut index: indexmap::IndexMap<&str, usize> = indexmap::IndexMap::new();
         for delta in &deltas {
-            last.insert(&delta.task_id, delta.status);
+            let found = if deltas.len() <= 8 {
+                last.iter().position(|(id, _)| *id == delta.task_id)
+            } else {
+                index.get(delta.task_id.as_str()).copied()
+            };
+            match found {
+                Some(i) => last[i].1 = delta.status,
+                None => {
+                    if deltas.len() > 8 {
+                        index.insert(&delta.task_id, last.len());
+                    }
+                    last.push((&delta.task_id, delta.status));
+                }
+            }
         }
         for (task_id, status) in last {
             let expected = Some(status);

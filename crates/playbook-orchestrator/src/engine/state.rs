@@ -89,6 +89,10 @@ pub(super) struct Running {
     /// what checking it found: the same packet is built and checked once
     /// and sent again while the values it is built from stay the same.
     pub(super) sent: Option<Sent>,
+    /// The task's id, the stage's name and every role name of the flow
+    /// hold nothing the redactor hides: an event made of these alone (and
+    /// numbers, hashes and fixed words) is clean and is not scanned again.
+    pub(super) ids_clean: bool,
 }
 
 /// An assignment packet as checked before it was first sent.

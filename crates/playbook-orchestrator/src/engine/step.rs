@@ -26,12 +26,15 @@ where
         let task_id = self.tasks[task].packet.task_id.clone();
         let bound = self.loop_bound[role_index];
         if self.flow.roles.len() > 1 && self.in_loop(role_index) {
-            self.emit(Event::Iteration {
-                task_id: task_id.clone(),
-                role: role.name.clone(),
-                k: iteration,
-                n: bound,
-            });
+            self.emit_ids(
+                run.ids_clean,
+                Event::Iteration {
+                    task_id: task_id.clone(),
+                    role: role.name.clone(),
+                    k: iteration,
+                    n: bound,
+                },
+            );
         }
         if let Some(n) = bound
             && iteration > n
@@ -135,13 +138,16 @@ where
             hasher.update(&prompt.as_bytes()[block.len()..]);
             crate::audit::hex(&hasher.finalize())
         };
-        self.emit(Event::AgentInvoked {
-            task_id: task_id.clone(),
-            stage: stage.to_string(),
-            role: role.name.clone(),
-            iteration,
-            prompt_hash: prompt_hash.clone(),
-        });
+        self.emit_ids(
+            run.ids_clean,
+            Event::AgentInvoked {
+                task_id: task_id.clone(),
+                stage: stage.to_string(),
+                role: role.name.clone(),
+                iteration,
+                prompt_hash: prompt_hash.clone(),
+            },
+        );
         let invocation = Invocation {
             run_id: &self.run_id.clone(),
             task_id: &task_id,
@@ -234,6 +240,28 @@ where
             record,
         });
         Next::At(self.now.saturating_add(duration_ms), Phase::Complete)
+    }
+
+    /// Emits an event whose texts are the task's id, the stage's name, role
+    /// names, a hex hash or fixed words: when `ids_clean` (each was found
+    /// clean when the task entered the stage, and redaction depends on the
+    /// text alone) it is clean as it stands and goes to the sink unscanned;
+    /// otherwise it takes the usual way, [`Self::emit`].
+    pub(super) fn emit_ids(&mut self, ids_clean: bool, event: Event) {
+        if !ids_clean {
+            return self.emit(event);
+        }
+        debug_assert!(
+            !crate::redact::event(&mut event.clone()),
+            "an event of clean names was not clean: {event:?}"
+        );
+        let record = EventRecord {
+            seq: self.seq,
+            t_ms: self.now,
+            event,
+        };
+        self.seq += 1;
+        self.ports.sink.emit(&record);
     }
 
     /// Stops the run (once) with a warning saying why, and cancels `task`.
@@ -420,21 +448,27 @@ where
                 match next {
                     Some(j) => {
                         let to = self.flow.roles[j].role.name.clone();
-                        self.emit(Event::Handoff {
-                            task_id,
-                            from: role.name.clone(),
-                            to,
-                            reason: why,
-                        });
+                        self.emit_ids(
+                            run.ids_clean,
+                            Event::Handoff {
+                                task_id,
+                                from: role.name.clone(),
+                                to,
+                                reason: why,
+                            },
+                        );
                         run.role = j;
                         Next::At(self.now, Phase::Start)
                     }
                     None => {
-                        self.emit(Event::StageLeft {
-                            task_id,
-                            stage: stage.to_string(),
-                            role: role.name.clone(),
-                        });
+                        self.emit_ids(
+                            run.ids_clean,
+                            Event::StageLeft {
+                                task_id,
+                                stage: stage.to_string(),
+                                role: role.name.clone(),
+                            },
+                        );
                         Next::LeftStage
                     }
                 }
@@ -530,12 +564,15 @@ where
                                 code: None,
                             },
                         );
-                        self.emit(Event::Handoff {
-                            task_id,
-                            from: role.name.clone(),
-                            to,
-                            reason: HandoffReason::SentBack,
-                        });
+                        self.emit_ids(
+                            run.ids_clean,
+                            Event::Handoff {
+                                task_id,
+                                from: role.name.clone(),
+                                to,
+                                reason: HandoffReason::SentBack,
+                            },
+                        );
                         run.role = j;
                         Next::At(self.now, Phase::Start)
                     }
