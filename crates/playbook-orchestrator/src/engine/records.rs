@@ -127,6 +127,18 @@ where
     }
 
     pub(super) fn worklog(&mut self, task: usize, actor: &str, line: WorklogLine) {
+        self.worklog_ids(task, actor, line, false);
+    }
+
+    /// [`Self::worklog`] for a step whose task id and role names were found
+    /// clean as the task entered the stage (`Running::ids_clean`).
+    pub(super) fn worklog_ids(
+        &mut self,
+        task: usize,
+        actor: &str,
+        line: WorklogLine,
+        ids_clean: bool,
+    ) {
         let WorklogLine {
             action,
             files,
@@ -149,7 +161,7 @@ where
             evidence: None,
         };
         let mut entry = entry;
-        crate::redact::engine_worklog_entry(&mut entry);
+        crate::redact::engine_worklog_entry(&mut entry, ids_clean);
         self.ports.sink.record(RunRecord::Worklog(&entry));
         if self.options.keep_records {
             self.worklogs.append_redacted(entry);
@@ -158,8 +170,14 @@ where
 
     /// The one way an agent call reaches the audit log: redacted, handed
     /// to the sink, and kept when the report keeps records.
-    pub(super) fn audit_run(&mut self, mut record: AgentRunRecord) {
-        crate::redact::agent_run(&mut record);
+    pub(super) fn audit_run(&mut self, record: AgentRunRecord) {
+        self.audit_run_ids(record, false);
+    }
+
+    /// [`Self::audit_run`] for a step whose task id, stage and role names
+    /// were found clean as the task entered the stage.
+    pub(super) fn audit_run_ids(&mut self, mut record: AgentRunRecord, ids_clean: bool) {
+        crate::redact::agent_run(&mut record, ids_clean);
         self.ports.sink.record(RunRecord::AgentRun(&record));
         if self.options.keep_records {
             self.audit.runs.push(record);

@@ -392,7 +392,7 @@ where
             StepEnd::Failed { code, .. } | StepEnd::Terminal { code, .. } => Some(*code),
         };
         let files = std::mem::take(&mut self.touched);
-        self.audit_run(record);
+        self.audit_run_ids(record, run.ids_clean);
         match end {
             StepEnd::Terminal {
                 code,
@@ -433,7 +433,7 @@ where
                     Some(j) => format!("hand off to {}", self.flow.roles[j].role.name),
                     None => format!("leave stage {stage}"),
                 };
-                self.worklog(
+                self.worklog_ids(
                     task,
                     &role.name,
                     WorklogLine {
@@ -444,6 +444,7 @@ where
                         next_step,
                         code: None,
                     },
+                    run.ids_clean,
                 );
                 match next {
                     Some(j) => {
@@ -549,7 +550,7 @@ where
                             return Next::Ended;
                         }
                         let to = self.flow.roles[j].role.name.clone();
-                        self.worklog(
+                        self.worklog_ids(
                             task,
                             &role.name,
                             WorklogLine {
@@ -563,6 +564,7 @@ where
                                 next_step: format!("{to} addresses the issues"),
                                 code: None,
                             },
+                            run.ids_clean,
                         );
                         self.emit_ids(
                             run.ids_clean,
