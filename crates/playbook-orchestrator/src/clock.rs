@@ -61,6 +61,41 @@ pub fn write_iso8601(out: &mut String, unix_ms: u64) {
     );
 }
 
+/// The ISO-8601 forms of the last two instants formatted. A step writes
+/// its start, its end and a worklog entry at a handful of virtual
+/// milliseconds, mostly the same ones (a step ends where the next starts),
+/// so each instant is formatted once and then copied.
+#[derive(Debug, Default, Clone)]
+pub struct Instants {
+    /// `(unix_ms, text)`; an empty text is an empty slot.
+    slots: [(u64, String); 2],
+    /// The slot the next new instant replaces.
+    next: usize,
+}
+
+impl Instants {
+    /// The ISO-8601 form of `unix_ms`, as [`iso8601`] gives it.
+    pub fn at(&mut self, unix_ms: u64) -> &str {
+        let hit = self
+            .slots
+            .iter()
+            .position(|(ms, text)| *ms == unix_ms && !text.is_empty());
+        let i = match hit {
+            Some(i) => i,
+            None => {
+                let i = self.next;
+                self.next = (i + 1) % self.slots.len();
+                let (ms, text) = &mut self.slots[i];
+                text.clear();
+                write_iso8601(text, unix_ms);
+                *ms = unix_ms;
+                i
+            }
+        };
+        &self.slots[i].1
+    }
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -123,6 +158,16 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remembered_instants_are_the_instants_asked_for() {
+        let mut instants = Instants::default();
+        // Alternating, repeated and new instants, and 0 (an empty cache's
+        // slot key) each give exactly what `iso8601` gives.
+        for ms in [0, 0, 5, 0, 5, 7, 7, 5, 0, MAX_ISO8601_MS, u64::MAX, 1500] {
+            assert_eq!(instants.at(ms), iso8601(ms), "at {ms}");
+        }
+    }
 
     #[test]
     fn the_preview_epoch_formats_as_new_year_2026() {

@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 use playbook_core::flow::Flow;
 use playbook_core::gate::{self, Gate, Verdict};
 use playbook_core::model::{Playbook, RoleMode};
-use playbook_core::validate::{BUILTIN_RUN_INPUTS, DEFAULT_MUTATING_ACTIONS, ESCALATION_TRIGGERS};
+use playbook_core::validate::{DEFAULT_MUTATING_ACTIONS, ESCALATION_TRIGGERS};
 
 use crate::agent::{
     Agent, AgentOutcome, AgentOutput, AgentStep, ApprovalRequest, ApprovalSubject, Approver,
@@ -221,7 +221,8 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     stopped: bool,
     /// Resources the last accepted subagent result reported as changed.
     touched: Vec<String>,
-    timestamp: String,
+    /// Each virtual instant's ISO-8601 form, formatted once.
+    instants: crate::clock::Instants,
 }
 
 fn trigger_bit(trigger: &str) -> u8 {
@@ -316,7 +317,7 @@ where
         outputs: Vec::new(),
         stopped: false,
         touched: Vec::new(),
-        timestamp: String::new(),
+        instants: Default::default(),
     };
     let mut report = engine.run().await;
     crate::redact::report(&mut report);
@@ -353,6 +354,16 @@ where
 
     fn at(&self) -> String {
         iso8601(self.start_ms.saturating_add(self.now))
+    }
+
+    /// The ISO-8601 form of virtual time `now + later_ms`, formatted once
+    /// per instant: the per-step records' way to [`Self::at`].
+    fn instant(&mut self, later_ms: u64) -> String {
+        let unix_ms = self
+            .start_ms
+            .saturating_add(self.now)
+            .saturating_add(later_ms);
+        self.instants.at(unix_ms).to_string()
     }
 
     fn refuse(

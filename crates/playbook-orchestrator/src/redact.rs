@@ -117,7 +117,10 @@ pub(crate) fn ledger_delta(delta: &mut LedgerDelta) {
 /// timestamp, run id and code are the engine's own (an ISO-8601 instant, a
 /// UUID, a code of docs/error-codes.md) and are not scanned; an entry from
 /// anywhere else goes through `Worklogs::append`, which scans every field.
-pub(crate) fn engine_worklog_entry(entry: &mut crate::envelope::WorklogEntry) {
+///
+/// With `ids_clean` the task id and the actor (a role name) were found clean
+/// as the task entered the stage and are not scanned again.
+pub(crate) fn engine_worklog_entry(entry: &mut crate::envelope::WorklogEntry, ids_clean: bool) {
     let crate::envelope::WorklogEntry {
         timestamp,
         run_id,
@@ -132,7 +135,13 @@ pub(crate) fn engine_worklog_entry(entry: &mut crate::envelope::WorklogEntry) {
         evidence,
     } = entry;
     let _ = (timestamp, run_id, code);
-    for text in [task_id, actor, action, decision, result, next_step] {
+    if ids_clean {
+        debug_assert!(playbook_redact::is_clean(task_id) && playbook_redact::is_clean(actor));
+    } else {
+        task_id.scan();
+        actor.scan();
+    }
+    for text in [action, decision, result, next_step] {
         text.scan();
     }
     files_touched.scan();
@@ -141,8 +150,10 @@ pub(crate) fn engine_worklog_entry(entry: &mut crate::envelope::WorklogEntry) {
 
 /// Redacts one agent call's record in place, field by field: the audit log
 /// holds one per call, the largest part of a report, and a JSON round trip
-/// doubled a large run's time and memory.
-pub(crate) fn agent_run(run: &mut AgentRunRecord) {
+/// doubled a large run's time and memory. With `ids_clean` the task id,
+/// stage and role were found clean as the task entered the stage and are
+/// not scanned again.
+pub(crate) fn agent_run(run: &mut AgentRunRecord, ids_clean: bool) {
     {
         let AgentRunRecord {
             task_id,
@@ -162,9 +173,18 @@ pub(crate) fn agent_run(run: &mut AgentRunRecord) {
         // Not scanned, as the engine alone writes them: the prompt's hex
         // SHA-256, the two ISO-8601 instants and the outcome word.
         let _ = (prompt_hash, started_at, ended_at, outcome);
-        for text in [task_id, stage, role, agent] {
-            text.scan();
+        if ids_clean {
+            debug_assert!(
+                [&*task_id, &*stage, &*role]
+                    .iter()
+                    .all(|t| playbook_redact::is_clean(t))
+            );
+        } else {
+            for text in [task_id, stage, role] {
+                text.scan();
+            }
         }
+        agent.scan();
         output.scan();
         for call in tool_calls {
             call.tool.scan();

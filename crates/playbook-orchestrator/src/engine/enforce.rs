@@ -299,12 +299,19 @@ where
         };
         // The gate reads the role's output (now merged into the task's
         // values, where it wins over earlier roles) and the run state.
-        let state = [
-            ("iteration", json!(iteration)),
-            ("max_iterations", json!(self.loop_bound[role_index])),
-            ("task_id", json!(task_id)),
-            ("stage", json!(stage)),
-        ];
+        // Only the run state the gate reads is bound: most gates read the
+        // output alone, and a JSON copy of the ids per step is not free.
+        let mut state: Vec<(&str, Value)> = Vec::new();
+        for name in gate.reads() {
+            let value = match name {
+                "iteration" => json!(iteration),
+                "max_iterations" => json!(self.loop_bound[role_index]),
+                "task_id" => json!(task_id),
+                "stage" => json!(stage),
+                _ => continue,
+            };
+            state.push((name, value));
+        }
         let verdict = evaluate(&gate, &state, &self.tasks[task].values);
         match self
             .check_gate(&gate, verdict, task, stage, Some(&role.name.clone()))

@@ -80,10 +80,15 @@ pub(super) fn gate_summary(
     fields: &[String],
     route: &Route<'_>,
 ) -> String {
-    format!(
-        "{owner}: {}; {route}",
-        output_said(gate, passed, values, fields)
-    )
+    use std::fmt::Write;
+    // Written into one buffer: a summary is made at every gate of every
+    // step, and its pieces need no text of their own.
+    let mut out = String::with_capacity(owner.len() + 96);
+    out.push_str(owner);
+    out.push_str(": ");
+    write_output_said(&mut out, gate, passed, values, fields);
+    let _ = write!(out, "; {route}");
+    out
 }
 
 /// What the output said, in a few words: its verdict (or whether the gate
@@ -94,6 +99,20 @@ pub(super) fn output_said(
     values: &Map<String, Value>,
     fields: &[String],
 ) -> String {
+    let mut out = String::new();
+    write_output_said(&mut out, gate, passed, values, fields);
+    out
+}
+
+/// [`output_said`], appended to `out`.
+fn write_output_said(
+    out: &mut String,
+    gate: &Gate,
+    passed: bool,
+    values: &Map<String, Value>,
+    fields: &[String],
+) {
+    use std::fmt::Write;
     // Only a verdict this role promises: the task's values also hold
     // earlier roles' outputs, and a worker must not echo the reviewer's.
     let verdict = fields
@@ -103,36 +122,40 @@ pub(super) fn output_said(
         .flatten()
         .and_then(Value::as_str)
         .filter(|v| !v.trim().is_empty());
-    let mut out = match verdict {
-        Some(v) => truncate(v.trim(), 40),
+    match verdict {
+        Some(v) => out.push_str(cut(v.trim(), 40)),
         None if gate.is_manual() => {
             let word = if passed { "approved" } else { "not approved" };
-            format!("`{}` {word}", truncate(&gate.source, 80))
+            let _ = write!(out, "`{}` {word}", cut(&gate.source, 80));
         }
         None => {
             let word = if passed { "holds" } else { "does not hold" };
-            let mut text = format!("`{}` {word}", truncate(&gate.source, 80));
-            let shown: Vec<String> = gate
+            let _ = write!(out, "`{}` {word}", cut(&gate.source, 80));
+            let shown = gate
                 .reads()
                 .filter_map(|name| values.get(name).map(|v| (name, v)))
-                .take(SHOWN_READS)
-                .map(|(name, v)| format!("{name} = {}", quote(v)))
-                .collect();
-            if !shown.is_empty() {
-                text.push_str(&format!(" ({})", shown.join(", ")));
+                .take(SHOWN_READS);
+            let mut any = false;
+            for (name, v) in shown {
+                out.push_str(if any { ", " } else { " (" });
+                out.push_str(name);
+                out.push_str(" = ");
+                write_quote(out, v);
+                any = true;
             }
-            text
+            if any {
+                out.push(')');
+            }
         }
-    };
+    }
     if !passed && let Some((first, more)) = first_issue(values, fields) {
         out.push_str(" — '");
         out.push_str(&first);
         out.push('\'');
         if more > 0 {
-            out.push_str(&format!(" (+{more} more)"));
+            let _ = write!(out, " (+{more} more)");
         }
     }
-    out
 }
 
 /// The first item of the first non-empty list among the promised outputs
@@ -166,12 +189,21 @@ fn item_text(item: &Value) -> String {
     }
 }
 
-fn quote(value: &Value) -> String {
+/// A value as a summary shows it: short text quoted, lists and objects
+/// by their size or kind.
+fn write_quote(out: &mut String, value: &Value) {
     match value {
-        Value::String(s) => format!("\"{}\"", truncate(s, 40)),
-        Value::Array(a) => format!("{} item(s)", a.len()),
-        Value::Object(_) => "an object".into(),
-        other => truncate(&other.to_string(), 40),
+        Value::String(s) => {
+            out.push('"');
+            out.push_str(cut(s, 40));
+            out.push('"');
+        }
+        Value::Array(a) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{} item(s)", a.len());
+        }
+        Value::Object(_) => out.push_str("an object"),
+        other => out.push_str(cut(&other.to_string(), 40)),
     }
 }
 

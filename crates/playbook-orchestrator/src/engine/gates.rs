@@ -94,14 +94,20 @@ where
             .map(|(n, _)| n.clone())
             .unwrap_or_default();
         let t = &self.tasks[task];
-        let state = [
-            ("task_id", json!(t.packet.task_id)),
-            ("stage", json!(stage)),
-            ("tasks_total", json!(counters.total)),
-            ("tasks_done", json!(counters.done)),
-            ("tasks_failed", json!(counters.failed)),
-            ("tasks_blocked", json!(counters.blocked)),
-        ];
+        // Only the run state the gate reads is bound (see `evaluate`).
+        let mut state: Vec<(&str, Value)> = Vec::new();
+        for name in gate.reads() {
+            let value = match name {
+                "task_id" => json!(t.packet.task_id),
+                "stage" => json!(stage),
+                "tasks_total" => json!(counters.total),
+                "tasks_done" => json!(counters.done),
+                "tasks_failed" => json!(counters.failed),
+                "tasks_blocked" => json!(counters.blocked),
+                _ => continue,
+            };
+            state.push((name, value));
+        }
         let verdict = evaluate(&gate, &state, &t.values);
         let scope = if exit {
             GateScope::StageExit

@@ -61,10 +61,27 @@ where
                 message: e.message,
             }),
         }
-        // Reconciliation: the ledger must say what the engine believes.
-        let mut last: indexmap::IndexMap<&str, LedgerStatus> = indexmap::IndexMap::new();
+        // Reconciliation: the ledger must say what the engine believes,
+        // checked once per task at its last delta, in the order tasks first
+        // appear. Most flushes carry one delta (a task's assignment): no map
+        // is built for a handful.
+        let mut last: Vec<(&str, LedgerStatus)> = Vec::new();
+        let mut index: indexmap::IndexMap<&str, usize> = indexmap::IndexMap::new();
         for delta in &deltas {
-            last.insert(&delta.task_id, delta.status);
+            let found = if deltas.len() <= 8 {
+                last.iter().position(|(id, _)| *id == delta.task_id)
+            } else {
+                index.get(delta.task_id.as_str()).copied()
+            };
+            match found {
+                Some(i) => last[i].1 = delta.status,
+                None => {
+                    if deltas.len() > 8 {
+                        index.insert(&delta.task_id, last.len());
+                    }
+                    last.push((&delta.task_id, delta.status));
+                }
+            }
         }
         for (task_id, status) in last {
             let expected = Some(status);
@@ -110,6 +127,18 @@ where
     }
 
     pub(super) fn worklog(&mut self, task: usize, actor: &str, line: WorklogLine) {
+        self.worklog_ids(task, actor, line, false);
+    }
+
+    /// [`Self::worklog`] for a step whose task id and role names were found
+    /// clean as the task entered the stage (`Running::ids_clean`).
+    pub(super) fn worklog_ids(
+        &mut self,
+        task: usize,
+        actor: &str,
+        line: WorklogLine,
+        ids_clean: bool,
+    ) {
         let WorklogLine {
             action,
             files,
@@ -118,10 +147,8 @@ where
             next_step,
             code,
         } = line;
-        self.timestamp.clear();
-        crate::clock::write_iso8601(&mut self.timestamp, self.start_ms.saturating_add(self.now));
         let entry = WorklogEntry {
-            timestamp: self.timestamp.clone(),
+            timestamp: self.instant(0),
             run_id: self.run_id.clone(),
             task_id: self.tasks[task].packet.task_id.clone(),
             actor: actor.to_string(),
@@ -134,7 +161,7 @@ where
             evidence: None,
         };
         let mut entry = entry;
-        crate::redact::engine_worklog_entry(&mut entry);
+        crate::redact::engine_worklog_entry(&mut entry, ids_clean);
         self.ports.sink.record(RunRecord::Worklog(&entry));
         if self.options.keep_records {
             self.worklogs.append_redacted(entry);
@@ -143,8 +170,14 @@ where
 
     /// The one way an agent call reaches the audit log: redacted, handed
     /// to the sink, and kept when the report keeps records.
-    pub(super) fn audit_run(&mut self, mut record: AgentRunRecord) {
-        crate::redact::agent_run(&mut record);
+    pub(super) fn audit_run(&mut self, record: AgentRunRecord) {
+        self.audit_run_ids(record, false);
+    }
+
+    /// [`Self::audit_run`] for a step whose task id, stage and role names
+    /// were found clean as the task entered the stage.
+    pub(super) fn audit_run_ids(&mut self, mut record: AgentRunRecord, ids_clean: bool) {
+        crate::redact::agent_run(&mut record, ids_clean);
         self.ports.sink.record(RunRecord::AgentRun(&record));
         if self.options.keep_records {
             self.audit.runs.push(record);

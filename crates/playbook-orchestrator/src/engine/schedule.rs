@@ -43,6 +43,13 @@ where
         let mut order = 0u64;
         let mut in_stage_done: Vec<usize> = Vec::new();
         let mut reported_waits: Vec<(usize, String)> = Vec::new();
+        // Names that recur in every step's events, scanned once here.
+        let names_clean = playbook_redact::is_clean(&stage_name)
+            && self
+                .flow
+                .roles
+                .iter()
+                .all(|r| playbook_redact::is_clean(&r.role.name));
 
         loop {
             if self.stopped {
@@ -90,6 +97,9 @@ where
                             first_run: vec![0; self.flow.roles.len()],
                             runs: 0,
                             pending: None,
+                            sent: None,
+                            ids_clean: names_clean
+                                && playbook_redact::is_clean(&self.tasks[task].packet.task_id),
                         });
                         order += 1;
                         heap.push(Reverse((self.now, order, free, Phase::Start)));

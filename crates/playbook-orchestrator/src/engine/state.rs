@@ -85,6 +85,21 @@ pub(super) struct Running {
     pub(super) first_run: Vec<u32>,
     pub(super) runs: u32,
     pub(super) pending: Option<Pending>,
+    /// The assignment packet last sent for the task in this stage, and
+    /// what checking it found: the same packet is built and checked once
+    /// and sent again while the values it is built from stay the same.
+    pub(super) sent: Option<Sent>,
+    /// The task's id, the stage's name and every role name of the flow
+    /// hold nothing the redactor hides: an event made of these alone (and
+    /// numbers, hashes and fixed words) is clean and is not scanned again.
+    pub(super) ids_clean: bool,
+}
+
+/// An assignment packet as checked before it was first sent.
+pub(super) struct Sent {
+    pub(super) packet: AssignmentPacket,
+    /// The warning the check raised, raised again each time it is sent.
+    pub(super) warning: Option<(ErrorCode, String)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

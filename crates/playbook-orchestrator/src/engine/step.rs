@@ -26,12 +26,15 @@ where
         let task_id = self.tasks[task].packet.task_id.clone();
         let bound = self.loop_bound[role_index];
         if self.flow.roles.len() > 1 && self.in_loop(role_index) {
-            self.emit(Event::Iteration {
-                task_id: task_id.clone(),
-                role: role.name.clone(),
-                k: iteration,
-                n: bound,
-            });
+            self.emit_ids(
+                run.ids_clean,
+                Event::Iteration {
+                    task_id: task_id.clone(),
+                    role: role.name.clone(),
+                    k: iteration,
+                    n: bound,
+                },
+            );
         }
         if let Some(n) = bound
             && iteration > n
@@ -81,8 +84,8 @@ where
                     iteration,
                     agent: self.options.agent_name.clone(),
                     prompt_hash: String::new(),
-                    started_at: self.at(),
-                    ended_at: self.at(),
+                    started_at: self.instant(0),
+                    ended_at: self.instant(0),
                     latency_ms: 0,
                     outcome: "not_invoked".into(),
                     code: Some(ErrorCode::InputMissing),
@@ -107,8 +110,21 @@ where
             return Next::Ended;
         }
         self.steps += 1;
-        let packet = self.packet(task);
-        self.check_sent(&packet);
+        let sent = match run.sent.take() {
+            Some(sent) if self.packet_is_current(task, &sent.packet) => sent,
+            _ => {
+                let packet = self.packet(task);
+                let warning = sent_warning(&packet);
+                Sent { packet, warning }
+            }
+        };
+        if let Some((code, message)) = &sent.warning {
+            self.emit(Event::Warning {
+                code: *code,
+                message: message.clone(),
+            });
+        }
+        let packet = &sent.packet;
         // One buffer for every prompt of the run: the role's contract block,
         // rendered once, then this task's part, hashed on top of the block.
         let mut prompt = std::mem::take(&mut self.prompt);
@@ -122,13 +138,16 @@ where
             hasher.update(&prompt.as_bytes()[block.len()..]);
             crate::audit::hex(&hasher.finalize())
         };
-        self.emit(Event::AgentInvoked {
-            task_id: task_id.clone(),
-            stage: stage.to_string(),
-            role: role.name.clone(),
-            iteration,
-            prompt_hash: prompt_hash.clone(),
-        });
+        self.emit_ids(
+            run.ids_clean,
+            Event::AgentInvoked {
+                task_id: task_id.clone(),
+                stage: stage.to_string(),
+                role: role.name.clone(),
+                iteration,
+                prompt_hash: prompt_hash.clone(),
+            },
+        );
         let invocation = Invocation {
             run_id: &self.run_id.clone(),
             task_id: &task_id,
@@ -136,7 +155,7 @@ where
             role: &role.name,
             iteration,
             prompt: &prompt,
-            packet: &packet,
+            packet,
         };
         let mut last: Option<ToolResult> = None;
         let mut calls = 0u32;
@@ -193,7 +212,8 @@ where
             }
         };
         self.prompt = prompt;
-        let started_at = self.at();
+        run.sent = Some(sent);
+        let started_at = self.instant(0);
         let record = AgentRunRecord {
             task_id,
             stage: stage.to_string(),
@@ -202,11 +222,7 @@ where
             agent: self.options.agent_name.clone(),
             prompt_hash,
             started_at,
-            ended_at: iso8601(
-                self.start_ms
-                    .saturating_add(self.now)
-                    .saturating_add(duration_ms),
-            ),
+            ended_at: self.instant(duration_ms),
             latency_ms: duration_ms,
             outcome: String::new(),
             code: None,
@@ -226,6 +242,28 @@ where
         Next::At(self.now.saturating_add(duration_ms), Phase::Complete)
     }
 
+    /// Emits an event whose texts are the task's id, the stage's name, role
+    /// names, a hex hash or fixed words: when `ids_clean` (each was found
+    /// clean when the task entered the stage, and redaction depends on the
+    /// text alone) it is clean as it stands and goes to the sink unscanned;
+    /// otherwise it takes the usual way, [`Self::emit`].
+    pub(super) fn emit_ids(&mut self, ids_clean: bool, event: Event) {
+        if !ids_clean {
+            return self.emit(event);
+        }
+        debug_assert!(
+            !crate::redact::event(&mut event.clone()),
+            "an event of clean names was not clean: {event:?}"
+        );
+        let record = EventRecord {
+            seq: self.seq,
+            t_ms: self.now,
+            event,
+        };
+        self.seq += 1;
+        self.ports.sink.emit(&record);
+    }
+
     /// Stops the run (once) with a warning saying why, and cancels `task`.
     pub(super) fn stop_run(&mut self, task: usize, code: ErrorCode, message: String) {
         if !self.stopped {
@@ -239,13 +277,36 @@ where
     /// contract first; a violation is a defect of the run input that task
     /// creation did not catch, reported as a warning.
     pub(super) fn check_sent<E: Envelope>(&mut self, envelope: &E) {
-        let violations = envelope.check(true);
-        if let Some(v) = violations.first() {
-            self.emit(Event::Warning {
-                code: v.code,
-                message: format!("{} sent with {} {}", E::SCHEMA_FILE, v.path, v.message),
-            });
+        if let Some((code, message)) = sent_warning(envelope) {
+            self.emit(Event::Warning { code, message });
         }
+    }
+
+    /// Whether `packet`, built for `task` earlier in the stage, is what
+    /// [`Self::packet`] would build now. Everything in it but the
+    /// repository notes is fixed for the stage; the notes follow the task's
+    /// `repo` and `base_ref` values, which an output may change.
+    pub(super) fn packet_is_current(&self, task: usize, packet: &AssignmentPacket) -> bool {
+        let values = &self.tasks[task].values;
+        let mut notes = packet
+            .context_package
+            .iter()
+            .filter(|c| c.kind == ContextKind::Note);
+        for input in REPO_NOTES {
+            if let Some(Value::String(v)) = values.get(input) {
+                let Some(note) = notes.next() else {
+                    return false;
+                };
+                let expected = note
+                    .value
+                    .strip_prefix(input)
+                    .and_then(|rest| rest.strip_prefix(": "));
+                if expected != Some(v.as_str()) {
+                    return false;
+                }
+            }
+        }
+        notes.next().is_none()
     }
 
     pub(super) fn in_loop(&self, role: usize) -> bool {
@@ -263,11 +324,7 @@ where
             value: t.packet.worklog_path.clone(),
             extra: Default::default(),
         }];
-        for input in BUILTIN_RUN_INPUTS
-            .iter()
-            .copied()
-            .filter(|i| *i == "repo" || *i == "base_ref")
-        {
+        for input in REPO_NOTES {
             if let Some(Value::String(v)) = t.values.get(input) {
                 context_package.push(ContextItem {
                     kind: ContextKind::Note,
@@ -335,7 +392,7 @@ where
             StepEnd::Failed { code, .. } | StepEnd::Terminal { code, .. } => Some(*code),
         };
         let files = std::mem::take(&mut self.touched);
-        self.audit_run(record);
+        self.audit_run_ids(record, run.ids_clean);
         match end {
             StepEnd::Terminal {
                 code,
@@ -376,7 +433,7 @@ where
                     Some(j) => format!("hand off to {}", self.flow.roles[j].role.name),
                     None => format!("leave stage {stage}"),
                 };
-                self.worklog(
+                self.worklog_ids(
                     task,
                     &role.name,
                     WorklogLine {
@@ -387,25 +444,32 @@ where
                         next_step,
                         code: None,
                     },
+                    run.ids_clean,
                 );
                 match next {
                     Some(j) => {
                         let to = self.flow.roles[j].role.name.clone();
-                        self.emit(Event::Handoff {
-                            task_id,
-                            from: role.name.clone(),
-                            to,
-                            reason: why,
-                        });
+                        self.emit_ids(
+                            run.ids_clean,
+                            Event::Handoff {
+                                task_id,
+                                from: role.name.clone(),
+                                to,
+                                reason: why,
+                            },
+                        );
                         run.role = j;
                         Next::At(self.now, Phase::Start)
                     }
                     None => {
-                        self.emit(Event::StageLeft {
-                            task_id,
-                            stage: stage.to_string(),
-                            role: role.name.clone(),
-                        });
+                        self.emit_ids(
+                            run.ids_clean,
+                            Event::StageLeft {
+                                task_id,
+                                stage: stage.to_string(),
+                                role: role.name.clone(),
+                            },
+                        );
                         Next::LeftStage
                     }
                 }
@@ -486,7 +550,7 @@ where
                             return Next::Ended;
                         }
                         let to = self.flow.roles[j].role.name.clone();
-                        self.worklog(
+                        self.worklog_ids(
                             task,
                             &role.name,
                             WorklogLine {
@@ -500,13 +564,17 @@ where
                                 next_step: format!("{to} addresses the issues"),
                                 code: None,
                             },
+                            run.ids_clean,
                         );
-                        self.emit(Event::Handoff {
-                            task_id,
-                            from: role.name.clone(),
-                            to,
-                            reason: HandoffReason::SentBack,
-                        });
+                        self.emit_ids(
+                            run.ids_clean,
+                            Event::Handoff {
+                                task_id,
+                                from: role.name.clone(),
+                                to,
+                                reason: HandoffReason::SentBack,
+                            },
+                        );
                         run.role = j;
                         Next::At(self.now, Phase::Start)
                     }
@@ -582,4 +650,19 @@ where
             }
         }
     }
+}
+
+/// The run inputs an assignment packet repeats as notes, in this order.
+const REPO_NOTES: [&str; 2] = ["repo", "base_ref"];
+
+/// The warning an envelope the orchestrator sends raises when it breaks its
+/// contract: a defect of the run input that task creation did not catch.
+fn sent_warning<E: Envelope>(envelope: &E) -> Option<(ErrorCode, String)> {
+    let violations = envelope.check(true);
+    violations.first().map(|v| {
+        (
+            v.code,
+            format!("{} sent with {} {}", E::SCHEMA_FILE, v.path, v.message),
+        )
+    })
 }

@@ -22,9 +22,14 @@ pub(super) fn objective(goal: &str) -> String {
 }
 
 pub(super) fn truncate(text: &str, max_chars: usize) -> String {
+    cut(text, max_chars).to_string()
+}
+
+/// The first `max_chars` characters of `text`, borrowed.
+pub(super) fn cut(text: &str, max_chars: usize) -> &str {
     match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => text[..cut].to_string(),
-        None => text.to_string(),
+        Some((end, _)) => &text[..end],
+        None => text,
     }
 }
 
@@ -58,13 +63,12 @@ pub(super) fn summarize(values: &Map<String, Value>, fields: &[String]) -> Strin
             if !out.is_empty() {
                 out.push_str(", ");
             }
-            let text = match v {
-                Value::String(s) => truncate(s, 80),
-                other => truncate(&other.to_string(), 80),
-            };
             out.push_str(f);
             out.push('=');
-            out.push_str(&text);
+            match v {
+                Value::String(s) => out.push_str(cut(s, 80)),
+                other => out.push_str(cut(&other.to_string(), 80)),
+            }
         }
     }
     out
