@@ -43,7 +43,7 @@ pub fn write(
         return Ok(Rendered {
             text: edited.text,
             format,
-            comments_kept: edited.preserved,
+            comments_kept: edited.comments_kept(),
         });
     }
     // Another format, or a base that does not parse (it came from the

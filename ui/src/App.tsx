@@ -43,13 +43,13 @@ type PreviewVersion = { id: string; number: number; doc: Playbook; checked: Chec
 
 /** Said whenever the author's text had to be written afresh: comments are never dropped silently. */
 const COMMENTS_LOST =
-  "This change could not be written into your text in place, so it was written afresh: its comments and blank lines are not in it. Undo the change to get them back, or make it in the Source tab.";
+  "This change could not keep every comment of your text: what it changed (or, at worst, the whole text) was written afresh, without the comments that were in it. Undo the change to get them back, or make it in the Source tab.";
 
 /** Why an export is written afresh. */
 function exportLayoutNote(from: string | undefined, to: string): string {
   return from && from !== to
     ? `It is written afresh as ${to.toUpperCase()}: the comments of the ${from.toUpperCase()} text are not in it (export as .${from} to keep them).`
-    : "It is written afresh: the comments and blank lines of your text could not be kept.";
+    : "Not every comment of your text could be kept: what changed was written afresh.";
 }
 
 const WELCOMED_KEY = "playbook-studio.welcomed";

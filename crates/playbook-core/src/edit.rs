@@ -74,6 +74,18 @@ pub struct Edited {
     /// True when only the edited spans changed; false when the document had
     /// to be rendered afresh from its value (comments and layout lost).
     pub preserved: bool,
+    /// True when an edited span held a comment that the new value wrote
+    /// over: a collection replaced whole (stages moved in `workflow`, a
+    /// subtree changed everywhere) loses the comments inside it even though
+    /// everything around it is kept. A caller that promises comments warns.
+    pub comment_written_over: bool,
+}
+
+impl Edited {
+    /// Every comment of the old text is still in this one.
+    pub fn comments_kept(&self) -> bool {
+        self.preserved && !self.comment_written_over
+    }
 }
 
 /// Why an edit could not be made.
@@ -144,36 +156,43 @@ fn finish(text: &str, format: Format, ops: &[Op], expected: Value) -> Result<Edi
         return Ok(Edited {
             text: text.to_string(),
             preserved: true,
+            comment_written_over: false,
         });
     }
     if within_budget(text, ops.len())
-        && let Some(edited) = edit_spans(text, format, ops)
+        && let Some((edited, comment_written_over)) = edit_spans(text, format, ops)
         && document::parse_value(&edited, format)
             .is_ok_and(|value| diff::identical(&value, &expected))
     {
         return Ok(Edited {
             text: edited,
             preserved: true,
+            comment_written_over,
         });
     }
     Ok(Edited {
         text: render_value(&expected, format)?,
         preserved: false,
+        comment_written_over: false,
     })
 }
 
-fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<String> {
+/// The edited text, and whether an op wrote over a comment on the way.
+fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<(String, bool)> {
     // The byte-order mark is not part of the document the spans describe.
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => ("\u{feff}", rest),
         None => ("", text),
     };
     let mut current = body.to_string();
+    let mut written_over = false;
     for op in ops {
         let tree = spans::Tree::new(&current)?;
-        current = apply::apply_one(&current, &tree, op, format == Format::Json)?;
+        let (next, over) = apply::apply_one(&current, &tree, op, format == Format::Json)?;
+        current = next;
+        written_over |= over;
     }
-    Some(format!("{bom}{current}"))
+    Some((format!("{bom}{current}"), written_over))
 }
 
 /// Removes one entry of a key given twice (PB007) from the mapping that

@@ -134,6 +134,7 @@ pub fn apply(text: &str, format: Format, fixes: &[Fix]) -> Result<Edited, EditEr
         return Ok(Edited {
             text,
             preserved: true,
+            comment_written_over: false,
         });
     }
     let ops: Vec<Op> = fixes.iter().flat_map(|f| f.ops.iter().cloned()).collect();
@@ -210,7 +211,7 @@ pub fn fix_all(
         // The batch as one edit; if that does not apply, fix by fix (a fix
         // whose edit does not apply is skipped, never fatal).
         match apply(&current, format, &batch) {
-            Ok(edited) if edited.preserved && batch.len() > 1 => {
+            Ok(edited) if edited.comments_kept() && batch.len() > 1 => {
                 current = edited.text;
                 applied.extend(batch);
             }
@@ -222,7 +223,7 @@ pub fn fix_all(
                     if edited.text == current {
                         continue;
                     }
-                    preserved &= edited.preserved;
+                    preserved &= edited.comments_kept();
                     current = edited.text;
                     applied.push(fix);
                 }

@@ -114,7 +114,7 @@ export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({
       )}
       {checked?.comments_kept === false && (
         <p className="banner banner-error" role="alert" data-testid="source-rewritten">
-          The last change could not be written into your text in place: this text is written afresh, without its comments. Undo the change to get them back.
+          The last change could not keep every comment of your text: what it changed is written afresh, without the comments that were in it. Undo the change to get them back.
         </p>
       )}
       {error && (

@@ -12,7 +12,12 @@ use super::render::{self, is_block_collection};
 use super::spans::{Kind, NodeId, Place, Tree, colon_after};
 use crate::finding::{escape_pointer, pointer_tokens};
 
-pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<String> {
+/// `text` after `op`, and whether the op wrote over a span of the old text
+/// that held a comment: a replaced collection is rendered afresh, so its
+/// inner comments would be gone (a removed member's comments go with it,
+/// which is the edit itself).
+pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<(String, bool)> {
+    let replaces = !matches!(op, Op::Remove { .. });
     let edit = match op {
         Op::Replace { path, value } => {
             let (id, place) = tree.resolve(path)?;
@@ -51,6 +56,7 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
         }
     };
     let (start, end, mut replacement) = edit;
+    let lost_comment = replaces && tree.has_comment(text, start, end);
     // New lines end as the file's lines do.
     if text.contains("\r\n") && replacement.contains('\n') {
         replacement = replacement.replace("\r\n", "\n").replace('\n', "\r\n");
@@ -59,7 +65,7 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
     out.push_str(text.get(..start)?);
     out.push_str(&replacement);
     out.push_str(text.get(end..)?);
-    Some(out)
+    Some((out, lost_comment))
 }
 
 /// A span to replace and its new text.

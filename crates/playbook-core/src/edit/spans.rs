@@ -123,6 +123,22 @@ impl Tree {
     }
 
     /// The node at a JSON pointer, with its place in its parent.
+    /// Whether `text[start..end]` holds a comment: a `#` at the start of a
+    /// line or after a blank, outside every scalar (a quoted or block
+    /// scalar may hold `#` as content).
+    pub fn has_comment(&self, text: &str, start: usize, end: usize) -> bool {
+        let bytes = text.as_bytes();
+        let end = end.min(bytes.len());
+        (start..end).any(|at| {
+            bytes[at] == b'#'
+                && (at == 0 || matches!(bytes[at - 1], b' ' | b'\t' | b'\n' | b'\r'))
+                && !self
+                    .nodes
+                    .iter()
+                    .any(|n| matches!(n.kind, Kind::Scalar { .. }) && n.start <= at && at < n.end)
+        })
+    }
+
     pub fn resolve(&self, pointer: &str) -> Option<(NodeId, Place)> {
         let mut node = 0;
         let mut place = Place::Root;

@@ -614,3 +614,55 @@ proptest! {
         }
     }
 }
+
+/// An edit that writes over a span holding a comment says so: the text is
+/// still edited in place, but its comments are not all kept, so the app
+/// warns and `fmt` keeps the file as it was rather than lose the comment.
+#[test]
+fn a_replaced_collection_that_held_a_comment_is_not_called_kept() {
+    let text = "id: demo\nworkflow:\n  plan:\n    roles:\n      # plans first\n      - name: planner\n  build:\n    roles:\n      - name: coder  # writes code\n";
+    let mut moved = document::parse_value(text, Format::Yaml).unwrap();
+    let workflow = moved["workflow"].as_object().unwrap().clone();
+    let mut reordered = serde_json::Map::new();
+    for key in ["build", "plan"] {
+        reordered.insert(key.to_string(), workflow[key].clone());
+    }
+    moved["workflow"] = Value::Object(reordered);
+    let edited = order::rewrite_typed(text, Format::Yaml, &moved).unwrap();
+    assert!(
+        edited.comment_written_over && !edited.comments_kept(),
+        "{}",
+        edited.text
+    );
+    assert_eq!(
+        document::parse_value(&edited.text, Format::Yaml).unwrap(),
+        moved
+    );
+    assert_eq!(
+        tidy::tidy(text, Format::Yaml, &moved).unwrap(),
+        text,
+        "fmt keeps the file rather than lose its comments"
+    );
+}
+
+#[test]
+fn comments_outside_the_edited_spans_and_hashes_inside_scalars_keep_preserved() {
+    let text = "id: demo  # the id\nname: \"Team #1\"  # quoted hash\nnote: |\n  # not a comment\n  text\nworkflow:\n  plan:\n    roles:\n      # the planner\n      - name: planner\n      # the helper\n      - name: helper\n";
+    let mut value = document::parse_value(text, Format::Yaml).unwrap();
+    value["id"] = json!("renamed");
+    value["name"] = json!("Team #2");
+    value["note"] = json!("# still not a comment\ntext\n");
+    let edited = rewrite(text, Format::Yaml, &value).unwrap();
+    assert!(edited.comments_kept(), "{}", edited.text);
+    assert!(edited.text.contains("# the id") && edited.text.contains("# quoted hash"));
+
+    // Removing a member takes its own comment with it: that is the edit.
+    let mut removed = document::parse_value(text, Format::Yaml).unwrap();
+    removed["workflow"]["plan"]["roles"]
+        .as_array_mut()
+        .unwrap()
+        .remove(1);
+    let edited = rewrite(text, Format::Yaml, &removed).unwrap();
+    assert!(edited.comments_kept(), "{}", edited.text);
+    assert!(edited.text.contains("# the planner"));
+}

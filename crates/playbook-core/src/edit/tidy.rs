@@ -24,7 +24,7 @@ pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, Edi
     let original = document::parse_value(text, format).map_err(EditError::Unreadable)?;
     let canonical = super::order::in_order_of(canonical, &original, "", &|_| false);
     let rewritten = rewrite(text, format, &canonical)?;
-    let text = if rewritten.preserved {
+    let text = if rewritten.comments_kept() {
         rewritten.text
     } else {
         text.to_string()
