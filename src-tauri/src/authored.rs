@@ -40,10 +40,11 @@ pub fn write(
     {
         // `rewrite` already rendered afresh when the spans could not be
         // edited; its text reads as the document either way.
+        let comments_kept = edited.comments_kept();
         return Ok(Rendered {
             text: edited.text,
             format,
-            comments_kept: edited.comments_kept(),
+            comments_kept,
         });
     }
     // Another format, or a base that does not parse (it came from the
