@@ -1,6 +1,6 @@
 // The editor: an outline of stages and roles, the form (playbook, stage or
 // role), the flow graph and the Source tab, with the Problems panel below.
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { lazy, memo, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Checked } from "../generated/Checked";
 import type { Finding } from "../generated/Finding";
@@ -29,6 +29,8 @@ import { RoleEditor } from "./RoleEditor";
 import { SourceTab } from "./SourceTab";
 import { StageEditor, type TemplateChoice } from "./StageEditor";
 import { LegacyNotice } from "./Upgrade";
+
+const MemoProblems = memo(Problems);
 
 // The graph library is the largest part of the UI; it loads when the Flow
 // graph tab is first opened, so the window becomes interactive sooner.
@@ -63,23 +65,29 @@ export function Editor(props: Props) {
       .then((codes) => setFixable(new Set(codes)))
       .catch(() => undefined);
   }, []);
-  const quickFixes: QuickFixes = {
-    fixable,
-    fixesOf: (finding) => backend.quickFixes(doc, finding),
-    apply: (fix) =>
-      void backend
-        .applyFix(doc, fix)
-        .then((fixed) => {
-          edit(fixed);
-          notify(`Applied: ${fix.title}. Ctrl+Z undoes it.`);
-        })
-        .catch((e) => notify(messageOf(e), "error")),
-  };
   // The outline only changes when stage or role names, enabled flags, the
   // selection or the findings change, not on every keystroke in a field:
   // on a 200-role playbook re-rendering it per keystroke costs a frame.
+  // The same goes for the Problems panel and every hint: what they are
+  // given stays the same object while the findings do, and callbacks read
+  // the latest document from `docRef` when they run.
   const docRef = useRef(doc);
   docRef.current = doc;
+  const quickFixes: QuickFixes = useMemo(
+    () => ({
+      fixable,
+      fixesOf: (finding) => backend.quickFixes(docRef.current, finding),
+      apply: (fix) =>
+        void backend
+          .applyFix(docRef.current, fix)
+          .then((fixed) => {
+            edit(fixed);
+            notify(`Applied: ${fix.title}. Ctrl+Z undoes it.`);
+          })
+          .catch((e) => notify(messageOf(e), "error")),
+    }),
+    [fixable, edit, notify],
+  );
   const structure = useMemo(
     () => JSON.stringify([doc.name, stages(doc).map(([n, s]) => [n, s.enabled !== false, (s.roles ?? []).map((r) => r.name)])]),
     [doc],
@@ -126,15 +134,19 @@ export function Editor(props: Props) {
     setPendingFocus(null);
   }, [pendingFocus, selection, tab]);
 
-  const activate = (f: Finding) => {
-    const role = roleOfPointer(f.path);
-    const stage = stageOfPointer(f.path);
-    if (role && roleAt(doc, role)) setSelection({ kind: "role", ...role });
-    else if (stage && doc.workflow[stage]) setSelection({ kind: "stage", stage });
-    else setSelection({ kind: "playbook" });
-    setTab("form");
-    setPendingFocus(f.path || "/name");
-  };
+  const activate = useCallback(
+    (f: Finding) => {
+      const doc = docRef.current;
+      const role = roleOfPointer(f.path);
+      const stage = stageOfPointer(f.path);
+      if (role && roleAt(doc, role)) setSelection({ kind: "role", ...role });
+      else if (stage && doc.workflow[stage]) setSelection({ kind: "stage", stage });
+      else setSelection({ kind: "playbook" });
+      setTab("form");
+      setPendingFocus(f.path || "/name");
+    },
+    [setSelection, setTab],
+  );
 
   let form: React.ReactNode;
   if (selection.kind === "role") {
@@ -228,7 +240,7 @@ export function Editor(props: Props) {
             {tab === "source" && <SourceTab doc={doc} checked={checked} onDoc={(d) => edit(d, "source")} />}
           </div>
         </div>
-        <Problems findings={findings} onActivate={activate} quickFixes={quickFixes} />
+        <MemoProblems findings={findings} onActivate={activate} quickFixes={quickFixes} />
       </div>
       </QuickFixContext.Provider>
     </FindingsContext.Provider>
