@@ -11,6 +11,8 @@ cargo build -p playbook-studio
 # The real-run journey's agent: the scripted MCP test agent.
 cargo build -p playbook-testagent
 cargo build -p playbook-e2e --tests
+# The measurements' floor: an empty Tauri 2 window (src-tauri/examples).
+case " $* " in *measure*) cargo build -p playbook-studio --example empty_window ;; esac
 
 rm -rf target/e2e-screenshots
 mkdir -p target/e2e-screenshots
