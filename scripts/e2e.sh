@@ -13,6 +13,8 @@ cargo build -p playbook-testagent
 cargo build -p playbook-e2e --tests
 # The installable package of that build, for the package journey.
 ./scripts/package.sh --debug >/dev/null
+# The measurements' floor: an empty Tauri 2 window (src-tauri/examples).
+case " $* " in *measure*) cargo build -p playbook-studio --example empty_window ;; esac
 
 rm -rf target/e2e-screenshots
 mkdir -p target/e2e-screenshots

@@ -134,8 +134,9 @@ pub fn run() {
 /// in software: every repaint takes about twice as long and the web process
 /// holds about 100 MB more (docs/benchmarks.md, "Desktop app"). On a machine
 /// without a GPU render node the window draws without it, unless the user
-/// set `WEBKIT_DISABLE_COMPOSITING_MODE` either way.
-fn prefer_software_drawing() {
+/// set `WEBKIT_DISABLE_COMPOSITING_MODE` either way. Public so that the
+/// empty-window measurement (`examples/empty_window`) draws by the same rule.
+pub fn prefer_software_drawing() {
     #[cfg(target_os = "linux")]
     {
         let has_render_node = std::fs::read_dir("/dev/dri")

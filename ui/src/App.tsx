@@ -1,5 +1,6 @@
 // The application shell: screens, the open document, global shortcuts.
 import { useCallback, useEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import { backend, BackendError, messageOf } from "./backend";
 import { ErrorBoundary } from "./ErrorBoundary";
 import type { Authored } from "./generated/Authored";
@@ -9,7 +10,7 @@ import type { FlowView } from "./generated/FlowView";
 import type { Playbook } from "./generated/Playbook";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
 import { History } from "./history/History";
-import { markEdit, recordCheck, recordRoundTrip, recordStartup } from "./metrics";
+import { markEdit, markSent, recordCheck, recordRoundTrip, recordStartup } from "./metrics";
 import { blankPlaybook, roleAt, type RoleAddress } from "./playbooks/document";
 import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
@@ -26,6 +27,7 @@ import { visibleEditor } from "./editor/active";
 import { dispatchCommand, useCommands } from "./shell/commands";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
+import { flowHolds } from "./validation/flowHolds";
 
 type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "whatif" | "run";
 /** A message at the top; `action` is one button that goes with it (Undo, Restore). */
@@ -62,6 +64,8 @@ export function App() {
   const [examples, setExamples] = useState<Example[]>([]);
   const [checked, setChecked] = useState<Checked | null>(null);
   const [flow, setFlow] = useState<FlowView | null>(null);
+  /** The document `flow` was computed for. */
+  const flowDoc = useRef<Playbook | null>(null);
   const [selection, setSelection] = useState<Selection>({ kind: "playbook" });
   const [tab, setTab] = useState<Tab>("form");
   const [notice, setNotice] = useState<Notice>(null);
@@ -110,6 +114,7 @@ export function App() {
         setCurrent({ id, base: opened.base });
         setChecked(null);
         setFlow(null);
+        flowDoc.current = null;
         setSelection({ kind: "playbook" });
         setTab("form");
         setScreen("editor");
@@ -189,18 +194,31 @@ export function App() {
     const sent = performance.now();
     // The flow also comes while a role's form is open: it says where the
     // task goes after the role on pass and on fail.
-    const wantsFlow = screen === "editor" && (tab === "flow" || (tab === "form" && selection.kind === "role"));
+    // The flow graph shown is of `flowDoc`; an edit of text the graph does
+    // not show keeps it, and the check skips rebuilding it.
+    const keepFlow = tab === "form" && flowDoc.current !== null && flowHolds(flowDoc.current, doc);
+    const wantsFlow = screen === "editor" && (tab === "flow" || (tab === "form" && selection.kind === "role" && !keepFlow));
+    markSent();
     check(doc, revision, { source: screen === "editor" && tab === "source", flow: wantsFlow }, source)
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
         const { flow: graph, ...answer } = result;
-        setChecked((previous) => keepIfSame(previous, answer));
-        // The graph comes only while its tab is open; an edit elsewhere makes
-        // the last one outdated, unless the document lost its structure (then
-        // the last valid graph is shown as such).
-        if (graph) setFlow((previous) => keepIfSame(previous, graph));
-        else if (answer.structurally_valid) setFlow(null);
+        // Rendered now rather than in a later task: the hints of a keystroke
+        // reach the DOM in the frame the answer arrives in.
+        flushSync(() => {
+          setChecked((previous) => keepIfSame(previous, answer));
+          // The graph comes only while its tab is open; an edit elsewhere makes
+          // the last one outdated, unless the document lost its structure (then
+          // the last valid graph is shown as such).
+          if (graph) {
+            setFlow((previous) => keepIfSame(previous, graph));
+            flowDoc.current = doc;
+          } else if (answer.structurally_valid && !keepFlow) {
+            setFlow(null);
+            flowDoc.current = null;
+          }
+        });
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
@@ -226,7 +244,8 @@ export function App() {
       }
       return;
     }
-    setStatus({ kind: "pending" });
+    // The same object while typing: a new one per keystroke would render the whole shell again.
+    setStatus((now) => (now?.kind === "pending" ? now : { kind: "pending" }));
     const timer = window.setTimeout(() => {
       backend
         .saveDraft(current.id, doc, current.base, source)
@@ -363,6 +382,7 @@ export function App() {
         setStatus(null);
         setChecked(null);
         setFlow(null);
+        flowDoc.current = null;
         setPreviewVersion(null);
         savedDoc.current = null;
         localStorage.removeItem(LAST_OPEN_KEY);

@@ -1,7 +1,22 @@
 // Keystroke-to-hint latency, kept in memory for the benchmark harness
-// (docs/benchmarks.md). An edit marks a start; the render that shows the
-// validation result for it records the elapsed time.
-type Metrics = { latencies: number[]; pending: number | null; roundTrips: number[]; startup?: number };
+// (docs/benchmarks.md, `scripts/e2e.sh measure`). An edit marks a start; the
+// check of that edit marks when its request left, when the answer came back
+// and when the answer was in the DOM; the next animation frame ends it. The
+// steps say where a slow keystroke spends its time.
+type Metrics = {
+  /** Edit to the frame after its hints are in the DOM, ms. */
+  latencies: number[];
+  /** Start of the edit whose hints are not shown yet. */
+  pending: number | null;
+  /** When that edit's check request left (after the edit was rendered). */
+  sent?: number | null;
+  /** When its answer came back. */
+  answered?: number | null;
+  roundTrips: number[];
+  /** Per keystroke, ms from the edit: [request sent, answer back, hints in the DOM, next frame]. */
+  steps?: number[][];
+  startup?: number;
+};
 
 declare global {
   interface Window {
@@ -9,33 +24,55 @@ declare global {
   }
 }
 
+const KEEP = 1000;
+
 function metrics(): Metrics {
   window.__playbookStudioMetrics ??= { latencies: [], pending: null, roundTrips: [] };
   return window.__playbookStudioMetrics;
 }
 
-export function markEdit() {
-  const m = metrics();
-  m.pending ??= performance.now();
+function push<T>(list: T[], value: T) {
+  list.push(value);
+  if (list.length > KEEP) list.shift();
 }
 
-export function recordCheck() {
+export function markEdit() {
   const m = metrics();
-  if (m.pending === null) return;
-  const start = m.pending;
-  m.pending = null;
-  // Measured after the browser has painted the new hints.
-  requestAnimationFrame(() => {
-    m.latencies.push(performance.now() - start);
-    if (m.latencies.length > 1000) m.latencies.shift();
-  });
+  if (m.pending === null) {
+    m.pending = performance.now();
+    m.sent = null;
+    m.answered = null;
+  }
+}
+
+/** The check of the pending edit was sent: the edit itself is rendered. */
+export function markSent() {
+  const m = metrics();
+  if (m.pending !== null) m.sent ??= performance.now();
 }
 
 /** Time of one validation round trip (IPC + Rust), to split the latency. */
 export function recordRoundTrip(ms: number) {
   const m = metrics();
-  m.roundTrips.push(ms);
-  if (m.roundTrips.length > 1000) m.roundTrips.shift();
+  push(m.roundTrips, ms);
+  if (m.pending !== null) m.answered = performance.now();
+}
+
+/** The answer for the pending edit is in the DOM; the next frame paints it. */
+export function recordCheck() {
+  const m = metrics();
+  if (m.pending === null) return;
+  const start = m.pending;
+  const committed = performance.now();
+  const sent = m.sent ?? committed;
+  const answered = m.answered ?? committed;
+  m.pending = null;
+  requestAnimationFrame(() => {
+    const painted = performance.now();
+    push(m.latencies, painted - start);
+    m.steps ??= [];
+    push(m.steps, [sent - start, answered - start, committed - start, painted - start]);
+  });
 }
 
 /** Milliseconds from the process start to the first interactive view. */

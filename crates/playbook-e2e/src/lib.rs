@@ -44,6 +44,15 @@ pub fn app_binary() -> PathBuf {
         .unwrap_or_else(|| target_dir().join("debug/playbook-studio"))
 }
 
+/// The empty Tauri 2 window of the measurements (the WebKitGTK floor):
+/// `PLAYBOOK_EMPTY_WINDOW_BIN`, or the `empty_window` example built beside
+/// the app binary (`cargo build -p playbook-studio --example empty_window`).
+pub fn empty_window_binary() -> PathBuf {
+    std::env::var_os("PLAYBOOK_EMPTY_WINDOW_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| app_binary().with_file_name("examples").join("empty_window"))
+}
+
 pub fn screenshot_dir() -> PathBuf {
     let dir = target_dir().join("e2e-screenshots");
     std::fs::create_dir_all(&dir).expect("create target/e2e-screenshots");
@@ -140,7 +149,7 @@ impl App {
         profile: &Profile,
         env: &[(&str, &std::ffi::OsStr)],
     ) -> Result<App> {
-        App::start(journey, profile, &app_binary(), &[], env).await
+        App::start(journey, profile, &app_binary(), &[], env, ".topbar").await
     }
 
     /// Starts `binary` with `args`, as a desktop entry or a file manager
@@ -151,7 +160,18 @@ impl App {
         binary: &Path,
         args: &[String],
     ) -> Result<App> {
-        App::start(journey, profile, binary, args, &[]).await
+        App::start(journey, profile, binary, args, &[], ".topbar").await
+    }
+
+    /// Starts `binary` (the empty window of the measurements) under the
+    /// driver and waits for an element matching `ready`.
+    pub async fn launch_bare(
+        journey: &str,
+        profile: &Profile,
+        binary: &Path,
+        ready: &str,
+    ) -> Result<App> {
+        App::start(journey, profile, binary, &[], &[], ready).await
     }
 
     async fn start(
@@ -160,6 +180,7 @@ impl App {
         binary: &Path,
         args: &[String],
         env: &[(&str, &std::ffi::OsStr)],
+        ready: &str,
     ) -> Result<App> {
         if !binary.exists() {
             return Err(format!(
@@ -201,8 +222,7 @@ impl App {
             step: 0,
             _driver: driver,
         };
-        // Interactive: the shell has rendered.
-        app.find(".topbar").await?;
+        app.find(ready).await?;
         Ok(app)
     }
 

@@ -1,6 +1,6 @@
 // The editor: an outline of stages and roles, the form (playbook, stage or
 // role), the flow graph and the Source tab, with the Problems panel below.
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { lazy, memo, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Authored } from "../generated/Authored";
 import type { Checked } from "../generated/Checked";
@@ -30,6 +30,8 @@ import { RoleEditor } from "./RoleEditor";
 import { SourceTab, type SourceTabHandle } from "./SourceTab";
 import { StageEditor, type TemplateChoice } from "./StageEditor";
 import { LegacyNotice } from "./Upgrade";
+
+const MemoProblems = memo(Problems);
 
 // The graph library is the largest part of the UI; it loads when the Flow
 // graph tab is first opened, so the window becomes interactive sooner.
@@ -65,23 +67,29 @@ export function Editor(props: Props) {
       .then((codes) => setFixable(new Set(codes)))
       .catch(() => undefined);
   }, []);
-  const quickFixes: QuickFixes = {
-    fixable,
-    fixesOf: (finding) => backend.quickFixes(doc, finding),
-    apply: (fix) =>
-      void backend
-        .applyFix(doc, fix)
-        .then((fixed) => {
-          edit(fixed);
-          notify(`Applied: ${fix.title}. Ctrl+Z undoes it.`);
-        })
-        .catch((e) => notify(messageOf(e), "error")),
-  };
   // The outline only changes when stage or role names, enabled flags, the
   // selection or the findings change, not on every keystroke in a field:
   // on a 200-role playbook re-rendering it per keystroke costs a frame.
+  // The same goes for the Problems panel and every hint: what they are
+  // given stays the same object while the findings do, and callbacks read
+  // the latest document from `docRef` when they run.
   const docRef = useRef(doc);
   docRef.current = doc;
+  const quickFixes: QuickFixes = useMemo(
+    () => ({
+      fixable,
+      fixesOf: (finding) => backend.quickFixes(docRef.current, finding),
+      apply: (fix) =>
+        void backend
+          .applyFix(docRef.current, fix)
+          .then((fixed) => {
+            edit(fixed);
+            notify(`Applied: ${fix.title}. Ctrl+Z undoes it.`);
+          })
+          .catch((e) => notify(messageOf(e), "error")),
+    }),
+    [fixable, edit, notify],
+  );
   const structure = useMemo(
     () => JSON.stringify([doc.name, stages(doc).map(([n, s]) => [n, s.enabled !== false, (s.roles ?? []).map((r) => r.name)])]),
     [doc],
@@ -129,20 +137,24 @@ export function Editor(props: Props) {
   }, [pendingFocus, selection, tab]);
 
   const source = useRef<SourceTabHandle>(null);
-  const activate = (f: Finding) => {
-    // In the Source tab, "go to" moves the editor's cursor to the finding.
-    if (tab === "source" && f.location) {
-      source.current?.goToFinding(f);
-      return;
-    }
-    const role = roleOfPointer(f.path);
-    const stage = stageOfPointer(f.path);
-    if (role && roleAt(doc, role)) setSelection({ kind: "role", ...role });
-    else if (stage && doc.workflow[stage]) setSelection({ kind: "stage", stage });
-    else setSelection({ kind: "playbook" });
-    setTab("form");
-    setPendingFocus(f.path || "/name");
-  };
+  const activate = useCallback(
+    (f: Finding) => {
+      // In the Source tab, "go to" moves the editor's cursor to the finding.
+      if (tab === "source" && f.location) {
+        source.current?.goToFinding(f);
+        return;
+      }
+      const doc = docRef.current;
+      const role = roleOfPointer(f.path);
+      const stage = stageOfPointer(f.path);
+      if (role && roleAt(doc, role)) setSelection({ kind: "role", ...role });
+      else if (stage && doc.workflow[stage]) setSelection({ kind: "stage", stage });
+      else setSelection({ kind: "playbook" });
+      setTab("form");
+      setPendingFocus(f.path || "/name");
+    },
+    [tab, setSelection, setTab],
+  );
 
   let form: React.ReactNode;
   if (selection.kind === "role") {
@@ -236,7 +248,7 @@ export function Editor(props: Props) {
             {tab === "source" && <SourceTab ref={source} doc={doc} checked={checked} onDoc={(d, typed) => edit(d, "source", typed)} />}
           </div>
         </div>
-        <Problems findings={findings} onActivate={activate} quickFixes={quickFixes} />
+        <MemoProblems findings={findings} onActivate={activate} quickFixes={quickFixes} />
       </div>
       </QuickFixContext.Provider>
     </FindingsContext.Provider>

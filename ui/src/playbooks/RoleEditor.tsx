@@ -1,6 +1,6 @@
 // The role editor, in the five sections of the role-contracts plan:
 // Intent, Inputs, Execution, Output, Control.
-import { useRef, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import type { Playbook } from "../generated/Playbook";
 import type { Role } from "../generated/Role";
 import type { RoleMode } from "../generated/RoleMode";
@@ -40,33 +40,94 @@ const TOOLS = [
 ];
 const INPUTS = ["goal", "task", "spec_path", "commit_sha", "issues", "failed_cases", "tasks"];
 const ESCALATIONS = ["retry_limit", "gate_failed", "tool_denied", "missing_input", "approval_denied"];
+const AGENTS = ["claude", "codex", "gemini"];
+const OUTPUT_FIELDS = ["verdict", "issues", "commit_sha", "summary", "spec_path", "tasks", "failed_cases", "report"];
+const MODES: { value: RoleMode | ""; label: string }[] = [
+  { value: "", label: "— none (legacy role) —" },
+  { value: "planner", label: "planner" },
+  { value: "worker", label: "worker" },
+  { value: "reviewer", label: "reviewer" },
+  { value: "tester", label: "tester" },
+];
 
-export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate, handoffRoles, route }: Props) {
-  const p = rolePointer(address);
-  const set = <K extends keyof Role>(key: K, value: Role[K] | undefined) =>
-    edit(updateRole(doc, address, (r) => withField(r, key, value)), `${p}/${String(key)}`);
-  const setNested = <K extends "outputs_contract" | "gates" | "retry_policy">(
-    key: K,
-    field: string,
-    value: unknown,
-  ) =>
+type Latest = { doc: Playbook; address: RoleAddress; role: Role; edit: (doc: Playbook, key?: string) => void };
+
+/**
+ * One callback per field of the role editor, each reading the latest
+ * render's document when it runs; made once per editor.
+ */
+function handlers(latest: { readonly current: Latest }) {
+  const set = <K extends keyof Role>(key: K, value: Role[K] | undefined) => {
+    const { doc, address, edit } = latest.current;
+    edit(updateRole(doc, address, (r) => withField(r, key, value)), `${rolePointer(address)}/${String(key)}`);
+  };
+  const setNested = <K extends "outputs_contract" | "gates" | "retry_policy">(key: K, field: string, value: unknown) => {
+    const { doc, address, edit } = latest.current;
     edit(
       updateRole(doc, address, (r) => {
         const inner = withField({ ...(r[key] ?? {}) } as Record<string, unknown>, field, value === "" ? undefined : value);
         return withField(r, key, (Object.keys(inner).length ? inner : undefined) as Role[K]);
       }),
-      `${p}/${key}/${field}`,
+      `${rolePointer(address)}/${key}/${field}`,
     );
+  };
   // The references to the role when its name field gained focus: every
   // keystroke renames the role and rewrites these in one edit (one undo step
   // for the whole rename, never a dangling handoff in between, so a save
   // mid-rename stores a consistent playbook).
-  const refsAtFocus = useRef<NameRef[] | null>(null);
+  let refsAtFocus: NameRef[] | null = null;
+  return {
+    nameFocus: () => {
+      const { doc, role } = latest.current;
+      refsAtFocus = referencesTo(doc, role.name);
+    },
+    nameBlur: () => {
+      refsAtFocus = null;
+    },
+    name: (v: string) => {
+      const { doc, address, role, edit } = latest.current;
+      // Only references that still hold the name being typed over: an
+      // undo while the field has focus may have moved things.
+      const refs = (refsAtFocus ?? referencesTo(doc, role.name)).filter((r) => roleAt(doc, r)?.handoff_to?.[r.at] === role.name);
+      edit(renameRoleWith(doc, address, v, refs), `${rolePointer(address)}/name`);
+    },
+    mode: (v: RoleMode | "") => set("mode", v === "" ? undefined : v),
+    responsibilities: (v: string) => set("responsibilities", v),
+    allowedAgents: (v: string[] | undefined) => set("allowed_agents", v),
+    inputsRequired: (v: string[] | undefined) => set("inputs_required", v),
+    actionsAllowed: (v: string[] | undefined) => set("actions_allowed", v),
+    suggestedPrompt: (v: string) => set("suggested_prompt", v),
+    outputType: (v: string) => setNested("outputs_contract", "type", v),
+    outputRequired: (v: string[] | undefined) => setNested("outputs_contract", "required", v),
+    requiresApproval: (v: boolean) => setNested("gates", "requires_user_approval", v),
+    passCondition: (v: string) => setNested("gates", "pass_condition", v),
+    handoffTo: (v: string[] | undefined) => set("handoff_to", v),
+    maxIterations: (v: number | undefined) => setNested("retry_policy", "max_iterations", v),
+    escalateOn: (v: string[] | undefined) => setNested("retry_policy", "escalate_on", v),
+    completionCriteria: (v: string[] | undefined) => set("completion_criteria", v),
+  };
+}
+
+/** `next`, or the list of the previous render when it holds the same items (a memoised field then skips rendering). */
+function useSameList(next: string[]): string[] {
+  const previous = useRef(next);
+  const same = previous.current.length === next.length && previous.current.every((v, i) => v === next[i]);
+  if (!same) previous.current = next;
+  return previous.current;
+}
+
+export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveAsTemplate, handoffRoles, route }: Props) {
+  const p = rolePointer(address);
+  // The field callbacks read the document, address and edit function of
+  // the latest render when they run, so they are the same objects from one
+  // render to the next and a keystroke renders only the field it changed.
+  const latest = useRef<Latest>({ doc, address, role, edit });
+  latest.current = { doc, address, role, edit };
+  const on = useMemo(() => handlers(latest), []);
   const [templateName, setTemplateName] = useState<string | null>(null);
   // Roles that hand off to this one, named when deleting it is asked for.
   const [confirmDelete, setConfirmDelete] = useState<string[] | null>(null);
-  const otherRoles = (handoffRoles ?? allRoleNames(doc)).filter((n) => n !== role.name);
-  const list = (v: string[] | undefined) => (v && v.length ? v : v);
+  const otherRoles = useSameList((handoffRoles ?? allRoleNames(doc)).filter((n) => n !== role.name));
 
   return (
     <article className="role-editor" data-role={role.name} aria-label={`Role ${role.name}`}>
@@ -154,30 +215,17 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           pointer={`${p}/name`}
           value={role.name}
           help="Unique in the playbook; handoffs refer to it."
-          onFocus={() => (refsAtFocus.current = referencesTo(doc, role.name))}
-          onChange={(v) => {
-            // Only references that still hold the name being typed over: an
-            // undo while the field has focus may have moved things.
-            const refs = (refsAtFocus.current ?? referencesTo(doc, role.name)).filter(
-              (r) => roleAt(doc, r)?.handoff_to?.[r.at] === role.name,
-            );
-            edit(renameRoleWith(doc, address, v, refs), `${p}/name`);
-          }}
-          onBlur={() => (refsAtFocus.current = null)}
+          onFocus={on.nameFocus}
+          onChange={on.name}
+          onBlur={on.nameBlur}
         />
         <Select<RoleMode>
           label="Mode"
           pointer={`${p}/mode`}
           value={role.mode ?? ""}
           help="Decides which contract checks apply: a reviewer must return a verdict, a tester failures."
-          options={[
-            { value: "", label: "— none (legacy role) —" },
-            { value: "planner", label: "planner" },
-            { value: "worker", label: "worker" },
-            { value: "reviewer", label: "reviewer" },
-            { value: "tester", label: "tester" },
-          ]}
-          onChange={(v) => set("mode", v === "" ? undefined : v)}
+          options={MODES}
+          onChange={on.mode}
         />
         <TextField
           label="Responsibilities"
@@ -185,15 +233,15 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           multiline
           value={role.responsibilities ?? ""}
           help="What the role does, in a sentence or two."
-          onChange={(v) => set("responsibilities", v)}
+          onChange={on.responsibilities}
         />
         <ChipList
           label="Allowed agents"
           pointer={`${p}/allowed_agents`}
           values={role.allowed_agents}
-          suggestions={["claude", "codex", "gemini"]}
+          suggestions={AGENTS}
           help="Agents that may play this role."
-          onChange={(v) => set("allowed_agents", list(v))}
+          onChange={on.allowedAgents}
         />
       </fieldset>
 
@@ -206,7 +254,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           values={role.inputs_required}
           suggestions={INPUTS}
           help="Run inputs (goal, task) or outputs of earlier roles. Reviewers need spec_path and commit_sha."
-          onChange={(v) => set("inputs_required", v)}
+          onChange={on.inputsRequired}
         />
       </fieldset>
 
@@ -219,7 +267,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           values={role.actions_allowed}
           suggestions={TOOLS}
           help="Tool names. Mutating tools (write_file, git_commit …) need approval."
-          onChange={(v) => set("actions_allowed", v)}
+          onChange={on.actionsAllowed}
         />
         <TextField
           label="Suggested prompt"
@@ -227,7 +275,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           multiline
           value={role.suggested_prompt ?? ""}
           help="Advisory text; {placeholders} are filled from the role's inputs."
-          onChange={(v) => set("suggested_prompt", v)}
+          onChange={on.suggestedPrompt}
         />
       </fieldset>
 
@@ -240,15 +288,15 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           value={role.outputs_contract?.type ?? ""}
           placeholder="e.g. review_result"
           help="Name of the result, e.g. work_result or review_result."
-          onChange={(v) => setNested("outputs_contract", "type", v)}
+          onChange={on.outputType}
         />
         <ChipList
           label="Required fields"
           pointer={`${p}/outputs_contract/required`}
           values={role.outputs_contract?.required}
-          suggestions={["verdict", "issues", "commit_sha", "summary", "spec_path", "tasks", "failed_cases", "report"]}
+          suggestions={OUTPUT_FIELDS}
           help="Fields the result must contain; gates may only read these."
-          onChange={(v) => setNested("outputs_contract", "required", v)}
+          onChange={on.outputRequired}
         />
         <Hints pointer={`${p}/outputs_contract`} nested={false} />
       </fieldset>
@@ -261,7 +309,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           pointer={`${p}/gates/requires_user_approval`}
           value={role.gates?.requires_user_approval ?? false}
           help="Ask before any mutating tool runs."
-          onChange={(v) => setNested("gates", "requires_user_approval", v)}
+          onChange={on.requiresApproval}
         />
         <GateField
           label="Pass condition"
@@ -269,7 +317,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           value={role.gates?.pass_condition ?? ""}
           placeholder="review_passed  or  verdict == 'pass'"
           help="A policy key or a CEL expression over the output's required fields."
-          onChange={(v) => setNested("gates", "pass_condition", v)}
+          onChange={on.passCondition}
         />
         <RolePicker
           label="Hand off to"
@@ -277,7 +325,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           values={role.handoff_to}
           roles={otherRoles}
           help="Roles of this stage the task goes to when this role's gate passes; one that already worked on the task is where a failing task is sent back. Not set: the next role of the stage. An empty list: the task leaves the stage here."
-          onChange={(v) => set("handoff_to", v)}
+          onChange={on.handoffTo}
         />
         {route && (
           <dl className="routing" data-testid="role-routing" aria-label={`Where the task goes after ${role.name || "this role"}`}>
@@ -295,7 +343,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           max={1000}
           placeholder="e.g. 3"
           help="Rounds of the review loop before escalation. A loop without it is unbounded."
-          onChange={(v) => setNested("retry_policy", "max_iterations", v)}
+          onChange={on.maxIterations}
         />
         <ChipList
           label="Escalate on"
@@ -303,7 +351,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           values={role.retry_policy?.escalate_on}
           suggestions={ESCALATIONS}
           help="Conditions that hand the task to a human, e.g. retry_limit."
-          onChange={(v) => setNested("retry_policy", "escalate_on", v)}
+          onChange={on.escalateOn}
         />
         <Hints pointer={`${p}/retry_policy`} nested={false} />
         <RowList
@@ -312,7 +360,7 @@ export function RoleEditor({ doc, address, role, edit, onDelete, onMove, onSaveA
           values={role.completion_criteria}
           addLabel="Add criterion"
           help="Statements that say when the work is done."
-          onChange={(v) => set("completion_criteria", v)}
+          onChange={on.completionCriteria}
         />
         <Hints pointer={`${p}/gates`} nested={false} />
       </fieldset>

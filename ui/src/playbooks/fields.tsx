@@ -2,10 +2,13 @@
 // line of helper text, and the findings for its pointer right under it.
 // Fields never accept a value of the wrong type: invalid text stays in the
 // field with a message, and the document keeps its last valid value.
-import { useEffect, useId, useState, type ReactNode } from "react";
+import { memo, useEffect, useId, useState, type ReactNode } from "react";
 import { BUILTIN_POLICIES } from "../generated/builtinPolicies";
 import { Hints } from "../validation/hints";
 
+// Every field is memoised: on a keystroke only the field whose value
+// changed renders again, provided its callbacks stay the same objects from
+// render to render (the role editor keeps them stable; see RoleEditor.tsx).
 type Common = { label: string; help?: ReactNode; pointer: string };
 
 function Field({ label, help, pointer, id, children, error }: Common & { id: string; children: ReactNode; error?: string | null }) {
@@ -28,7 +31,7 @@ function Field({ label, help, pointer, id, children, error }: Common & { id: str
 const MAX_LINE = 2000;
 const MAX_TEXT = 100_000;
 
-export function TextField(
+function TextFieldImpl(
   props: Common & {
     value: string;
     onChange: (v: string) => void;
@@ -80,7 +83,7 @@ export function TextField(
   );
 }
 
-export function NumberField(
+function NumberFieldImpl(
   props: Common & { value: number | undefined; onChange: (v: number | undefined) => void; min?: number; max?: number; placeholder?: string },
 ) {
   const id = useId();
@@ -121,7 +124,7 @@ export function NumberField(
   );
 }
 
-export function Toggle(props: Common & { value: boolean; onChange: (v: boolean) => void }) {
+function ToggleImpl(props: Common & { value: boolean; onChange: (v: boolean) => void }) {
   const id = useId();
   return (
     <div className="field field-toggle" data-field={props.pointer}>
@@ -135,7 +138,7 @@ export function Toggle(props: Common & { value: boolean; onChange: (v: boolean) 
   );
 }
 
-export function Select<T extends string>(
+function SelectImpl<T extends string>(
   props: Common & { value: T | ""; options: { value: T | ""; label: string }[]; onChange: (v: T | "") => void },
 ) {
   const id = useId();
@@ -157,7 +160,7 @@ export function Select<T extends string>(
  * several lines or commas adds each. Empty and duplicate items are refused
  * with a message, never silently.
  */
-export function ChipList(
+function ChipListImpl(
   props: Common & { values: string[] | undefined; onChange: (v: string[] | undefined) => void; suggestions?: string[]; placeholder?: string },
 ) {
   const id = useId();
@@ -244,7 +247,7 @@ export function ChipList(
 }
 
 /** A list of sentences edited as rows, one input per row. */
-export function RowList(props: Common & { values: string[] | undefined; onChange: (v: string[] | undefined) => void; addLabel: string }) {
+function RowListImpl(props: Common & { values: string[] | undefined; onChange: (v: string[] | undefined) => void; addLabel: string }) {
   const id = useId();
   const values = props.values ?? [];
   const set = (i: number, v: string) => props.onChange(values.map((x, k) => (k === i ? v.slice(0, MAX_LINE) : x)));
@@ -274,7 +277,7 @@ export function RowList(props: Common & { values: string[] | undefined; onChange
 }
 
 /** Handoff targets, picked from the roles that exist. */
-export function RolePicker(props: Common & { values: string[] | undefined; roles: string[]; onChange: (v: string[] | undefined) => void }) {
+function RolePickerImpl(props: Common & { values: string[] | undefined; roles: string[]; onChange: (v: string[] | undefined) => void }) {
   const id = useId();
   const values = props.values ?? [];
   const available = props.roles.filter((r) => !values.includes(r));
@@ -307,12 +310,14 @@ export function RolePicker(props: Common & { values: string[] | undefined; roles
   );
 }
 
+const POLICY_KEYS = BUILTIN_POLICIES.map((p) => p.key);
+
 /**
  * A gate: a policy key or a CEL expression. Completes the built-in policy
  * keys (from the core's table, generated) and says what the one typed
  * means, so `review_passed` is never a mystery.
  */
-export function GateField(props: Common & { value: string; onChange: (v: string) => void; placeholder?: string }) {
+function GateFieldImpl(props: Common & { value: string; onChange: (v: string) => void; placeholder?: string }) {
   const builtin = BUILTIN_POLICIES.find((p) => p.key === props.value.trim());
   const help = (
     <>
@@ -348,5 +353,15 @@ export function GateField(props: Common & { value: string; onChange: (v: string)
       </details>
     </>
   );
-  return <TextField {...props} help={help} suggestions={BUILTIN_POLICIES.map((p) => p.key)} />;
+  return <TextField {...props} help={help} suggestions={POLICY_KEYS} />;
 }
+
+export const TextField = memo(TextFieldImpl);
+export const NumberField = memo(NumberFieldImpl);
+export const Toggle = memo(ToggleImpl);
+export const ChipList = memo(ChipListImpl);
+export const RowList = memo(RowListImpl);
+export const RolePicker = memo(RolePickerImpl);
+export const GateField = memo(GateFieldImpl);
+/** Memoised like the others; the cast keeps the option type generic. */
+export const Select = memo(SelectImpl) as typeof SelectImpl;

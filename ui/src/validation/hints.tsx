@@ -1,19 +1,56 @@
 // Inline hints: each finding is shown next to the field its JSON pointer
 // names. Fields declare their pointer; this module finds what applies.
-import { createContext, useContext } from "react";
+import { createContext, memo, useContext } from "react";
 import type { Finding } from "../generated/Finding";
 import { inFormWords } from "./labels";
 import { QuickFix } from "./QuickFix";
 
 export const FindingsContext = createContext<Finding[]>([]);
 
-/** Findings for the value at `pointer`; with `nested`, also for values inside it. */
-export function useFindings(pointer: string, nested = true): Finding[] {
-  const findings = useContext(FindingsContext);
-  return findings.filter((f) => f.path === pointer || (nested && f.path.startsWith(pointer + "/")));
+/** Per pointer, the findings at it and the findings at it or inside it. */
+type Index = Map<string, { at: Finding[]; within: Finding[] }>;
+
+const NONE: Finding[] = [];
+// One index per findings array (one per check answer), shared by every
+// field: a field looks its pointer up instead of scanning every finding, and
+// gets the same array back until the findings change, so memoised fields
+// skip rendering on keystrokes that change no finding.
+const indexes = new WeakMap<Finding[], Index>();
+
+function indexOf(findings: Finding[]): Index {
+  let index = indexes.get(findings);
+  if (index) return index;
+  index = new Map();
+  const entry = (pointer: string) => {
+    let e = index!.get(pointer);
+    if (!e) index!.set(pointer, (e = { at: [], within: [] }));
+    return e;
+  };
+  for (const f of findings) {
+    entry(f.path).at.push(f);
+    // The finding is within its own pointer and every pointer above it.
+    for (let p = f.path; ; ) {
+      entry(p).within.push(f);
+      const cut = p.lastIndexOf("/");
+      if (cut < 0) break;
+      p = p.slice(0, cut);
+    }
+  }
+  indexes.set(findings, index);
+  return index;
 }
 
-export function Hints({ pointer, nested = true }: { pointer: string; nested?: boolean }) {
+/** Findings for the value at `pointer`; with `nested`, also for values inside it. */
+export function findingsAt(findings: Finding[], pointer: string, nested = true): Finding[] {
+  const e = indexOf(findings).get(pointer);
+  return (e && (nested ? e.within : e.at)) ?? NONE;
+}
+
+export function useFindings(pointer: string, nested = true): Finding[] {
+  return findingsAt(useContext(FindingsContext), pointer, nested);
+}
+
+export const Hints = memo(function Hints({ pointer, nested = true }: { pointer: string; nested?: boolean }) {
   const findings = useFindings(pointer, nested);
   if (findings.length === 0) return null;
   return (
@@ -27,7 +64,7 @@ export function Hints({ pointer, nested = true }: { pointer: string; nested?: bo
       ))}
     </ul>
   );
-}
+});
 
 export function severityRank(findings: Finding[]): "error" | "warning" | "info" | null {
   if (findings.some((f) => f.severity === "error")) return "error";

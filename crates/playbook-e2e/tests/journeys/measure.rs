@@ -1,7 +1,8 @@
 //! Measurements for docs/benchmarks.md ("Desktop app"). They print numbers
 //! and assert nothing about time: run them with `scripts/e2e.sh measure`.
 
-use std::time::Instant;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use playbook_e2e::{App, Profile, Result};
 
@@ -30,15 +31,30 @@ fn memory_of_tree(root: u32) -> f64 {
     }
     for pid in &pids {
         let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-        let pss = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("Pss:"))
-                    .map(str::to_string)
-            })
-            .unwrap_or_default();
-        println!("  pid {pid} {}: {pss}", name.trim());
+        let rollup =
+            std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+        // Where the process's share lies: its own memory (anonymous: heaps,
+        // the JavaScript heap, stacks), mapped files (code of the libraries
+        // and the binary) and shared memory (WebKit's buffers).
+        let field = |key: &str| {
+            rollup
+                .lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse::<u64>().ok())
+                .map_or_else(
+                    || "?".to_string(),
+                    |kib| format!("{:.1}", kib as f64 / 1024.0),
+                )
+        };
+        println!(
+            "  pid {pid} {}: Pss {} MiB (anonymous {}, file {}, shared memory {})",
+            name.trim(),
+            field("Pss:"),
+            field("Pss_Anon:"),
+            field("Pss_File:"),
+            field("Pss_Shmem:")
+        );
     }
     let kib: u64 = pids
         .iter()
@@ -52,8 +68,9 @@ fn memory_of_tree(root: u32) -> f64 {
     kib as f64 / 1024.0
 }
 
-fn app_pid() -> Option<u32> {
-    let binary = playbook_e2e::app_binary().canonicalize().ok()?;
+/// The process running `binary` (the driver starts one).
+fn pid_of(binary: &Path) -> Option<u32> {
+    let binary = binary.canonicalize().ok()?;
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
         let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
@@ -77,6 +94,24 @@ fn playbook_with_roles(n: usize) -> String {
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "measurement: scripts/e2e.sh measure"]
 async fn measure_desktop_app() -> Result<()> {
+    // The floor: an empty Tauri 2 window (src-tauri/examples/empty_window)
+    // on the same machine, measured the same way, before the app runs.
+    let empty = playbook_e2e::empty_window_binary();
+    if empty.exists() {
+        let profile = Profile::new();
+        let window = App::launch_bare("measure-empty", &profile, &empty, "body").await?;
+        // As long as the app's first view takes to settle.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let memory = pid_of(&empty).map(memory_of_tree).unwrap_or(f64::NAN);
+        println!("floor: empty Tauri 2 window with a blank page: {memory:.1} MiB PSS");
+        window.quit().await?;
+    } else {
+        println!(
+            "floor: not measured, {} does not exist (cargo build -p playbook-studio --example empty_window)",
+            empty.display()
+        );
+    }
+
     // Cold start to interactive, three times: new profile each time.
     let mut starts = Vec::new();
     for k in 0..3 {
@@ -101,6 +136,13 @@ async fn measure_desktop_app() -> Result<()> {
              process start to interactive {process} ms",
             starts[k]
         );
+        if k == 0 {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let memory = pid_of(&playbook_e2e::app_binary())
+                .map(memory_of_tree)
+                .unwrap_or(f64::NAN);
+            println!("memory at the first-run view: {memory:.1} MiB PSS");
+        }
         app.quit().await?;
     }
 
@@ -113,7 +155,9 @@ async fn measure_desktop_app() -> Result<()> {
     app.find("[data-outline-role]").await?;
     app.click("[data-tab=flow]").await?;
     app.find("[data-role-node]").await?;
-    let memory = app_pid().map(memory_of_tree).unwrap_or(f64::NAN);
+    let memory = pid_of(&playbook_e2e::app_binary())
+        .map(memory_of_tree)
+        .unwrap_or(f64::NAN);
     println!("memory after opening compound-engineering (form + graph): {memory:.1} MiB PSS");
 
     app.click("[data-screen=library]").await?;
@@ -162,6 +206,36 @@ async fn measure_desktop_app() -> Result<()> {
         pick(0.95),
         pick(1.0)
     );
+    // Where the time goes: per keystroke, ms from the edit to each step.
+    let steps = app
+        .execute("return window.__playbookStudioMetrics.steps ?? []")
+        .await?;
+    let steps: Vec<Vec<f64>> = steps
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|r| r.as_array())
+                .map(|r| r.iter().filter_map(|v| v.as_f64()).collect())
+                .collect()
+        })
+        .unwrap_or_default();
+    let median_of = |column: usize| {
+        let mut values: Vec<f64> = steps
+            .iter()
+            .filter_map(|r| r.get(column).copied())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "steps from the edit (medians over {} keystrokes): request sent {:.1} ms, answer back {:.1} ms, \
+         hints in the DOM {:.1} ms, next frame {:.1} ms",
+        steps.len(),
+        median_of(0),
+        median_of(1),
+        median_of(2),
+        median_of(3)
+    );
     let trips = app
         .execute("return window.__playbookStudioMetrics.roundTrips")
         .await?;
@@ -175,7 +249,9 @@ async fn measure_desktop_app() -> Result<()> {
         trips.get(trips.len() / 2).copied().unwrap_or(f64::NAN),
         trips.len()
     );
-    let memory = app_pid().map(memory_of_tree).unwrap_or(f64::NAN);
+    let memory = pid_of(&playbook_e2e::app_binary())
+        .map(memory_of_tree)
+        .unwrap_or(f64::NAN);
     println!("memory with the 200-role playbook open: {memory:.1} MiB PSS");
     app.screenshot("200-roles").await?;
     app.quit().await
