@@ -451,6 +451,18 @@ impl App {
         Ok(self.client.execute(script, vec![]).await?)
     }
 
+    /// The milliseconds the page recorded under `expression` (an array of
+    /// numbers, e.g. `window.__playbookStudioMetrics.latencies`), sorted.
+    pub async fn recorded_ms(&self, expression: &str) -> Result<Timings> {
+        let recorded = self.execute(&format!("return {expression}")).await?;
+        let mut ms: Vec<f64> = recorded
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+            .unwrap_or_default();
+        ms.sort_by(f64::total_cmp);
+        Ok(Timings(ms))
+    }
+
     /// Ends the session, which closes the app window and its process.
     pub async fn quit(self) -> Result<()> {
         self.client.clone().close().await?;
@@ -580,5 +592,29 @@ impl App {
         }
         self.client.perform_actions(actions).await?;
         Ok(())
+    }
+}
+
+/// Sorted milliseconds recorded by the page, for the measurements' figures
+/// (printed, never asserted).
+pub struct Timings(pub Vec<f64>);
+
+impl Timings {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value at quantile `q` (0.5 the median, 1.0 the maximum); NaN
+    /// when nothing was recorded.
+    pub fn at(&self, q: f64) -> f64 {
+        let last = self.0.len().saturating_sub(1) as f64;
+        self.0
+            .get((last * q).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
     }
 }

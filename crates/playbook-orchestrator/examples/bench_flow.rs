@@ -12,38 +12,19 @@
 //! allocator also counts allocations, a figure that, unlike time, does not
 //! depend on the machine's load.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use playbook_orchestrator::agent::AutoApprove;
 use playbook_orchestrator::event::{CountingSink, JsonlSink, TaskState};
 use playbook_orchestrator::{RunOptions, reference, run_blocking};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+#[path = "common/counting.rs"]
+mod counting;
+use counting::{ALLOCATIONS, LIVE, PEAK};
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// Nanoseconds this thread has run on a CPU (`/proc/thread-self/schedstat`):
 /// unlike wall time, it does not count waiting for a core that other

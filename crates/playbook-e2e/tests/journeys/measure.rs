@@ -186,19 +186,10 @@ async fn measure_desktop_app() -> Result<()> {
         })
         .await?;
     }
-    let latencies = app
-        .execute("return window.__playbookStudioMetrics.latencies")
+    let ms = app
+        .recorded_ms("window.__playbookStudioMetrics.latencies")
         .await?;
-    let mut ms: Vec<f64> = latencies
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
-        .unwrap_or_default();
-    ms.sort_by(f64::total_cmp);
-    let pick = |q: f64| {
-        ms.get(((ms.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    };
+    let pick = |q: f64| ms.at(q);
     println!(
         "keystroke-to-hint on 200 roles: {} samples, median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
         ms.len(),

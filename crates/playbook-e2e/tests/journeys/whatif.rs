@@ -32,19 +32,10 @@ async fn measure_whatif_slider() -> Result<()> {
         })
         .await?;
     }
-    let recorded = app
-        .execute("return window.__playbookStudioWhatif.latencies")
+    let ms = app
+        .recorded_ms("window.__playbookStudioWhatif.latencies")
         .await?;
-    let mut ms: Vec<f64> = recorded
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
-        .unwrap_or_default();
-    ms.sort_by(f64::total_cmp);
-    let pick = |q: f64| {
-        ms.get(((ms.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    };
+    let pick = |q: f64| ms.at(q);
     println!(
         "what-if slider move to painted result ({} runs of tdd.yaml per move): {} samples, \
          median {:.0} ms, p95 {:.0} ms, max {:.0} ms",
