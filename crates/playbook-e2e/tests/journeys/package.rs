@@ -78,10 +78,13 @@ async fn the_installed_package_opens_a_playbook_file_from_its_desktop_entry() ->
 }
 
 /// The package `scripts/package.sh --debug` made (`scripts/e2e.sh` runs it),
-/// or the one named by `PLAYBOOK_STUDIO_DEB`.
+/// or the one named by `PLAYBOOK_STUDIO_DEB` (a relative path is from the
+/// repository's root, e.g. the release package of `scripts/package.sh`).
 fn built_package() -> Result<PathBuf> {
     if let Some(deb) = std::env::var_os("PLAYBOOK_STUDIO_DEB") {
-        return Ok(PathBuf::from(deb));
+        return Ok(Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(deb));
     }
     let dir = target_dir().join("debug/bundle/deb");
     let found = std::fs::read_dir(&dir)
