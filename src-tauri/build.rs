@@ -66,6 +66,9 @@ const COMMANDS: &[&str] = &[
     "run_start",
     "run_stop",
     "run_diff",
+    "whatif_run",
+    "whatif_cancel",
+    "whatif_compare_versions",
 ];
 
 /// Example playbooks shipped with the app, embedded for the first-run view.

@@ -5,6 +5,7 @@ mod generated;
 mod grants;
 mod imports;
 mod library;
+mod permissions;
 mod preview;
 mod realrun;
 mod scenarios;

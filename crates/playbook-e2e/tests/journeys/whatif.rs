@@ -1,8 +1,34 @@
-//! The What-if panel's slider-to-result time, for docs/benchmarks.md
-//! ("What-if"). Prints numbers and asserts nothing about time: run it with
-//! `scripts/e2e.sh measure`.
+//! The What-if panel: it simulates the open playbook in the real window;
+//! and its slider-to-result time, for docs/benchmarks.md ("What-if"), which
+//! prints numbers and asserts nothing about time (`scripts/e2e.sh measure`).
 
 use playbook_e2e::{App, Key, Profile, Result};
+
+/// The panel beside Preview simulates the open playbook and shows its
+/// report; a slider move simulates again.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn the_what_if_panel_simulates_the_open_playbook() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = App::launch("whatif", &profile).await?;
+    app.click(".first-run [data-testid=open-tdd]").await?;
+    app.click("[data-screen=whatif]").await?;
+    // A debug build simulates its 2 000 runs in seconds: wait up to a minute.
+    for _ in 0..5 {
+        if app.find(".whatif-results").await.is_ok() {
+            break;
+        }
+    }
+    let results = app.text(".whatif-results").await?;
+    assert!(
+        results.contains("simulated runs") && results.contains("tasks passing"),
+        "{results}"
+    );
+    let alerts = app.find_all(".whatif [role=alert]").await?;
+    assert!(alerts.is_empty(), "no error beside the sliders");
+    app.screenshot("report").await?;
+    app.quit().await
+}
 
 /// Moves a slider one step at a time and waits, after each move, until the
 /// report for the new position is on screen; the panel records the time
