@@ -171,10 +171,23 @@ pub fn run_blocking<P: Approver, S: EventSink>(
     playbook: &playbook_core::Playbook,
     scenario: &Scenario,
     options: &RunOptions,
+    approver: P,
+    sink: &mut S,
+) -> RunReport {
+    let prepared = Prepared::new(playbook, scenario, &options.validation);
+    run_prepared_blocking(&prepared, options, approver, sink)
+}
+
+/// [`run_blocking`] of a [`Prepared`] playbook and scenario: many previews
+/// of one playbook pay for its validation and set-up once.
+pub fn run_prepared_blocking<P: Approver, S: EventSink>(
+    prepared: &Prepared<'_>,
+    options: &RunOptions,
     mut approver: P,
     sink: &mut S,
 ) -> RunReport {
-    let mut agent = ScriptedAgent::new(scenario, playbook, options.seed);
+    let scenario = prepared.scenario();
+    let mut agent = ScriptedAgent::new(scenario, prepared.playbook(), options.seed);
     let mut assigner = ScriptedAssigner {
         script: scenario.role_assignment.as_ref(),
     };
@@ -192,7 +205,7 @@ pub fn run_blocking<P: Approver, S: EventSink>(
     // only on its ports. Building one fails only when the process cannot
     // create it at all; then nothing runs and the report says so (no outcome).
     match tokio::runtime::Builder::new_current_thread().build() {
-        Ok(runtime) => runtime.block_on(run(playbook, scenario, options, ports)),
+        Ok(runtime) => runtime.block_on(run_prepared(prepared, options, ports)),
         Err(_) => RunReport::default(),
     }
 }

@@ -31,6 +31,16 @@ pub struct Prepared<'b> {
 }
 
 impl<'b> Prepared<'b> {
+    /// The playbook every run of this value runs.
+    pub fn playbook(&self) -> &'b Playbook {
+        self.playbook
+    }
+
+    /// The scenario every run of this value runs.
+    pub fn scenario(&self) -> &'b Scenario {
+        self.scenario
+    }
+
     /// Validates `playbook` (with `validation`) and `scenario` against it
     /// and works out what every run shares. Never fails: what must not run
     /// is refused by each run with an event, as [`run`] always did.

@@ -2,13 +2,10 @@
 //! `run` gives each time: the same events, byte for byte, and the same
 //! report. No run leaks state into the next.
 
-use playbook_orchestrator::agent::SimulatedTools;
-use playbook_orchestrator::clock::FixedClock;
 use playbook_orchestrator::event::JsonlSink;
-use playbook_orchestrator::scenario::ScriptedAssigner;
 use playbook_orchestrator::{
-    Approval, Ports, Prepared, RunOptions, RunReport, Scenario, ScriptedAgent, load_playbook,
-    run_blocking, run_prepared,
+    Approval, Prepared, RunOptions, RunReport, Scenario, load_playbook, run_blocking,
+    run_prepared_blocking,
 };
 
 use crate::{fixture_playbook, repo_dir};
@@ -51,36 +48,18 @@ fn fresh(playbook: &playbook_core::Playbook, scenario: &Scenario, seed: u64) -> 
     (String::from_utf8(sink.into_inner()).unwrap(), text(&report))
 }
 
-fn prepared(
-    prepared: &Prepared<'_>,
-    playbook: &playbook_core::Playbook,
-    scenario: &Scenario,
-    seed: u64,
-) -> (String, String) {
+fn prepared(prepared: &Prepared<'_>, seed: u64) -> (String, String) {
     let mut sink = JsonlSink::new(Vec::new());
     let options = RunOptions {
         seed,
         ..Default::default()
     };
-    let mut agent = ScriptedAgent::new(scenario, playbook, seed);
-    let mut approver = Approval::Scenario.approver(scenario);
-    let mut assigner = ScriptedAssigner {
-        script: scenario.role_assignment.as_ref(),
-    };
-    let mut tools = SimulatedTools;
-    let clock = FixedClock::default();
-    let ports = Ports {
-        agent: &mut agent,
-        approver: &mut approver,
-        assigner: &mut assigner,
-        tools: &mut tools,
-        clock: &clock,
-        sink: &mut sink,
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let report: RunReport = runtime.block_on(run_prepared(prepared, &options, ports));
+    let report = run_prepared_blocking(
+        prepared,
+        &options,
+        Approval::Scenario.approver(prepared.scenario()),
+        &mut sink,
+    );
     (String::from_utf8(sink.into_inner()).unwrap(), text(&report))
 }
 
@@ -90,7 +69,7 @@ fn same_as_fresh(playbook_text: &str, scenario_text: &str, what: &str) {
     let scenario = Scenario::parse(scenario_text).unwrap();
     let shared = Prepared::new(&playbook, &scenario, &RunOptions::default().validation);
     for seed in [0, 7, 0, 12345] {
-        let (events, report) = prepared(&shared, &playbook, &scenario, seed);
+        let (events, report) = prepared(&shared, seed);
         let (want_events, want_report) = fresh(&playbook, &scenario, seed);
         assert_eq!(events, want_events, "{what}, seed {seed}: events differ");
         assert_eq!(report, want_report, "{what}, seed {seed}: reports differ");
@@ -131,7 +110,7 @@ fn a_refused_run_is_refused_by_every_prepared_run() {
         let playbook = load_playbook(&invalid).unwrap();
         let scenario = Scenario::parse(&happy).unwrap();
         let shared = Prepared::new(&playbook, &scenario, &RunOptions::default().validation);
-        prepared(&shared, &playbook, &scenario, 1)
+        prepared(&shared, 1)
     };
     assert!(events.contains("\"run_refused\""), "{events}");
 
