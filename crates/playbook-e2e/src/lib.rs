@@ -17,6 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use fantoccini::elements::Element;
+use fantoccini::error::{CmdError, ErrorStatus};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
@@ -227,14 +228,27 @@ impl App {
     }
 
     /// Waits (up to 10 s) for an element matching the CSS selector.
+    ///
+    /// React may replace the node between WebKitWebDriver matching it and
+    /// making its handle ("Stale element found when trying to create the
+    /// node handle"); that is the page still rendering, so it is retried
+    /// like a node not there yet.
     pub async fn find(&self, css: &str) -> Result<Element> {
-        Ok(self
-            .client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::Css(css))
+        self.wait_for(Locator::Css(css))
             .await
-            .map_err(|e| format!("no element matches `{css}`: {e}"))?)
+            .map_err(|e| format!("no element matches `{css}`: {e}").into())
+    }
+
+    async fn wait_for(&self, locator: Locator<'_>) -> Result<Element, CmdError> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            match self.client.find(locator).await {
+                Err(e) if is_transient(&e) && tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                found => return found,
+            }
+        }
     }
 
     pub async fn find_all(&self, css: &str) -> Result<Vec<Element>> {
@@ -292,18 +306,24 @@ impl App {
             xpath_literal(text)
         );
         let button = self
-            .client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::XPath(&xpath))
+            .wait_for(Locator::XPath(&xpath))
             .await
             .map_err(|e| format!("no button with text `{text}`: {e}"))?;
         button.click().await?;
         Ok(())
     }
 
+    /// The text of the element matching `css`, found afresh if a re-render
+    /// replaced it between finding and reading.
     pub async fn text(&self, css: &str) -> Result<String> {
-        Ok(self.find(css).await?.text().await?)
+        let mut attempts = 0;
+        loop {
+            match self.find(css).await?.text().await {
+                Ok(text) => return Ok(text),
+                Err(e) if is_transient(&e) && attempts < 50 => attempts += 1,
+                Err(e) => return Err(format!("could not read `{css}`: {e}").into()),
+            }
+        }
     }
 
     /// Waits (up to 10 s) until `check` holds on the page's state.
@@ -533,6 +553,20 @@ async fn xdotool(args: &[&str]) -> Result<String> {
         .into());
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Whether a WebDriver error means "not there (yet)" rather than a failure:
+/// no such element, or a node a re-render replaced under the driver.
+fn is_transient(error: &CmdError) -> bool {
+    match error {
+        CmdError::Standard(e) => {
+            matches!(
+                e.error,
+                ErrorStatus::NoSuchElement | ErrorStatus::StaleElementReference
+            ) || e.message.to_lowercase().contains("stale element")
+        }
+        _ => false,
+    }
 }
 
 async fn wait_for_port(port: u16) -> Result<()> {
