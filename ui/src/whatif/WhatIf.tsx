@@ -3,6 +3,11 @@
 // (a new simulation cancels the one before, in the backend, which splits
 // the runs across the cores), shown as SVG pictures: calls per task, calls
 // per stage, escalations by trigger.
+//
+// A move is answered in two steps: an estimate from a few hundred runs, on
+// screen well within 200 ms of the move and labelled as an estimate with
+// its wider intervals, then the full simulation, which replaces it. Only
+// the newest position is computed: a move cancels both steps of the last.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Playbook } from "../generated/Playbook";
@@ -15,6 +20,9 @@ import { markSliderMove, recordResult } from "./metrics";
 // screen within 200 ms of the move.
 const DEBOUNCE_MS = 16;
 const RUNS = 2000;
+const ESTIMATE_RUNS = 250;
+
+type Shown = { report: WhatIfReport; final: boolean };
 
 function pct(v: number): string {
   return `${(v * 100).toFixed(1)} %`;
@@ -129,14 +137,15 @@ function EscalationBars({ report }: { report: WhatIfReport }) {
 
 export function WhatIf({ doc }: { doc: Playbook }) {
   const [sliders, setSliders] = useState<Sliders>(DEFAULT_SLIDERS);
-  const [report, setReport] = useState<WhatIfReport | null>(null);
+  const [shown, setShown] = useState<Shown | null>(null);
+  const report = shown?.report ?? null;
   const [error, setError] = useState<string | null>(null);
-  const [progress, setProgress] = useState<number | null>(null);
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const latest = useRef(0);
   const model = useMemo(() => modelText(sliders), [sliders]);
 
   useEffect(() => {
-    const unlisten = backend.onWhatifProgress((p) => setProgress(p.done / Math.max(p.total, 1)));
+    const unlisten = backend.onWhatifProgress((p) => setProgress(p));
     return () => {
       void unlisten.then((f) => f());
       void backend.cancelWhatif();
@@ -146,14 +155,20 @@ export function WhatIf({ doc }: { doc: Playbook }) {
   useEffect(() => {
     const ticket = ++latest.current;
     const timer = window.setTimeout(() => {
-      setProgress(0);
+      setProgress({ done: 0, total: ESTIMATE_RUNS });
+      // Shows an answer if it is still the newest position's; says whether it was.
+      const show = (r: WhatIfReport, final: boolean) => {
+        if (ticket !== latest.current) return false;
+        setShown({ report: r, final });
+        setError(null);
+        return true;
+      };
       backend
-        .whatif(doc, model, RUNS, 0)
-        .then((r) => {
-          // Only the newest request's answer is shown; older ones were cancelled.
-          if (ticket !== latest.current) return;
-          setReport(r);
-          setError(null);
+        .whatif(doc, model, ESTIMATE_RUNS, 0)
+        .then((estimate) => {
+          // A cancelled estimate (Cancel, or a newer move) ends this move.
+          if (!show(estimate, estimate.partial) || estimate.partial) return;
+          return backend.whatif(doc, model, RUNS, 0).then((full) => void show(full, true));
         })
         .catch((e) => {
           if (ticket === latest.current) setError(messageOf(e));
@@ -167,8 +182,8 @@ export function WhatIf({ doc }: { doc: Playbook }) {
 
   // The newest position's report is on screen: the slider-to-result time.
   useEffect(() => {
-    if (report) recordResult();
-  }, [report]);
+    if (shown) recordResult(shown.final);
+  }, [shown]);
 
   const set = (key: keyof Sliders) => (v: number) => {
     markSliderMove();
@@ -183,7 +198,8 @@ export function WhatIf({ doc }: { doc: Playbook }) {
         <Slider label="Agent error" value={sliders.error} onChange={set("error")} />
         {progress !== null && (
           <p role="status">
-            Simulating {RUNS} runs… {pct(progress)}{" "}
+            {progress.total === RUNS ? "Refining the estimate: simulating" : "Simulating"} {progress.total} runs…{" "}
+            {pct(progress.done / Math.max(progress.total, 1))}{" "}
             <button type="button" onClick={() => void backend.cancelWhatif()}>
               Cancel
             </button>
@@ -194,6 +210,7 @@ export function WhatIf({ doc }: { doc: Playbook }) {
       {report && (
         <div className="whatif-results">
           <p>
+            {shown?.final === false && !report.partial ? "Estimate from " : ""}
             {report.runs} simulated runs{report.partial ? " (partial: cancelled)" : ""}: tasks passing{" "}
             {pct(report.tasks_passing.rate)}, escalations {pct(report.escalation.rate)}, mean{" "}
             {report.calls_per_task.mean.toFixed(2)} calls per task (p95 {report.calls_per_task.p95}), costliest loop{" "}

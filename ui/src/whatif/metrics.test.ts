@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { latencies, markSliderMove, recordResult } from "./metrics";
+import { finalLatencies, latencies, markSliderMove, recordResult } from "./metrics";
 
 // The tests run without a DOM: a bare object stands in for the window.
 beforeEach(() => {
@@ -16,19 +16,34 @@ describe("slider-to-result metrics", () => {
     // Later moves of the same drag do not restart the clock: the time is
     // what the person waited since they started moving.
     markSliderMove(now());
-    recordResult(paintNow);
+    recordResult(true, paintNow);
     const recorded = latencies();
     expect(recorded).toHaveLength(1);
     expect(recorded[0]).toBeGreaterThanOrEqual(50);
-    console.log(`slider move to result (stub paint, no simulation): ${recorded[0].toFixed(1)} ms`);
+    expect(finalLatencies()).toHaveLength(1);
+  });
+
+  it("times the estimate and the full simulation of one move separately", () => {
+    const start = now() - 80;
+    markSliderMove(start);
+    recordResult(false, paintNow);
+    expect(latencies()).toHaveLength(1);
+    expect(finalLatencies()).toHaveLength(0);
+    // A second estimate of the same move is not a new first result.
+    recordResult(false, paintNow);
+    expect(latencies()).toHaveLength(1);
+    recordResult(true, paintNow);
+    expect(finalLatencies()).toHaveLength(1);
+    expect(finalLatencies()[0]).toBeGreaterThanOrEqual(latencies()[0]);
   });
 
   it("records nothing for a result no move asked for", () => {
-    recordResult(paintNow);
+    recordResult(true, paintNow);
     expect(latencies()).toHaveLength(0);
     markSliderMove();
-    recordResult(paintNow);
-    recordResult(paintNow);
+    recordResult(true, paintNow);
+    recordResult(true, paintNow);
     expect(latencies()).toHaveLength(1);
+    expect(finalLatencies()).toHaveLength(1);
   });
 });
