@@ -13,12 +13,7 @@ async fn the_what_if_panel_simulates_the_open_playbook() -> Result<()> {
     let mut app = App::launch("whatif", &profile).await?;
     app.click(".first-run [data-testid=open-tdd]").await?;
     app.click("[data-screen=whatif]").await?;
-    // A debug build simulates its 2 000 runs in seconds: wait up to a minute.
-    for _ in 0..5 {
-        if app.find(".whatif-results").await.is_ok() {
-            break;
-        }
-    }
+    results_shown(&app).await?;
     let results = app.text(".whatif-results").await?;
     assert!(
         results.contains("simulated runs") && results.contains("tasks passing"),
@@ -41,7 +36,7 @@ async fn measure_whatif_slider() -> Result<()> {
     let mut app = App::launch("measure-whatif", &profile).await?;
     app.click(".first-run [data-testid=open-tdd]").await?;
     app.click("[data-screen=whatif]").await?;
-    app.find(".whatif-results").await?;
+    results_shown(&app).await?;
     app.execute(
         "window.__playbookStudioWhatif = { latencies: [], finalLatencies: [], pending: null, pendingFinal: null }; return 0",
     )
@@ -79,4 +74,17 @@ async fn measure_whatif_slider() -> Result<()> {
     }
     app.screenshot("whatif-slider").await?;
     app.quit().await
+}
+
+/// Waits for the panel's first report; a debug build simulates its runs in
+/// seconds, so this waits up to a minute, and says what the panel shows
+/// instead when none comes.
+async fn results_shown(app: &App) -> Result<()> {
+    for _ in 0..6 {
+        if app.find(".whatif-results").await.is_ok() {
+            return Ok(());
+        }
+    }
+    let panel = app.text(".whatif").await.unwrap_or_default();
+    Err(format!("no What-if report within a minute; the panel shows: {panel}").into())
 }
