@@ -234,13 +234,18 @@ impl App {
     /// node handle"); that is the page still rendering, so it is retried
     /// like a node not there yet.
     pub async fn find(&self, css: &str) -> Result<Element> {
-        self.wait_for(Locator::Css(css))
-            .await
-            .map_err(|e| format!("no element matches `{css}`: {e}").into())
+        self.find_within(css, Duration::from_secs(10)).await
     }
 
-    async fn wait_for(&self, locator: Locator<'_>) -> Result<Element, CmdError> {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    /// Waits up to `time` for an element matching the CSS selector.
+    pub async fn find_within(&self, css: &str, time: Duration) -> Result<Element> {
+        self.wait_for(Locator::Css(css), time)
+            .await
+            .map_err(|e| format!("no element matches `{css}` within {time:?}: {e}").into())
+    }
+
+    async fn wait_for(&self, locator: Locator<'_>, time: Duration) -> Result<Element, CmdError> {
+        let deadline = tokio::time::Instant::now() + time;
         loop {
             match self.client.find(locator).await {
                 Err(e) if is_transient(&e) && tokio::time::Instant::now() < deadline => {
@@ -306,7 +311,7 @@ impl App {
             xpath_literal(text)
         );
         let button = self
-            .wait_for(Locator::XPath(&xpath))
+            .wait_for(Locator::XPath(&xpath), Duration::from_secs(10))
             .await
             .map_err(|e| format!("no button with text `{text}`: {e}"))?;
         button.click().await?;
@@ -461,8 +466,16 @@ impl App {
             .next()
             .ok_or("the app's window is not visible")?
             .to_string();
-        xdotool(&["windowfocus", "--sync", &window]).await?;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Keys go to the window with the X input focus; under load the focus
+        // can land after `--sync` returns, so it is checked before pressing.
+        for _ in 0..20 {
+            xdotool(&["windowfocus", "--sync", &window]).await?;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if xdotool(&["getwindowfocus"]).await?.trim() == window {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
         xdotool(&["key", "--clearmodifiers", keys]).await?;
         Ok(())
     }

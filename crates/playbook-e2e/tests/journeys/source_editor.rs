@@ -2,6 +2,8 @@
 //! typing, completion and field documentation from the language server's
 //! logic, folding, search, and its own undo while typing.
 
+use std::time::Duration;
+
 use playbook_e2e::{App, Key, Profile, Result};
 
 use crate::{launch, open_tdd, select_role};
@@ -56,13 +58,26 @@ async fn type_text(app: &App, lines: &[&str]) -> Result<()> {
 /// Opens the search panel with Ctrl+F, finds `text` and returns to the
 /// editor with the match selected.
 async fn find(app: &App, text: &str, through_menu: bool) -> Result<()> {
-    if through_menu {
-        // The real keyboard: the native menu's Edit ▸ Find accelerator.
-        app.system_keys("ctrl+f").await?;
+    let field = if through_menu {
+        // The real keyboard: the native menu's Edit ▸ Find accelerator. A
+        // key the X server delivers before the window has taken the focus
+        // is lost, as on a desktop; it is pressed again, as a person would.
+        let mut opened = None;
+        for _ in 0..3 {
+            app.system_keys("ctrl+f").await?;
+            if let Ok(field) = app
+                .find_within(".cm-search input[name=search]", Duration::from_secs(4))
+                .await
+            {
+                opened = Some(field);
+                break;
+            }
+        }
+        opened.ok_or("Ctrl+F did not open the search panel in three presses")?
     } else {
         app.shortcut(&[Key::Control], 'f').await?;
-    }
-    let field = app.find(".cm-search input[name=search]").await?;
+        app.find(".cm-search input[name=search]").await?
+    };
     app.clear_field(&field).await?;
     field
         .send_keys(&format!("{text}{}", key(Key::Enter)))
