@@ -67,10 +67,13 @@ fn free_port() -> u16 {
         .expect("a free local port")
 }
 
-/// A running WebKitWebDriver; stopped with SIGTERM on drop.
+/// A running WebKitWebDriver; stopped with SIGTERM on drop, and the app it
+/// started with it.
 pub struct Driver {
     child: Child,
     pub port: u16,
+    /// The app process the driver started for the session.
+    app: Option<u32>,
 }
 
 impl Drop for Driver {
@@ -78,15 +81,75 @@ impl Drop for Driver {
         let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();
+        let mut stopped = false;
         for _ in 0..50 {
             if let Ok(Some(_)) = self.child.try_wait() {
+                stopped = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if !stopped {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        // The app normally closes with its session. One that outlives it
+        // (its page closed but its window left open, seen under load) keeps
+        // the single-instance name, so the next journey's launch would be
+        // handed to it and never start a session: it is stopped here.
+        if let Some(pid) = self.app {
+            stop_process(pid);
+        }
+    }
+}
+
+/// Whether `pid` is a live process (a zombie is not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X")
+    })
+}
+
+/// Waits for `pid` to exit by itself, then asks it to (SIGTERM), then makes
+/// it (SIGKILL).
+fn stop_process(pid: u32) {
+    for signal in [None, Some("-TERM"), Some("-KILL")] {
+        if let Some(signal) = signal {
+            let _ = Command::new("kill")
+                .args([signal, &pid.to_string()])
+                .status();
+        }
+        for _ in 0..30 {
+            if !alive(pid) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
+}
+
+/// The child of `parent` running `binary`.
+fn child_running(parent: u32, binary: &Path) -> Option<u32> {
+    let binary = binary.canonicalize().ok()?;
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid = entry.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat
+                .rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<u32>()
+                .ok()?;
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+            (ppid == parent && exe == binary).then_some(pid)
+        })
 }
 
 /// Per-test state that survives an app restart: the database and data dir.
@@ -205,7 +268,11 @@ impl App {
             .map_err(|e| {
                 format!("could not start WebKitWebDriver (apt package webkit2gtk-driver): {e}")
             })?;
-        let driver = Driver { child, port };
+        let mut driver = Driver {
+            child,
+            port,
+            app: None,
+        };
         wait_for_port(port).await?;
 
         let mut caps = serde_json::Map::new();
@@ -213,10 +280,28 @@ impl App {
             "webkitgtk:browserOptions".into(),
             json!({ "binary": binary, "args": args }),
         );
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await?;
+        let mut builder =
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        builder.capabilities(caps);
+        let url = format!("http://127.0.0.1:{port}");
+        let session = builder.connect(&url);
+        // A launch handed to an instance already running (single instance)
+        // never answers: bound the wait so that says so instead of hanging.
+        let client = tokio::time::timeout(Duration::from_secs(90), session)
+            .await
+            .map_err(|_| {
+                format!(
+                    "{} started no WebDriver session within 90 s; is an earlier instance still running? (the app is single-instance)",
+                    binary.display()
+                )
+            })??;
+        driver.app = child_running(driver.child.id(), binary);
+        if driver.app.is_none() {
+            eprintln!(
+                "note: no process of {} under the driver; it will not be stopped after `{journey}`",
+                binary.display()
+            );
+        }
         let app = App {
             client,
             journey: journey.to_string(),
@@ -383,6 +468,11 @@ impl App {
     pub async fn keys(&self, keys: &str) -> Result<()> {
         self.client.active_element().await?.send_keys(keys).await?;
         Ok(())
+    }
+
+    /// The app's process, as the driver started it.
+    pub fn pid(&self) -> Option<u32> {
+        self._driver.app
     }
 
     /// Saves `target/e2e-screenshots/<journey>-<nn>-<step>.png`.
