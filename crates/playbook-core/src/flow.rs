@@ -10,7 +10,11 @@
 //! next role of its stage, or, if it is the last, the task leaves the stage;
 //! an explicit empty `handoff_to: []` also ends the stage for that task.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+// Seeded per process like std's hasher, several times faster on the
+// short names these maps hold.
+use foldhash::{HashMap, HashMapExt};
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -178,8 +182,11 @@ impl<'a> Flow<'a> {
 
     /// Roles with a handoff path to role `i` (not `i` itself unless it is
     /// in a loop): the roles that may have run before it within its flow.
-    pub fn ancestors(&self, i: usize) -> HashSet<usize> {
-        let mut found = HashSet::new();
+    /// Each role once, nearest first.
+    pub fn ancestors(&self, i: usize) -> Vec<usize> {
+        // Indexes are dense, so a flag per role replaces a hash set.
+        let mut seen = vec![false; self.roles.len()];
+        let mut found = Vec::new();
         let mut queue = VecDeque::from([i]);
         while let Some(k) = queue.pop_front() {
             for e in self
@@ -187,7 +194,11 @@ impl<'a> Flow<'a> {
                 .edges_directed(NodeIndex::new(k), petgraph::Direction::Incoming)
             {
                 let j = petgraph::visit::EdgeRef::source(&e).index();
-                if found.insert(j) {
+                if let Some(flag) = seen.get_mut(j)
+                    && !*flag
+                {
+                    *flag = true;
+                    found.push(j);
                     queue.push_back(j);
                 }
             }
