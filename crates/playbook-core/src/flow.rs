@@ -44,7 +44,7 @@ pub struct Flow<'a> {
 impl<'a> Flow<'a> {
     pub fn new(playbook: &'a Playbook) -> Flow<'a> {
         let roles: Vec<RoleRef<'a>> = playbook.roles().collect();
-        let mut by_name = HashMap::new();
+        let mut by_name = HashMap::with_capacity(roles.len());
         for (i, r) in roles.iter().enumerate() {
             by_name.entry(r.role.name.as_str()).or_insert(i);
         }
@@ -210,7 +210,8 @@ impl<'a> Flow<'a> {
     /// promises it. A task reaching stage `s` carries every field whose first
     /// stage is before `s`.
     pub fn first_stage_promising(&self) -> HashMap<&'a str, usize> {
-        let mut first = HashMap::new();
+        // About one field per role; sized once instead of regrown.
+        let mut first = HashMap::with_capacity(self.roles.len());
         for r in &self.roles {
             for field in r.role.outputs_required() {
                 first

@@ -249,7 +249,7 @@ fn stages(playbook: &Playbook, options: &Options, out: &mut Vec<Finding>) {
 // ---------------------------------------------------------------- roles
 
 fn duplicate_roles(flow: &Flow, out: &mut Vec<Finding>) {
-    let mut first: HashMap<&str, &RoleRef> = HashMap::new();
+    let mut first: HashMap<&str, &RoleRef> = HashMap::with_capacity(flow.roles.len());
     for r in &flow.roles {
         match first.get(r.role.name.as_str()) {
             Some(earlier) => push(
