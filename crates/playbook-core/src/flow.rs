@@ -10,7 +10,11 @@
 //! next role of its stage, or, if it is the last, the task leaves the stage;
 //! an explicit empty `handoff_to: []` also ends the stage for that task.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+// Seeded per process like std's hasher, several times faster on the
+// short names these maps hold.
+use foldhash::{HashMap, HashMapExt};
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -40,7 +44,7 @@ pub struct Flow<'a> {
 impl<'a> Flow<'a> {
     pub fn new(playbook: &'a Playbook) -> Flow<'a> {
         let roles: Vec<RoleRef<'a>> = playbook.roles().collect();
-        let mut by_name = HashMap::new();
+        let mut by_name = HashMap::with_capacity(roles.len());
         for (i, r) in roles.iter().enumerate() {
             by_name.entry(r.role.name.as_str()).or_insert(i);
         }
@@ -178,8 +182,11 @@ impl<'a> Flow<'a> {
 
     /// Roles with a handoff path to role `i` (not `i` itself unless it is
     /// in a loop): the roles that may have run before it within its flow.
-    pub fn ancestors(&self, i: usize) -> HashSet<usize> {
-        let mut found = HashSet::new();
+    /// Each role once, nearest first.
+    pub fn ancestors(&self, i: usize) -> Vec<usize> {
+        // Indexes are dense, so a flag per role replaces a hash set.
+        let mut seen = vec![false; self.roles.len()];
+        let mut found = Vec::new();
         let mut queue = VecDeque::from([i]);
         while let Some(k) = queue.pop_front() {
             for e in self
@@ -187,7 +194,11 @@ impl<'a> Flow<'a> {
                 .edges_directed(NodeIndex::new(k), petgraph::Direction::Incoming)
             {
                 let j = petgraph::visit::EdgeRef::source(&e).index();
-                if found.insert(j) {
+                if let Some(flag) = seen.get_mut(j)
+                    && !*flag
+                {
+                    *flag = true;
+                    found.push(j);
                     queue.push_back(j);
                 }
             }
@@ -199,7 +210,8 @@ impl<'a> Flow<'a> {
     /// promises it. A task reaching stage `s` carries every field whose first
     /// stage is before `s`.
     pub fn first_stage_promising(&self) -> HashMap<&'a str, usize> {
-        let mut first = HashMap::new();
+        // About one field per role; sized once instead of regrown.
+        let mut first = HashMap::with_capacity(self.roles.len());
         for r in &self.roles {
             for field in r.role.outputs_required() {
                 first

@@ -13,9 +13,10 @@
 //! Gates are compiled once, at validation time, so syntax errors and reads of
 //! fields nobody promises surface while the author types, not mid-run.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock, Mutex};
 
+use foldhash::{HashMap, HashMapExt};
 use serde_json::{Map, Value};
 
 /// A policy every playbook can name without defining it.

@@ -4,7 +4,7 @@
 //! document; people reading CLI output want `file:line:column`. JSON is a
 //! subset of the YAML flow syntax, so one YAML event walk serves both formats.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};

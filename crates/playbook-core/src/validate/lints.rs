@@ -1,7 +1,7 @@
 //! The semantic lints. Each function checks one concern over the typed
 //! playbook and pushes findings; `docs/lints.md` documents every code.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use super::Options;
 use crate::finding::{Code, Finding, Severity, escape_pointer};
@@ -249,7 +249,7 @@ fn stages(playbook: &Playbook, options: &Options, out: &mut Vec<Finding>) {
 // ---------------------------------------------------------------- roles
 
 fn duplicate_roles(flow: &Flow, out: &mut Vec<Finding>) {
-    let mut first: HashMap<&str, &RoleRef> = HashMap::new();
+    let mut first: HashMap<&str, &RoleRef> = HashMap::with_capacity(flow.roles.len());
     for r in &flow.roles {
         match first.get(r.role.name.as_str()) {
             Some(earlier) => push(
@@ -276,13 +276,14 @@ fn role_contract(
     out: &mut Vec<Finding>,
 ) {
     let role = r.role;
-    let base = r.pointer();
+    // Pointers are built only for a finding: most roles have none.
+    let base = || r.pointer();
     let name = &role.name;
     if role.is_legacy() {
         push(
             out,
             Code::LegacyRole,
-            base,
+            base(),
             format!("role `{name}` has no contract: nothing it does can be checked or enforced"),
             "add `mode`, `actions_allowed`, `outputs_contract` and `handoff_to`; `playbook template worker` shows a complete contract".into(),
         );
@@ -292,7 +293,7 @@ fn role_contract(
         push(
             out,
             Code::ContractWithoutMode,
-            format!("{base}/mode"),
+            format!("{}/mode", base()),
             format!(
                 "role `{name}` has contract fields but no mode, so mode-specific checks cannot run"
             ),
@@ -302,10 +303,12 @@ fn role_contract(
     };
     common_contract(playbook, r, mutating, out);
     let required = role.outputs_required();
-    let outputs_path = if role.outputs_contract.is_some() {
-        format!("{base}/outputs_contract/required")
-    } else {
-        format!("{base}/outputs_contract")
+    let outputs_path = || {
+        if role.outputs_contract.is_some() {
+            format!("{}/outputs_contract/required", base())
+        } else {
+            format!("{}/outputs_contract", base())
+        }
     };
     match mode {
         RoleMode::Reviewer => {
@@ -317,7 +320,7 @@ fn role_contract(
                 push(
                     out,
                     Code::ReviewerInputs,
-                    format!("{base}/inputs_required"),
+                    format!("{}/inputs_required", base()),
                     format!(
                         "reviewer `{name}` does not require {}: it may review the wrong change or against the wrong spec",
                         missing
@@ -333,7 +336,7 @@ fn role_contract(
                 push(
                     out,
                     Code::ReviewerWithoutVerdict,
-                    outputs_path,
+                    outputs_path(),
                     format!("reviewer `{name}` does not promise a `verdict`, so the review loop cannot tell pass from fail"),
                     "add `verdict` to outputs_contract.required and gate on it, e.g. `pass_condition: review_passed`".into(),
                 );
@@ -344,7 +347,7 @@ fn role_contract(
                 push(
                     out,
                     Code::TesterWithoutFailures,
-                    outputs_path,
+                    outputs_path(),
                     format!("tester `{name}` does not promise a failures field, so failing tests cannot stop the flow"),
                     "add `failed_cases` to outputs_contract.required and gate on it, e.g. `pass_condition: tests_green`".into(),
                 );
@@ -361,13 +364,14 @@ fn common_contract(
     out: &mut Vec<Finding>,
 ) {
     let role = r.role;
-    let base = r.pointer();
+    // Pointers are built only for a finding: most roles have none.
+    let base = || r.pointer();
     let name = &role.name;
     if role.actions_allowed().is_empty() {
         push(
             out,
             Code::NoActions,
-            format!("{base}/actions_allowed"),
+            format!("{}/actions_allowed", base()),
             format!("role `{name}` may use no tools, so every tool call it makes is denied"),
             "list the tools it needs in actions_allowed, e.g. read_file".into(),
         );
@@ -375,11 +379,11 @@ fn common_contract(
     if role.outputs_required().is_empty() {
         let (path, what) = if role.outputs_contract.is_some() {
             (
-                format!("{base}/outputs_contract/required"),
+                format!("{}/outputs_contract/required", base()),
                 "names no required fields",
             )
         } else {
-            (format!("{base}/outputs_contract"), "is missing")
+            (format!("{}/outputs_contract", base()), "is missing")
         };
         push(
             out,
@@ -393,7 +397,7 @@ fn common_contract(
         push(
             out,
             Code::NoAgents,
-            format!("{base}/allowed_agents"),
+            format!("{}/allowed_agents", base()),
             format!("no agent may play role `{name}`"),
             "list at least one agent in allowed_agents, e.g. claude or codex".into(),
         );
@@ -408,7 +412,7 @@ fn common_contract(
         push(
             out,
             Code::MutatingWithoutApproval,
-            format!("{base}/gates/requires_user_approval"),
+            format!("{}/gates/requires_user_approval", base()),
             format!(
                 "role `{name}` may use mutating tools ({}) without a user's approval",
                 risky.join(", ")
@@ -417,19 +421,19 @@ fn common_contract(
         );
     }
     if let Some(policy) = &role.retry_policy {
-        let path = format!("{base}/retry_policy");
+        let path = || format!("{}/retry_policy", base());
         match policy.max_iterations {
             Some(0) => push(
                 out,
                 Code::ZeroIterations,
-                format!("{path}/max_iterations"),
+                format!("{}/max_iterations", path()),
                 format!("role `{name}` allows 0 iterations, so it can never run"),
                 "use 1 or more; 3 is a common review budget".into(),
             ),
             Some(_) if role.escalate_on().is_empty() => push(
                 out,
                 Code::NoEscalation,
-                format!("{path}/escalate_on"),
+                format!("{}/escalate_on", path()),
                 format!("role `{name}` has a retry limit but nothing escalates when it is reached"),
                 "add `escalate_on: [retry_limit]` so a person is called when the limit is hit"
                     .into(),
@@ -441,7 +445,7 @@ fn common_contract(
                 push(
                     out,
                     Code::UnknownEscalation,
-                    format!("{path}/escalate_on/{k}"),
+                    format!("{}/escalate_on/{k}", path()),
                     format!(
                         "`{trigger}` is not a condition the orchestrator raises, so it never escalates"
                     ),
