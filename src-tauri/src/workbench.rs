@@ -104,10 +104,7 @@ pub fn check_document_in(
     include: Include,
     source: Option<&Authored>,
 ) -> Result<Checked> {
-    let size = serde_json::to_string(&document)
-        .map(|t| t.len())
-        .unwrap_or(0);
-    if size > MAX_DOCUMENT_BYTES {
+    if json_size(&document) > MAX_DOCUMENT_BYTES {
         // Let the core word the size finding; nothing else is worth checking.
         let mut checked = check_source(&render_value(&document, format)?, format);
         checked.playbook = None;
@@ -155,6 +152,26 @@ pub fn check_document_in(
         allow,
         comments_kept,
     })
+}
+
+/// The length of `document` as compact JSON, without building the text:
+/// this runs on every keystroke, and the text of a 200-role playbook is
+/// about 70 KB allocated only to be measured.
+fn json_size(document: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, document);
+    count.0
 }
 
 /// The document of the last check, so the next one can send only a change
@@ -371,4 +388,27 @@ pub fn fixable_codes() -> Vec<playbook_core::Code> {
         .copied()
         .filter(|c| playbook_core::fix::has_fixes(*c))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_size;
+    use serde_json::json;
+
+    /// The size limit is checked on the counted length: it must be the
+    /// length of the text it stands for, escapes and non-ASCII included.
+    #[test]
+    fn json_size_is_the_length_of_the_compact_text() {
+        for value in [
+            json!(null),
+            json!({}),
+            json!({"a": [1, 2.5, -3, true, null], "b": {"c": "d"}}),
+            json!({"quote\"and\\slash": "tab\t, newline\n, control \u{1}, é, 漢, 🎉"}),
+        ] {
+            assert_eq!(
+                json_size(&value),
+                serde_json::to_string(&value).unwrap().len()
+            );
+        }
+    }
 }
