@@ -5,7 +5,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use playbook_core::Format;
-use playbook_studio::api::Include;
+use playbook_studio::api::{DocumentChange, Include};
 use playbook_studio::workbench;
 use serde_json::Value;
 
@@ -45,6 +45,88 @@ fn keystroke(c: &mut Criterion) {
                 workbench::check_document(document, Format::Yaml, Include::default()).unwrap();
             serde_json::to_string(&checked).unwrap()
         })
+    });
+    // A keystroke as the app sends it: one changed value against the
+    // revision the backend holds, split into its steps.
+    let last = workbench::LastChecked::default();
+    let whole: Value = serde_json::from_str(&request).unwrap();
+    last.resolve(DocumentChange::Whole {
+        revision: 0,
+        document: whole.clone(),
+    })
+    .unwrap();
+    let mut revision = 0;
+    let pointer = "/workflow/build/roles/100/responsibilities".to_string();
+    // Keystrokes a few milliseconds apart, as typed: the backend copies the
+    // document for the next one between them (`LastChecked`).
+    for (name, ahead) in [
+        ("keystroke: patch → answer JSON, 5 ms apart", true),
+        (
+            "the same, the copy made in the keystroke (no copy ahead)",
+            false,
+        ),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    let change = DocumentChange::Patch {
+                        base: revision,
+                        revision: revision + 1,
+                        pointer: pointer.clone(),
+                        value: Some(Value::String(format!("Role 100, edit {revision}."))),
+                    };
+                    revision += 1;
+                    let started = std::time::Instant::now();
+                    let document = last.resolve(change).unwrap();
+                    let checked = workbench::check_document_in(
+                        document,
+                        Format::Yaml,
+                        Include::default(),
+                        None,
+                    )
+                    .unwrap();
+                    std::hint::black_box(serde_json::to_string(&checked).unwrap());
+                    total += started.elapsed();
+                    if ahead {
+                        last.copy_ahead();
+                    }
+                }
+                total
+            })
+        });
+    }
+    group.bench_function("keystroke: patch → answer JSON, back to back", |b| {
+        b.iter(|| {
+            let change = DocumentChange::Patch {
+                base: revision,
+                revision: revision + 1,
+                pointer: pointer.clone(),
+                value: Some(Value::String(format!("Role 100, edit {revision}."))),
+            };
+            revision += 1;
+            let document = last.resolve(change).unwrap();
+            let checked =
+                workbench::check_document_in(document, Format::Yaml, Include::default(), None)
+                    .unwrap();
+            let answer = serde_json::to_string(&checked).unwrap();
+            last.copy_ahead();
+            answer
+        })
+    });
+    group.bench_function("of which: the core's validation of the value", |b| {
+        b.iter(|| playbook_core::validate_value(whole.clone(), &playbook_core::Options::default()))
+    });
+    group.bench_function(
+        "of which: copying the value (included in the line above)",
+        |b| b.iter(|| whole.clone()),
+    );
+    let checked =
+        workbench::check_document_in(whole.clone(), Format::Yaml, Include::default(), None)
+            .unwrap();
+    group.bench_function("of which: the answer serialised", |b| {
+        b.iter(|| serde_json::to_string(&checked).unwrap())
     });
     let answer = {
         let document: Value = serde_json::from_str(&request).unwrap();

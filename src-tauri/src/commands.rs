@@ -60,7 +60,10 @@ pub fn check_document(
     include: Include,
     source: Option<Authored>,
 ) -> Result<Checked> {
-    workbench::check_document_in(last.resolve(change)?, format, include, source.as_ref())
+    let checked =
+        workbench::check_document_in(last.resolve(change)?, format, include, source.as_ref());
+    last.copy_ahead();
+    checked
 }
 
 #[tauri::command(async)]

@@ -6,7 +6,7 @@ use playbook_core::locate::SourceMap;
 use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
 use serde_json::Value;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::api::{Checked, DocumentChange, Example, FlowView, Include, Migrated, TemplateChecked};
 use crate::error::{AppError, ErrorCode, Result};
@@ -104,10 +104,7 @@ pub fn check_document_in(
     include: Include,
     source: Option<&Authored>,
 ) -> Result<Checked> {
-    let size = serde_json::to_string(&document)
-        .map(|t| t.len())
-        .unwrap_or(0);
-    if size > MAX_DOCUMENT_BYTES {
+    if json_size(&document) > MAX_DOCUMENT_BYTES {
         // Let the core word the size finding; nothing else is worth checking.
         let mut checked = check_source(&render_value(&document, format)?, format);
         checked.playbook = None;
@@ -157,10 +154,44 @@ pub fn check_document_in(
     })
 }
 
+/// The length of `document` as compact JSON, without building the text:
+/// this runs on every keystroke, and the text of a 200-role playbook is
+/// about 70 KB allocated only to be measured.
+fn json_size(document: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, document);
+    count.0
+}
+
 /// The document of the last check, so the next one can send only a change
 /// (see [`DocumentChange`]). One editor, one document.
+///
+/// The check consumes the document it validates, so each keystroke needs a
+/// copy of the held one; copying a 200-role document took about as long as
+/// the core's validation of it. The copy is therefore made ahead: a spare,
+/// patched like the held document, is handed to the check, and a new spare
+/// is copied on another thread once the answer is ready
+/// ([`LastChecked::copy_ahead`]), while the user is between keystrokes.
 #[derive(Default)]
-pub struct LastChecked(Mutex<Option<(u64, Value)>>);
+pub struct LastChecked(Arc<Mutex<Option<Held>>>);
+
+struct Held {
+    revision: u64,
+    document: Value,
+    /// Equal to `document` whenever present.
+    spare: Option<Value>,
+}
 
 impl LastChecked {
     /// The document `change` describes, remembered for the next change.
@@ -168,10 +199,14 @@ impl LastChecked {
     /// app restarted) is `stale`: the UI then sends the whole document.
     pub fn resolve(&self, change: DocumentChange) -> Result<Value> {
         let mut last = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match change {
+        let document = match change {
             DocumentChange::Whole { revision, document } => {
-                *last = Some((revision, document.clone()));
-                Ok(document)
+                *last = Some(Held {
+                    revision,
+                    document: document.clone(),
+                    spare: None,
+                });
+                document
             }
             DocumentChange::Patch {
                 base,
@@ -185,18 +220,44 @@ impl LastChecked {
                         format!("revision {base} of the document is not the one last checked"),
                     )
                 };
-                let Some((held, document)) = last.as_mut().filter(|(held, _)| *held == base) else {
+                let Some(held) = last.as_mut().filter(|held| held.revision == base) else {
                     return Err(stale());
                 };
-                if !apply(document, &pointer, value) {
+                let mut spare = held.spare.take();
+                if let Some(copy) = spare.as_mut()
+                    && !apply(copy, &pointer, value.clone())
+                {
+                    spare = None;
+                }
+                if !apply(&mut held.document, &pointer, value) {
                     // The copy may have been left half-changed: forget it.
                     *last = None;
                     return Err(stale());
                 }
-                *held = revision;
-                Ok(document.clone())
+                held.revision = revision;
+                spare.unwrap_or_else(|| held.document.clone())
             }
-        }
+        };
+        Ok(document)
+    }
+
+    /// Makes the spare copy for the next change on another thread: called
+    /// once the answer of a change is ready, so the copy does not compete
+    /// with the check for a core. The next change waits for the copy only if
+    /// it comes within the copy's time; without a spare it copies itself.
+    pub fn copy_ahead(&self) {
+        let shared = Arc::clone(&self.0);
+        let copy = move || {
+            let mut last = shared.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(held) = last.as_mut().filter(|held| held.spare.is_none()) {
+                held.spare = Some(held.document.clone());
+            }
+        };
+        // Without a thread (the system refused one) the next change copies
+        // the document itself, as it would without a spare.
+        let _ = std::thread::Builder::new()
+            .name("copy-ahead".into())
+            .spawn(copy);
     }
 }
 
@@ -371,4 +432,27 @@ pub fn fixable_codes() -> Vec<playbook_core::Code> {
         .copied()
         .filter(|c| playbook_core::fix::has_fixes(*c))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_size;
+    use serde_json::json;
+
+    /// The size limit is checked on the counted length: it must be the
+    /// length of the text it stands for, escapes and non-ASCII included.
+    #[test]
+    fn json_size_is_the_length_of_the_compact_text() {
+        for value in [
+            json!(null),
+            json!({}),
+            json!({"a": [1, 2.5, -3, true, null], "b": {"c": "d"}}),
+            json!({"quote\"and\\slash": "tab\t, newline\n, control \u{1}, é, 漢, 🎉"}),
+        ] {
+            assert_eq!(
+                json_size(&value),
+                serde_json::to_string(&value).unwrap().len()
+            );
+        }
+    }
 }

@@ -1,5 +1,5 @@
 // The application shell: screens, the open document, global shortcuts.
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { flushSync } from "react-dom";
 import { backend, BackendError, messageOf } from "./backend";
 import { ErrorBoundary } from "./ErrorBoundary";
@@ -27,7 +27,7 @@ import { visibleEditor } from "./editor/active";
 import { dispatchCommand, useCommands } from "./shell/commands";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
-import { flowHolds } from "./validation/flowHolds";
+import { planCheck, type CheckView } from "./validation/plan";
 
 type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "whatif" | "run";
 /** A message at the top; `action` is one button that goes with it (Undo, Restore). */
@@ -187,19 +187,29 @@ export function App() {
     return () => void stop.then((unlisten) => unlisten()).catch(() => undefined);
   }, []);
 
+  /** What a check of `next` asks for in the view `v` (see `validation/plan.ts`). */
+  const planFor = useCallback((next: Playbook, v: CheckView) => planCheck(next, v, flowDoc.current), []);
+  /** The view as last rendered, for a check started inside an edit's event, before React renders the edit. */
+  const view = useRef({ doc, source, revision, screen, tab, selectionKind: selection.kind });
+  useLayoutEffect(() => {
+    view.current = { doc, source, revision, screen, tab, selectionKind: selection.kind };
+  });
+  /** A check already sent for a revision by `trackedEdit`, for the effect below to take up. */
+  const early = useRef<{ doc: Playbook; revision: number; key: string; sent: number; answer: ReturnType<typeof check> } | null>(null);
+
   // Validate every revision; only the newest answer is shown.
   useEffect(() => {
     if (!doc) return;
     const mine = ++seq.current;
-    const sent = performance.now();
-    // The flow also comes while a role's form is open: it says where the
-    // task goes after the role on pass and on fail.
-    // The flow graph shown is of `flowDoc`; an edit of text the graph does
-    // not show keeps it, and the check skips rebuilding it.
-    const keepFlow = tab === "form" && flowDoc.current !== null && flowHolds(flowDoc.current, doc);
-    const wantsFlow = screen === "editor" && (tab === "flow" || (tab === "form" && selection.kind === "role" && !keepFlow));
-    markSent();
-    check(doc, revision, { source: screen === "editor" && tab === "source", flow: wantsFlow }, source)
+    const { keepFlow, include, key } = planFor(doc, { screen, tab, selectionKind: selection.kind });
+    // The check of a keystroke left while React rendered it (see
+    // `trackedEdit`); it is used when it was of this very document and view.
+    const ahead = early.current;
+    early.current = null;
+    const same = ahead !== null && ahead.doc === doc && ahead.revision === revision && ahead.key === key;
+    const sent = same ? ahead.sent : performance.now();
+    if (!same) markSent();
+    (same ? ahead.answer : check(doc, revision, include, source))
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
@@ -222,7 +232,7 @@ export function App() {
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
-  }, [doc, source, revision, check, notify, screen, tab, selection.kind]);
+  }, [doc, source, revision, check, notify, screen, tab, selection.kind, planFor]);
 
   // Autosave: every edit lands in the library's draft, so nothing typed is
   // lost on a crash or a quit. The first revision after opening is what was
@@ -267,9 +277,24 @@ export function App() {
   const trackedEdit = useCallback(
     (next: Playbook, key?: string, typed?: Authored) => {
       markEdit();
+      // The backend checks the edit while React renders it: the answer of a
+      // keystroke comes back that much sooner. The revision is the one the
+      // edit will get (see `useDocument`); if the render turns out otherwise,
+      // the effect above checks what was rendered instead.
+      const v = view.current;
+      if (v.doc && next !== v.doc) {
+        const { include, key: planned } = planFor(next, v);
+        const revisionNext = v.revision + 1;
+        const sent = performance.now();
+        const answer = check(next, revisionNext, include, typed ?? v.source);
+        // A check the render did not take up is dropped; its failure too (the effect's own check reports).
+        answer.catch(() => undefined);
+        early.current = { doc: next, revision: revisionNext, key: planned, sent, answer };
+        markSent();
+      }
       edit(next, key, typed);
     },
-    [edit],
+    [edit, check, planFor],
   );
 
   /** A new library playbook from a document; the library picks a free id (`<id>-2`... when taken, deleted playbooks included). */

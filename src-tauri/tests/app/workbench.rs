@@ -232,6 +232,77 @@ mod document_changes {
         );
     }
 
+    /// The backend keeps a spare copy, patched alongside and renewed on
+    /// another thread between changes; whatever the timing, each change
+    /// must give exactly the document the page has.
+    #[test]
+    fn changes_in_quick_succession_give_the_page_s_document_every_time() {
+        let last = start();
+        let mut expected =
+            json!({"id": "d", "workflow": {"build": {"roles": [{"name": "a", "x/y": 1}]}}});
+        for revision in 1..300u64 {
+            let (pointer, value) = match revision % 4 {
+                0 => ("/id".to_string(), Some(json!(format!("id{revision}")))),
+                1 => (
+                    format!(
+                        "/workflow/build/roles/{}",
+                        expected["workflow"]["build"]["roles"]
+                            .as_array()
+                            .unwrap()
+                            .len()
+                    ),
+                    Some(json!({"name": format!("r{revision}")})),
+                ),
+                2 => (
+                    "/workflow/build/roles/0/name".to_string(),
+                    Some(json!(revision)),
+                ),
+                _ => ("/workflow/build/roles/1".to_string(), None),
+            };
+            let (cut, key) = pointer.rsplit_once('/').unwrap();
+            let parent = expected.pointer_mut(cut).unwrap();
+            match (parent, &value) {
+                (Value::Object(map), Some(v)) => {
+                    map.insert(key.to_string(), v.clone());
+                }
+                (Value::Array(items), Some(v)) => items.push(v.clone()),
+                (Value::Array(items), None) => {
+                    items.remove(key.parse::<usize>().unwrap());
+                }
+                _ => unreachable!(),
+            }
+            let got = last.resolve(patch(revision, &pointer, value)).unwrap();
+            assert_eq!(got, expected, "revision {}", revision + 1);
+            // As the command does once its answer is ready; every third
+            // change comes before the copy could have been made.
+            if revision % 3 != 0 {
+                last.copy_ahead();
+            }
+            if revision % 50 == 0 {
+                // A whole document replaces the held one and its spare.
+                expected["id"] = json!(format!("whole{revision}"));
+                let whole = last
+                    .resolve(DocumentChange::Whole {
+                        revision: revision + 1,
+                        document: expected.clone(),
+                    })
+                    .unwrap();
+                assert_eq!(whole, expected);
+                let same = last
+                    .resolve(patch(revision + 1, "/name", Some(json!("n"))))
+                    .unwrap();
+                expected["name"] = json!("n");
+                assert_eq!(same, expected);
+                // Back to the numbering of the loop.
+                last.resolve(DocumentChange::Whole {
+                    revision: revision + 1,
+                    document: expected.clone(),
+                })
+                .unwrap();
+            }
+        }
+    }
+
     #[test]
     fn the_root_cannot_be_patched() {
         let last = start();

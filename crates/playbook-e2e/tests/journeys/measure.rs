@@ -68,14 +68,50 @@ fn memory_of_tree(root: u32) -> f64 {
     kib as f64 / 1024.0
 }
 
-/// The process running `binary` (the driver starts one).
-fn pid_of(binary: &Path) -> Option<u32> {
-    let binary = binary.canonicalize().ok()?;
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
-        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-        (exe == binary).then_some(pid)
-    })
+/// Every process running `binary`, with when it started.
+fn processes_of(binary: &Path) -> Vec<(u64, u32)> {
+    let Ok(binary) = binary.canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+            (exe == binary).then_some((started(pid)?, pid))
+        })
+        .collect()
+}
+
+/// The process running `binary` that started last: the one the driver just
+/// launched. An instance quit a moment before may still be shutting down
+/// (its web process already gone); measuring it instead gave a third of the
+/// real figure on a loaded machine. Waits (up to 10 s) for such instances
+/// to end first: while they live they map the same libraries, and PSS
+/// splits those pages between them, which would understate the figure.
+async fn pid_of(binary: &Path) -> Option<u32> {
+    for _ in 0..100 {
+        if processes_of(binary).len() <= 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    processes_of(binary).into_iter().max().map(|(_, pid)| pid)
+}
+
+/// When process `pid` started, in clock ticks since boot (`/proc/<pid>/stat`
+/// field 22, counted after the command name, which may hold spaces).
+fn started(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
 }
 
 fn playbook_with_roles(n: usize) -> String {
@@ -102,7 +138,7 @@ async fn measure_desktop_app() -> Result<()> {
         let window = App::launch_bare("measure-empty", &profile, &empty, "body").await?;
         // As long as the app's first view takes to settle.
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let memory = pid_of(&empty).map(memory_of_tree).unwrap_or(f64::NAN);
+        let memory = pid_of(&empty).await.map(memory_of_tree).unwrap_or(f64::NAN);
         println!("floor: empty Tauri 2 window with a blank page: {memory:.1} MiB PSS");
         window.quit().await?;
     } else {
@@ -139,6 +175,7 @@ async fn measure_desktop_app() -> Result<()> {
         if k == 0 {
             tokio::time::sleep(Duration::from_secs(2)).await;
             let memory = pid_of(&playbook_e2e::app_binary())
+                .await
                 .map(memory_of_tree)
                 .unwrap_or(f64::NAN);
             println!("memory at the first-run view: {memory:.1} MiB PSS");
@@ -156,9 +193,19 @@ async fn measure_desktop_app() -> Result<()> {
     app.click("[data-tab=flow]").await?;
     app.find("[data-role-node]").await?;
     let memory = pid_of(&playbook_e2e::app_binary())
+        .await
         .map(memory_of_tree)
         .unwrap_or(f64::NAN);
     println!("memory after opening compound-engineering (form + graph): {memory:.1} MiB PSS");
+    // The same view once it has settled, as the floor and the first-run
+    // view are measured: what the page allocated while opening and no
+    // longer holds is returned by then.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let memory = pid_of(&playbook_e2e::app_binary())
+        .await
+        .map(memory_of_tree)
+        .unwrap_or(f64::NAN);
+    println!("the same, 2 s later: {memory:.1} MiB PSS");
 
     app.click("[data-screen=library]").await?;
     app.click("[data-testid=open-file]").await?;
@@ -227,6 +274,23 @@ async fn measure_desktop_app() -> Result<()> {
         median_of(2),
         median_of(3)
     );
+    // The page's clock ticks in whole milliseconds: the means tell steps
+    // under a millisecond apart.
+    let mean_of = |column: usize| {
+        let values: Vec<f64> = steps
+            .iter()
+            .filter_map(|r| r.get(column).copied())
+            .collect();
+        values.iter().sum::<f64>() / values.len() as f64
+    };
+    println!(
+        "the same, means: request sent {:.2} ms, answer back {:.2} ms, hints in the DOM {:.2} ms, \
+         next frame {:.2} ms",
+        mean_of(0),
+        mean_of(1),
+        mean_of(2),
+        mean_of(3)
+    );
     let trips = app
         .execute("return window.__playbookStudioMetrics.roundTrips")
         .await?;
@@ -241,6 +305,7 @@ async fn measure_desktop_app() -> Result<()> {
         trips.len()
     );
     let memory = pid_of(&playbook_e2e::app_binary())
+        .await
         .map(memory_of_tree)
         .unwrap_or(f64::NAN);
     println!("memory with the 200-role playbook open: {memory:.1} MiB PSS");
