@@ -37,6 +37,23 @@ pub(crate) fn record<T: Serialize + DeserializeOwned>(value: &mut T, withheld: i
 /// made: the audit log's runs ([`agent_run`]), worklog entries and ledger
 /// deltas ([`ledger_delta`]), which a run may hand to its sink and not keep.
 pub fn report(report: &mut RunReport) {
+    report_with(report, Prepared::AsIs);
+}
+
+/// Whether a report's findings, bounds and audit context are still as the
+/// run copied them from its [`crate::engine::Prepared`], which redacted
+/// them once for every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prepared {
+    /// Copied from a prepared playbook and redacted there: not rescanned
+    /// (the context's real-run files, which a run adds, still are).
+    Clean,
+    /// Of unknown origin: every part is scanned.
+    AsIs,
+}
+
+/// [`report`], skipping what a prepared playbook already redacted.
+pub(crate) fn report_with(report: &mut RunReport, prepared: Prepared) {
     // One summary at a time: a JSON copy of all of them at once was the
     // largest transient allocation of a large run.
     for task in &mut report.tasks {
@@ -51,9 +68,11 @@ pub fn report(report: &mut RunReport) {
             last_verdict: None,
         });
     }
-    record(&mut report.findings, Vec::new);
-    record(&mut report.bounds, Vec::new);
-    audit(&mut report.audit);
+    if prepared == Prepared::AsIs {
+        record(&mut report.findings, Vec::new);
+        record(&mut report.bounds, Vec::new);
+    }
+    audit(&mut report.audit, prepared);
     // The deltas, one per task change and most of an output's size, are
     // already clean: only the rest goes through JSON.
     let deltas: Vec<Vec<LedgerDelta>> = report
@@ -72,10 +91,13 @@ pub fn report(report: &mut RunReport) {
 
 /// Redacts the audit log's header in place; its runs were redacted as
 /// they were recorded.
-fn audit(log: &mut crate::audit::AuditLog) {
+fn audit(log: &mut crate::audit::AuditLog, prepared: Prepared) {
     log.run_id.scan();
     record(&mut log.inputs, Default::default);
-    record(&mut log.context, Default::default);
+    let context = &log.context;
+    if prepared == Prepared::AsIs || !context.files.is_empty() || !context.absent.is_empty() {
+        record(&mut log.context, Default::default);
+    }
     log.started_at.scan();
     log.ended_at.scan();
 }
