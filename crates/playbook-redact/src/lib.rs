@@ -68,6 +68,21 @@ pub fn is_clean(text: &str) -> bool {
     rules::spans(text).is_empty()
 }
 
+/// Whether `name`, as an object key, changes nothing when redacted: it is
+/// clean itself and does not make the value under it a secret (not a
+/// secret or key-like name). A record whose keys are all plain can be
+/// redacted string by string, with the result [`redact_value`] gives.
+pub fn is_plain_name(name: &str) -> bool {
+    !rules::may_hold_secret(name) || (is_clean(name) && keys::classify(name) == keys::Name::Plain)
+}
+
+/// Whether `name`, as the key of a number, changes nothing when redacted:
+/// it is clean itself and is not a secret name (a key-like name such as
+/// `test_author` hides only machine-made strings, never a number).
+pub fn keeps_number_under(name: &str) -> bool {
+    !rules::may_hold_secret(name) || (is_clean(name) && keys::classify(name) != keys::Name::Secret)
+}
+
 /// Redacts every string of a JSON value in place — leaves, object keys,
 /// and whole values under secret-sounding keys (a number under `pin` or
 /// `password` becomes the string [`REDACTED`] too). Iterative, so nesting

@@ -487,3 +487,18 @@ mod prefilter_property {
         }
     }
 }
+
+#[test]
+fn names_that_keep_a_number_and_plain_names() {
+    for name in ["worker", "test_author", "token_count", "session_id"] {
+        assert!(keeps_number_under(name), "{name}");
+        let mut value = json!({ name: 123456 });
+        assert!(!redact_value(&mut value), "{name}");
+    }
+    for name in ["password", "api_key", "client_secret"] {
+        assert!(!keeps_number_under(name), "{name}");
+        assert!(!is_plain_name(name), "{name}");
+    }
+    assert!(is_plain_name("task_id") && is_plain_name("reason"));
+    assert!(!is_plain_name("signing_key"));
+}
