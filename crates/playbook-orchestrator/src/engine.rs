@@ -320,7 +320,9 @@ where
         instants: Default::default(),
     };
     let mut report = engine.run().await;
-    crate::redact::report(&mut report);
+    // The findings, bounds and audit context are the prepared ones, each
+    // redacted once by `Prepared::new`.
+    crate::redact::report_with(&mut report, crate::redact::Prepared::Clean);
     report
 }
 

@@ -37,9 +37,29 @@ pub(crate) fn record<T: Serialize + DeserializeOwned>(value: &mut T, withheld: i
 /// made: the audit log's runs ([`agent_run`]), worklog entries and ledger
 /// deltas ([`ledger_delta`]), which a run may hand to its sink and not keep.
 pub fn report(report: &mut RunReport) {
+    report_with(report, Prepared::AsIs);
+}
+
+/// Whether a report's findings, bounds and audit context are still as the
+/// run copied them from its [`crate::engine::Prepared`], which redacted
+/// them once for every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prepared {
+    /// Copied from a prepared playbook and redacted there: not rescanned
+    /// (the context's real-run files, which a run adds, still are).
+    Clean,
+    /// Of unknown origin: every part is scanned.
+    AsIs,
+}
+
+/// [`report`], skipping what a prepared playbook already redacted.
+pub(crate) fn report_with(report: &mut RunReport, prepared: Prepared) {
     // One summary at a time: a JSON copy of all of them at once was the
     // largest transient allocation of a large run.
     for task in &mut report.tasks {
+        if task_summary(task) {
+            continue;
+        }
         let (state, code) = (task.state, task.code);
         record(task, || crate::engine::TaskSummary {
             task_id: REDACTED.to_string(),
@@ -51,9 +71,11 @@ pub fn report(report: &mut RunReport) {
             last_verdict: None,
         });
     }
-    record(&mut report.findings, Vec::new);
-    record(&mut report.bounds, Vec::new);
-    audit(&mut report.audit);
+    if prepared == Prepared::AsIs {
+        record(&mut report.findings, Vec::new);
+        record(&mut report.bounds, Vec::new);
+    }
+    audit(&mut report.audit, prepared);
     // The deltas, one per task change and most of an output's size, are
     // already clean: only the rest goes through JSON.
     let deltas: Vec<Vec<LedgerDelta>> = report
@@ -72,12 +94,66 @@ pub fn report(report: &mut RunReport) {
 
 /// Redacts the audit log's header in place; its runs were redacted as
 /// they were recorded.
-fn audit(log: &mut crate::audit::AuditLog) {
+fn audit(log: &mut crate::audit::AuditLog, prepared: Prepared) {
     log.run_id.scan();
-    record(&mut log.inputs, Default::default);
-    record(&mut log.context, Default::default);
+    audit_inputs(&mut log.inputs);
+    let context = &log.context;
+    if prepared == Prepared::AsIs || !context.files.is_empty() || !context.absent.is_empty() {
+        record(&mut log.context, Default::default);
+    }
     log.started_at.scan();
     log.ended_at.scan();
+}
+
+/// Redacts a task summary field by field, as its JSON form would be
+/// (every field name is plain, `the_typed_walks_name_only_plain_fields`),
+/// when no role name it counts iterations under changes a number under it;
+/// whether it did. Otherwise the caller takes the JSON way, which withholds
+/// what no longer fits.
+fn task_summary(task: &mut crate::engine::TaskSummary) -> bool {
+    if !task
+        .iterations
+        .keys()
+        .all(|k| playbook_redact::keeps_number_under(k))
+    {
+        return false;
+    }
+    let crate::engine::TaskSummary {
+        task_id,
+        title,
+        state: _,
+        code: _,
+        reason,
+        iterations: _,
+        last_verdict,
+    } = task;
+    for text in [task_id, title] {
+        text.scan();
+    }
+    reason.scan();
+    last_verdict.scan();
+    true
+}
+
+/// Redacts the audit log's inputs field by field (every field name is
+/// plain): the same result as through JSON, without building it.
+fn audit_inputs(inputs: &mut crate::audit::AuditInputs) {
+    let crate::audit::AuditInputs {
+        playbook_id,
+        scenario,
+        seed: _,
+        goal,
+        task_ids,
+        repo,
+        base_ref,
+    } = inputs;
+    for text in [playbook_id, goal] {
+        text.scan();
+    }
+    for text in [scenario, repo, base_ref] {
+        text.scan();
+    }
+    task_ids.scan();
 }
 
 /// Redacts a ledger delta field by field. Its extension fields, which the
@@ -483,6 +559,73 @@ mod tests {
         // A secret is never remembered as clean.
         let mut again = "token=sv9x8y7z6w5".to_string();
         assert!(again.scan());
+    }
+
+    #[test]
+    fn the_typed_walks_name_only_plain_fields() {
+        // The in-place walks of task summaries and audit inputs give what
+        // the JSON way gives only while every field name is plain.
+        let summary = serde_json::to_value(crate::engine::TaskSummary {
+            task_id: String::new(),
+            title: String::new(),
+            state: crate::event::TaskState::Done,
+            code: Some(crate::code::ErrorCode::GateFailed),
+            reason: Some(String::new()),
+            iterations: Default::default(),
+            last_verdict: Some(String::new()),
+        })
+        .unwrap();
+        let inputs = serde_json::to_value(crate::audit::AuditInputs {
+            scenario: Some(String::new()),
+            repo: Some(String::new()),
+            base_ref: Some(String::new()),
+            ..Default::default()
+        })
+        .unwrap();
+        for value in [summary, inputs] {
+            assert!(value.as_object().unwrap().len() >= 7, "{value}");
+            for key in value.as_object().unwrap().keys() {
+                assert!(playbook_redact::is_plain_name(key), "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn typed_walks_redact_what_the_json_way_redacts() {
+        let leak = "see api_key=sv-walk-1x9q";
+        let mut iterations = indexmap::IndexMap::new();
+        iterations.insert("test_author".to_string(), 2);
+        let mut task = crate::engine::TaskSummary {
+            task_id: "T-1".into(),
+            title: leak.into(),
+            state: crate::event::TaskState::Done,
+            code: None,
+            reason: Some(leak.into()),
+            iterations,
+            last_verdict: Some(leak.into()),
+        };
+        let by_json = playbook_redact::redact_serde(&task).unwrap().unwrap();
+        assert!(task_summary(&mut task));
+        assert_eq!(task, by_json);
+        assert!(!format!("{task:?}").contains("sv-walk-1x9q"));
+        // A role named like a secret takes the JSON way (which withholds).
+        let mut named = crate::engine::TaskSummary {
+            iterations: [("password".to_string(), 3)].into_iter().collect(),
+            ..task.clone()
+        };
+        assert!(!task_summary(&mut named));
+        let mut inputs = crate::audit::AuditInputs {
+            playbook_id: "p".into(),
+            scenario: Some(leak.into()),
+            seed: 1,
+            goal: leak.into(),
+            task_ids: vec![leak.into()],
+            repo: Some(leak.into()),
+            base_ref: None,
+        };
+        let by_json = playbook_redact::redact_serde(&inputs).unwrap().unwrap();
+        audit_inputs(&mut inputs);
+        assert_eq!(inputs, by_json);
     }
 
     #[test]

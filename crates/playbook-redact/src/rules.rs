@@ -227,6 +227,11 @@ pub(crate) fn may_hold_secret(text: &str) -> bool {
     PREFILTER.is_match(text)
 }
 
+/// [`may_hold_secret`] of UTF-8 bytes (a record's JSON text).
+pub(crate) fn may_hold_secret_bytes(text: &[u8]) -> bool {
+    PREFILTER.is_match(text)
+}
+
 struct Compiled {
     set: RegexSet,
     rules: Vec<(Regex, Check)>,

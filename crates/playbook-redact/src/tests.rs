@@ -383,3 +383,122 @@ fn every_rule_needs_a_prefilter_literal() {
         );
     }
 }
+
+#[test]
+fn the_json_prefilter_lets_no_secret_of_a_record_through() {
+    // Each form in which a record can hold a secret: a string leaf, a key
+    // that is a secret, a value hidden by its key's name (a string and a
+    // number), nested in arrays and objects. Every one takes the full path
+    // and is redacted.
+    let records = [
+        json!({"note": "pushed with password=hunter2"}),
+        json!({"ghp_0123456789abcdefghijklmnopqrstuvwxyz": 1}),
+        json!({"client_secret": "plainword"}),
+        json!({"pin_password": 123456}),
+        json!({"deep": [{"deeper": [{"signing_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"}]}]}),
+        json!(["Bearer abcdefghijklmnopqrstuvwxyz012345"]),
+        json!({"quoted \"api_key\"": "x\"y password=hunter2"}),
+    ];
+    for record in records {
+        assert!(json_may_hold_secret(&record), "{record}");
+        let mut value = record.clone();
+        assert!(redact_value(&mut value), "{record}");
+        let clean: Value = redact_serde(&record).unwrap().unwrap();
+        assert_eq!(clean, value);
+    }
+}
+
+#[test]
+fn a_record_the_json_prefilter_passes_is_what_the_full_path_leaves() {
+    // The shortcut's promise, checked on records with no literal and on
+    // near misses the full path also leaves alone.
+    let records = [
+        json!({"task_id": "T-1", "title": "Task 1", "iterations": {"worker": 2}}),
+        json!({"verdict": "fail", "issues": ["needs another round"], "n": 3.5}),
+        json!({"token_count": 5, "secret_name": "prod-db"}),
+        json!({"escaped": "line\nbreak \"quoted\" \\ back"}),
+        json!({"ünï": "日本語"}),
+    ];
+    for record in records {
+        let mut value = record.clone();
+        let changed = redact_value(&mut value);
+        if !json_may_hold_secret(&record) {
+            assert!(
+                !changed,
+                "the prefilter passed a record with a secret: {record}"
+            );
+        }
+        assert_eq!(
+            redact_serde(&record).unwrap().is_some(),
+            changed,
+            "{record}"
+        );
+    }
+}
+
+mod prefilter_property {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value};
+
+    use super::super::*;
+
+    /// Texts mixing plain words, JSON punctuation, escapes and pieces of
+    /// secret forms, so that both sides of the prefilter are exercised.
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("password".to_string()),
+            Just("=hunter2".to_string()),
+            Just("ghp_0123456789abcdefghijklmnopqrstuvwxyz".to_string()),
+            Just("api_key".to_string()),
+            Just("9f8e7d6c5b4a39281706f5e4d3c2b1a0".to_string()),
+            Just("\"".to_string()),
+            Just("\\".to_string()),
+            Just("\n".to_string()),
+            Just(": ".to_string()),
+            "[a-z0-9 _.-]{0,12}",
+        ];
+        prop::collection::vec(piece, 0..4).prop_map(|p| p.concat())
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            text().prop_map(Value::String),
+            any::<i32>().prop_map(Value::from),
+            Just(Value::Null),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((text(), inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn a_record_the_prefilter_passes_holds_no_secret(record in value()) {
+            let mut redacted = record.clone();
+            let changed = redact_value(&mut redacted);
+            if !json_may_hold_secret(&record) {
+                prop_assert!(!changed, "passed a record with a secret: {}", record);
+            }
+            prop_assert_eq!(redact_serde(&record).unwrap(), changed.then_some(redacted));
+        }
+    }
+}
+
+#[test]
+fn names_that_keep_a_number_and_plain_names() {
+    for name in ["worker", "test_author", "token_count", "session_id"] {
+        assert!(keeps_number_under(name), "{name}");
+        let mut value = json!({ name: 123456 });
+        assert!(!redact_value(&mut value), "{name}");
+    }
+    for name in ["password", "api_key", "client_secret"] {
+        assert!(!keeps_number_under(name), "{name}");
+        assert!(!is_plain_name(name), "{name}");
+    }
+    assert!(is_plain_name("task_id") && is_plain_name("reason"));
+    assert!(!is_plain_name("signing_key"));
+}

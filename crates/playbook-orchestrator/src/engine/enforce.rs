@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
+impl<'b, A, P, R, T, C, S> Engine<'_, 'b, A, P, R, T, C, S>
 where
     A: Agent,
     P: Approver,
@@ -73,7 +73,7 @@ where
         stage: &str,
         answer: Answer,
         record: &mut AgentRunRecord,
-    ) -> StepEnd {
+    ) -> StepEnd<'b> {
         let StepAt {
             task,
             role: role_index,
@@ -294,7 +294,8 @@ where
                 criteria: role.completion_criteria().to_vec(),
             });
         }
-        let Some(gate) = self.role_gates[role_index].clone() else {
+        let gates = self.role_gates;
+        let Some(gate) = gates[role_index].as_ref() else {
             return StepEnd::Passed { gate: None };
         };
         // The gate reads the role's output (now merged into the task's
@@ -312,9 +313,9 @@ where
             };
             state.push((name, value));
         }
-        let verdict = evaluate(&gate, &state, &self.tasks[task].values);
+        let verdict = evaluate(gate, &state, &self.tasks[task].values);
         match self
-            .check_gate(&gate, verdict, task, stage, Some(&role.name.clone()))
+            .check_gate(gate, verdict, task, stage, Some(&role.name))
             .await
         {
             // The gate events are emitted by the routing step, which knows
@@ -347,7 +348,7 @@ where
         role: usize,
         code: ErrorCode,
         detail: String,
-    ) -> StepEnd {
+    ) -> StepEnd<'b> {
         let name = self.flow.roles[role].role.name.clone();
         self.emit(Event::ContractViolation {
             task_id,
@@ -363,7 +364,7 @@ where
         role: usize,
         code: ErrorCode,
         detail: String,
-    ) -> StepEnd {
+    ) -> StepEnd<'b> {
         let stop = self.scenario.on_violation.unwrap_or_default() == ViolationPolicy::Stop;
         if stop {
             // The task ends here; the stage loop then cancels the rest.

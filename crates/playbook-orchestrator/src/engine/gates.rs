@@ -78,12 +78,14 @@ where
         exit: bool,
         counters: Counters,
     ) -> bool {
+        // Borrowed from the prepared gates, not copied per task.
+        let gates = self.stage_gates;
         let gate = {
-            let (enter, exit_gate) = &self.stage_gates[s];
+            let (enter, exit_gate) = &gates[s];
             if exit {
-                exit_gate.clone()
+                exit_gate.as_ref()
             } else {
-                enter.clone()
+                enter.as_ref()
             }
         };
         let Some(gate) = gate else { return true };
@@ -108,7 +110,7 @@ where
             };
             state.push((name, value));
         }
-        let verdict = evaluate(&gate, &state, &t.values);
+        let verdict = evaluate(gate, &state, &t.values);
         let scope = if exit {
             GateScope::StageExit
         } else {
@@ -116,9 +118,9 @@ where
         };
         let task_id = self.tasks[task].packet.task_id.clone();
         let which = if exit { "exit" } else { "entry" };
-        match self.check_gate(&gate, verdict, task, &stage, None).await {
+        match self.check_gate(gate, verdict, task, &stage, None).await {
             Ok(manual) => {
-                let said = output_said(&gate, true, &self.tasks[task].values, &[]);
+                let said = output_said(gate, true, &self.tasks[task].values, &[]);
                 let next = if !exit {
                     format!("the task enters stage {stage}")
                 } else {
@@ -144,7 +146,7 @@ where
                 } else {
                     ErrorCode::StageEnterBlocked
                 };
-                let said = output_said(&gate, false, &self.tasks[task].values, &[]);
+                let said = output_said(gate, false, &self.tasks[task].values, &[]);
                 let summary = format!("stage {stage} {which} gate: {said}; {}", End::Blocked(code));
                 self.emit(Event::GateFailed {
                     task_id: task_id.clone(),

@@ -43,13 +43,9 @@ where
         let mut order = 0u64;
         let mut in_stage_done: Vec<usize> = Vec::new();
         let mut reported_waits: Vec<(usize, String)> = Vec::new();
-        // Names that recur in every step's events, scanned once here.
-        let names_clean = playbook_redact::is_clean(&stage_name)
-            && self
-                .flow
-                .roles
-                .iter()
-                .all(|r| playbook_redact::is_clean(&r.role.name));
+        // Names that recur in every step's events, scanned once per
+        // prepared playbook.
+        let names_clean = self.prepared.names_clean.get(s).copied().unwrap_or(false);
 
         loop {
             if self.stopped {
@@ -98,8 +94,7 @@ where
                             runs: 0,
                             pending: None,
                             sent: None,
-                            ids_clean: names_clean
-                                && playbook_redact::is_clean(&self.tasks[task].packet.task_id),
+                            ids_clean: names_clean && self.tasks[task].id_clean,
                         });
                         order += 1;
                         heap.push(Reverse((self.now, order, free, Phase::Start)));

@@ -25,6 +25,10 @@ pub struct Prepared<'b> {
     pub(super) escalate: Vec<u8>,
     pub(super) mutating: Vec<String>,
     pub(super) prompt_blocks: Vec<(String, sha2::Sha256)>,
+    /// Per stage (workflow order): whether its name and every role name of
+    /// the flow hold nothing the redactor hides. Events made of these, a
+    /// clean task id, numbers and fixed words are then not scanned again.
+    pub(super) names_clean: Vec<bool>,
     pub(super) bounds: Vec<StageBound>,
     /// The audit log's context without a real run's files.
     pub(super) context: ContextSnapshot,
@@ -65,6 +69,15 @@ impl<'b> Prepared<'b> {
             }
         }
         let loop_bound = loop_bounds(&flow);
+        let roles_clean = flow
+            .roles
+            .iter()
+            .all(|r| playbook_redact::is_clean(&r.role.name));
+        let names_clean = playbook
+            .workflow
+            .keys()
+            .map(|stage| roles_clean && playbook_redact::is_clean(stage))
+            .collect();
         let mutating = match &playbook.mutating_actions {
             Some(list) => list.clone(),
             None => DEFAULT_MUTATING_ACTIONS
@@ -84,10 +97,18 @@ impl<'b> Prepared<'b> {
             escalate,
             mutating,
             prompt_blocks: Vec::new(),
+            names_clean,
             bounds: Vec::new(),
             context: ContextSnapshot::default(),
         };
         prepared.refusal = prepared.check(validation).err();
+        // What every run's report copies from here is redacted here, once,
+        // not at the end of each run (`redact::report_with`). The refusal
+        // above was made from the findings as found; its event is
+        // redacted as it is emitted, as every event is.
+        crate::redact::record(&mut prepared.findings, Vec::new);
+        crate::redact::record(&mut prepared.bounds, Vec::new);
+        crate::redact::record(&mut prepared.context, Default::default);
         prepared
     }
 
@@ -323,6 +344,7 @@ where
             extra: Default::default(),
         };
         Task {
+            id_clean: playbook_redact::is_clean(&packet.task_id),
             packet,
             values,
             explicit_role: t.role.clone(),

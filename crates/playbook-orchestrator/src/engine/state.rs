@@ -14,6 +14,9 @@ pub(super) enum Status {
 
 pub(super) struct Task {
     pub(super) packet: PacketTask,
+    /// Whether the task's id (fixed once made) holds nothing the redactor
+    /// hides: scanned once per task, not once per stage.
+    pub(super) id_clean: bool,
     pub(super) values: Map<String, Value>,
     pub(super) explicit_role: Option<String>,
     pub(super) status: Status,
@@ -118,17 +121,17 @@ pub(super) struct Counters {
 }
 
 /// How a role's step ended, for routing.
-pub(super) enum StepEnd {
+pub(super) enum StepEnd<'g> {
     /// The output was accepted; `gate` is the role's gate that passed, if
     /// any, reported once the route is known.
-    Passed { gate: Option<GateDecision> },
+    Passed { gate: Option<GateDecision<'g>> },
     /// Gate failed or contract violated: route back if possible. `gate` is
     /// set when the role's gate failed, reported once the route is known.
     Failed {
         code: ErrorCode,
         trigger: &'static str,
         reason: String,
-        gate: Option<GateDecision>,
+        gate: Option<GateDecision<'g>>,
     },
     /// Ends the task now (escalation or a hard failure).
     Terminal {
@@ -139,9 +142,10 @@ pub(super) enum StepEnd {
 }
 
 /// A role gate's decision, held until the route after it is known so that
-/// its event can say what happens next.
-pub(super) struct GateDecision {
-    pub(super) gate: Gate,
+/// its event can say what happens next. The gate is the prepared one,
+/// borrowed: a compiled gate is not copied per step.
+pub(super) struct GateDecision<'g> {
+    pub(super) gate: &'g Gate,
     pub(super) manual: bool,
     pub(super) reason: String,
 }

@@ -414,7 +414,7 @@ where
                     };
                     let summary = gate_summary(
                         &role.name,
-                        &decision.gate,
+                        decision.gate,
                         true,
                         &self.tasks[task].values,
                         role.outputs_required(),
@@ -493,7 +493,7 @@ where
                 let limit = bound.filter(|&n| back.is_some() && iteration >= n);
                 let said = gate.as_ref().map(|d| {
                     output_said(
-                        &d.gate,
+                        d.gate,
                         false,
                         &self.tasks[task].values,
                         role.outputs_required(),

@@ -119,3 +119,27 @@ fn a_refused_run_is_refused_by_every_prepared_run() {
         "name: unknown role\ninput:\n  goal: g\n  tasks:\n    - title: t\n      role: nobody\n";
     same_as_fresh(&fixture_playbook("tdd"), unknown_role, "an unknown role");
 }
+
+#[test]
+fn what_a_prepared_playbook_redacts_once_stays_redacted_in_every_run() {
+    // The findings, bounds and audit context of every run are copied from
+    // the prepared value, which redacted them once; a secret in a finding
+    // (an unknown field quoted by its warning) must not reach any run's
+    // report, and each run must still equal a fresh run.
+    let leaky = format!("{}\"token=sv-lint-9x9q\": 1\n", fixture_playbook("tdd"));
+    let happy =
+        std::fs::read_to_string(repo_dir().join("playbooks/scenarios/happy-path.yaml")).unwrap();
+    same_as_fresh(&leaky, &happy, "a finding with a secret");
+    let playbook = load_playbook(&leaky).unwrap();
+    let scenario = Scenario::parse(&happy).unwrap();
+    let shared = Prepared::new(&playbook, &scenario, &RunOptions::default().validation);
+    for seed in [0, 1] {
+        let (events, report) = prepared(&shared, seed);
+        assert!(
+            report.contains("[REDACTED]"),
+            "the finding is kept: {report}"
+        );
+        assert!(!report.contains("sv-lint-9x9q"), "a secret in the report");
+        assert!(!events.contains("sv-lint-9x9q"), "a secret in the events");
+    }
+}
