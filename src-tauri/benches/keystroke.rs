@@ -35,6 +35,22 @@ fn playbook(roles: usize) -> Value {
     })
 }
 
+/// One keystroke's edit of `pointer` as the app sends it, from the patch
+/// to the answer's JSON text.
+fn edit(last: &workbench::LastChecked, revision: &mut u64, pointer: &str) -> String {
+    let change = DocumentChange::Patch {
+        base: *revision,
+        revision: *revision + 1,
+        pointer: pointer.to_string(),
+        value: Some(Value::String(format!("Role 100, edit {revision}."))),
+    };
+    *revision += 1;
+    let document = last.resolve(change).unwrap();
+    let checked =
+        workbench::check_document_in(document, Format::Yaml, Include::default(), None).unwrap();
+    serde_json::to_string(&checked).unwrap()
+}
+
 fn keystroke(c: &mut Criterion) {
     let request = serde_json::to_string(&playbook(200)).unwrap();
     let mut group = c.benchmark_group("check_document, 200 roles");
@@ -71,23 +87,8 @@ fn keystroke(c: &mut Criterion) {
                 let mut total = std::time::Duration::ZERO;
                 for _ in 0..iters {
                     std::thread::sleep(std::time::Duration::from_millis(5));
-                    let change = DocumentChange::Patch {
-                        base: revision,
-                        revision: revision + 1,
-                        pointer: pointer.clone(),
-                        value: Some(Value::String(format!("Role 100, edit {revision}."))),
-                    };
-                    revision += 1;
                     let started = std::time::Instant::now();
-                    let document = last.resolve(change).unwrap();
-                    let checked = workbench::check_document_in(
-                        document,
-                        Format::Yaml,
-                        Include::default(),
-                        None,
-                    )
-                    .unwrap();
-                    std::hint::black_box(serde_json::to_string(&checked).unwrap());
+                    std::hint::black_box(edit(&last, &mut revision, &pointer));
                     total += started.elapsed();
                     if ahead {
                         last.copy_ahead();
@@ -99,18 +100,7 @@ fn keystroke(c: &mut Criterion) {
     }
     group.bench_function("keystroke: patch → answer JSON, back to back", |b| {
         b.iter(|| {
-            let change = DocumentChange::Patch {
-                base: revision,
-                revision: revision + 1,
-                pointer: pointer.clone(),
-                value: Some(Value::String(format!("Role 100, edit {revision}."))),
-            };
-            revision += 1;
-            let document = last.resolve(change).unwrap();
-            let checked =
-                workbench::check_document_in(document, Format::Yaml, Include::default(), None)
-                    .unwrap();
-            let answer = serde_json::to_string(&checked).unwrap();
+            let answer = edit(&last, &mut revision, &pointer);
             last.copy_ahead();
             answer
         })
