@@ -195,10 +195,14 @@ fn a_run_without_its_report_does_the_same_run() {
                 let (got, bare) = run(false);
                 let what = format!("{name} × {}, seed {seed}", path.display());
                 assert_eq!(got, want, "{what}: the sink saw another run");
-                let counters = |r: &RunReport| (r.run_id.clone(), r.outcome, r.steps, r.virtual_ms, r.events);
+                let counters =
+                    |r: &RunReport| (r.run_id.clone(), r.outcome, r.steps, r.virtual_ms, r.events);
                 assert_eq!(counters(&bare), counters(&full), "{what}");
                 assert!(bare.tasks.is_empty() && bare.outputs.is_empty(), "{what}");
-                assert!(bare.audit.runs.is_empty() && bare.findings.is_empty(), "{what}");
+                assert!(
+                    bare.audit.runs.is_empty() && bare.findings.is_empty(),
+                    "{what}"
+                );
             }
         }
     }
