@@ -118,6 +118,15 @@ pub struct RunOptions {
     /// memory does not grow with its steps (a simulation of many runs); the
     /// engine does the same work either way. Task summaries are kept.
     pub keep_records: bool,
+    /// Build the report's records: task summaries, findings, bounds, the
+    /// audit log's header, the ledger, worklogs and orchestrator outputs,
+    /// each redacted before it is returned. Off (a caller that reads only
+    /// its sink: a simulation), the report holds the run id, outcome and
+    /// counters only. The run is the same either way: every check is made,
+    /// every event and record reaches the sink, the output envelopes are
+    /// built and checked; only copies nobody reads are not made, nor
+    /// redacted, nor freed.
+    pub build_report: bool,
 }
 
 impl Default for RunOptions {
@@ -133,6 +142,7 @@ impl Default for RunOptions {
             context_files: Default::default(),
             context_absent: Vec::new(),
             keep_records: true,
+            build_report: true,
         }
     }
 }
@@ -321,8 +331,11 @@ where
     };
     let mut report = engine.run().await;
     // The findings, bounds and audit context are the prepared ones, each
-    // redacted once by `Prepared::new`.
-    crate::redact::report_with(&mut report, crate::redact::Prepared::Clean);
+    // redacted once by `Prepared::new`. A report not built holds no
+    // record to redact.
+    if options.build_report {
+        crate::redact::report_with(&mut report, crate::redact::Prepared::Clean);
+    }
     report
 }
 
@@ -403,7 +416,10 @@ where
 
         // ---- refuse what must not run (found once, by `Prepared::new`)
         let prepared = self.prepared;
-        report.findings = prepared.findings.clone();
+        let build = self.options.build_report;
+        if build {
+            report.findings = prepared.findings.clone();
+        }
         if let Some(refusal) = &prepared.refusal {
             let (code, reason, details) = refusal.clone();
             self.refuse(&mut report, code, reason, details);
@@ -416,8 +432,10 @@ where
         }
 
         // ---- start
-        report.bounds = prepared.bounds.clone();
-        self.audit = self.audit_header();
+        if build {
+            report.bounds = prepared.bounds.clone();
+            self.audit = self.audit_header();
+        }
         self.emit(Event::RunStarted {
             run_id: self.run_id.clone(),
             playbook_id: playbook.id.clone(),
@@ -426,7 +444,7 @@ where
             seed: self.options.seed,
             started_at: self.at(),
             tasks: self.tasks.len() as u32,
-            bounds: report.bounds.clone(),
+            bounds: prepared.bounds.clone(),
         });
         let checked = match &self.options.preflight {
             Some(results) => Some(results.clone()),
@@ -534,12 +552,15 @@ where
             steps: self.steps,
             virtual_ms: self.now,
         });
-        self.audit.ended_at = self.at();
-        self.audit.outcome = Some(outcome);
         report.outcome = Some(outcome);
         report.steps = self.steps;
         report.virtual_ms = self.now;
         report.events = self.seq;
+        if !build {
+            return report;
+        }
+        self.audit.ended_at = self.at();
+        self.audit.outcome = Some(outcome);
         // The handoff bundle repeats every task's ledger row: a per-task
         // record, kept only when the report keeps records.
         if self.options.keep_records {

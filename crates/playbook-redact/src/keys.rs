@@ -37,12 +37,13 @@ fn weak_secret_name(name: &str) -> bool {
 }
 
 /// How a field's name classifies its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Name {
     /// Any value but a placeholder is a secret.
     Secret,
     /// A machine-made value is a secret.
     KeyLike,
+    #[default]
     Plain,
 }
 

@@ -22,6 +22,7 @@
 //! when nothing matches.
 
 mod keys;
+mod probe;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -31,6 +32,8 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+use probe::json_may_hold_secret;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -190,48 +193,6 @@ pub fn redact_serde<T: Serialize + DeserializeOwned>(record: &T) -> Result<Optio
         return Ok(None);
     }
     serde_json::from_value(value).map(Some).map_err(RedactError)
-}
-
-/// Whether the JSON form of `record` may hold a secret: `false` only when
-/// none of its strings and none of its object keys holds a prefilter
-/// literal.
-///
-/// Why that is enough: every rule of [`redact_value`] starts from the
-/// prefilter — a string leaf is redacted only when [`rules::spans`] finds
-/// something, which it does only after the prefilter matched; a key is
-/// renamed only when it is not clean (the same test); a value is hidden by
-/// its key's name only when that name classifies as secret or key-like,
-/// and `keys::classify` calls every name without a literal plain. JSON
-/// text holds each key and string verbatim (escaping touches only quotes,
-/// backslashes and control characters, none of which is in a literal), so
-/// a text without a literal has no string or key with one. A literal that
-/// only appears across JSON punctuation just takes the slow path.
-///
-/// The text is written into one reused per-thread buffer: a clean record,
-/// the common case, costs a serialisation and one automaton pass, where
-/// the full path built a JSON value of it and walked every string.
-fn json_may_hold_secret<T: Serialize>(record: &T) -> bool {
-    thread_local! {
-        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    /// A buffer grown past this by one large record is not kept.
-    const KEEP: usize = 1 << 16;
-    BUFFER.with(|buffer| {
-        let Ok(mut buffer) = buffer.try_borrow_mut() else {
-            // Not reachable (serialising does not redact); the full path is
-            // always correct.
-            return true;
-        };
-        buffer.clear();
-        // A record that does not serialise takes the full path, which
-        // reports the error.
-        let found = serde_json::to_writer(&mut *buffer, record).is_err()
-            || rules::may_hold_secret_bytes(&buffer);
-        if buffer.capacity() > KEEP {
-            *buffer = Vec::new();
-        }
-        found
-    })
 }
 
 /// Types whose text fields can be redacted in place.

@@ -450,6 +450,10 @@ mod prefilter_property {
             Just("=hunter2".to_string()),
             Just("ghp_0123456789abcdefghijklmnopqrstuvwxyz".to_string()),
             Just("api_key".to_string()),
+            // Names with a literal that are not secrets: the probe judges
+            // them as names, and remembers them.
+            Just("task_id".to_string()),
+            Just("test_author".to_string()),
             Just("9f8e7d6c5b4a39281706f5e4d3c2b1a0".to_string()),
             Just("\"".to_string()),
             Just("\\".to_string()),
@@ -501,4 +505,62 @@ fn names_that_keep_a_number_and_plain_names() {
     }
     assert!(is_plain_name("task_id") && is_plain_name("reason"));
     assert!(!is_plain_name("signing_key"));
+}
+
+#[test]
+fn field_names_with_a_literal_do_not_send_a_clean_record_the_full_way() {
+    // `task_id` holds `sk_`, `test_author` holds `auth`: names, not
+    // secrets. A record made only of such names and clean values passes.
+    for record in [
+        json!({"task_id": "T-1", "test_author": 2, "owner": "worker"}),
+        json!([{"task_id": "T-1"}, {"task_id": "T-2", "test_author": "done"}]),
+        json!({"token_count": 5, "secret_name": "prod-db", "session_id": "s-1"}),
+        json!({"7": "seven", "nested": {"task_id": ["T-1", "T-2"]}}),
+    ] {
+        assert!(!json_may_hold_secret(&record), "{record}");
+        let mut value = record.clone();
+        assert!(!redact_value(&mut value), "{record}");
+    }
+}
+
+#[test]
+fn a_secret_under_a_plain_name_or_an_invented_name_is_still_found() {
+    let machine_made = "9f8e7d6c5b4a39281706f5e4d3c2b1a0zzQ";
+    let records = [
+        // A secret value under a name the records use.
+        json!({"task_id": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"}),
+        json!({"task_id": "T-1", "reason": "pushed with password=hunter2"}),
+        // A key-like name hides a machine-made value, nothing else.
+        json!({"test_author": machine_made}),
+        // Names an agent invents: secret names, and a secret as a name.
+        json!({"task_id": "T-1", "x_api_key": "plainword"}),
+        json!({"x_private_key": 4242}),
+        json!({"extra": {"client_secret": "plainword"}}),
+        json!({"ghp_0123456789abcdefghijklmnopqrstuvwxyz": "T-1"}),
+        // Escapes inside a value are given back as what they stand for.
+        json!({"x\tnote": "a\n\"password\": \"hunter2\""}),
+    ];
+    for record in records {
+        assert!(json_may_hold_secret(&record), "{record}");
+        let mut value = record.clone();
+        assert!(redact_value(&mut value), "{record}");
+        let clean: Value = redact_serde(&record).unwrap().unwrap();
+        assert_eq!(clean, value, "{record}");
+    }
+    // The same names over clean values change nothing and pass.
+    let near = json!({"test_author": "reviewer-2", "x_api_key": "", "x_private_key": "<yours>"});
+    let mut value = near.clone();
+    assert!(!redact_value(&mut value));
+    assert!(!json_may_hold_secret(&near), "{near}");
+}
+
+#[test]
+fn typed_records_with_non_string_keys_are_probed_as_their_json() {
+    use std::collections::BTreeMap;
+    let numbered: BTreeMap<u32, String> = [(1, "one".to_string())].into();
+    assert!(!json_may_hold_secret(&numbered));
+    let leaked: BTreeMap<u32, String> = [(1, "api_key=sv-probe-1x9q".to_string())].into();
+    assert!(json_may_hold_secret(&leaked));
+    let flagged: BTreeMap<bool, u32> = [(true, 1)].into();
+    assert!(!json_may_hold_secret(&flagged));
 }

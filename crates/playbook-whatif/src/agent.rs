@@ -19,6 +19,9 @@ use playbook_orchestrator::agent::{
     ApprovalSubject, Approver, Invocation, ToolCall, ToolResult,
 };
 use playbook_orchestrator::bound::loop_bounds;
+use playbook_orchestrator::envelope::{
+    AcceptanceCheck, CONTRACT_VERSION, CheckStatus, ResultStatus, SubagentResult,
+};
 use playbook_orchestrator::scenario::default_value;
 
 use crate::model::{Resolved, SimModel};
@@ -327,29 +330,30 @@ fn find_patch(
     None
 }
 
-fn result_envelope(inv: &Invocation<'_>) -> Value {
+fn result_envelope(inv: &Invocation<'_>) -> SubagentResult {
     let task = &inv.packet.task;
-    let checks: Vec<Value> = task
-        .acceptance_criteria
-        .iter()
-        .map(|criterion| {
-            json!({
-                "criterion": criterion,
-                "status": "pass",
-                "evidence": format!("checked by {} (simulated)", inv.role),
+    let evidence = format!("checked by {} (simulated)", inv.role);
+    SubagentResult {
+        schema_version: CONTRACT_VERSION.into(),
+        run_id: inv.run_id.into(),
+        generated_at: None,
+        task_id: inv.task_id.into(),
+        status: ResultStatus::Done,
+        changes: Vec::new(),
+        acceptance_check: task
+            .acceptance_criteria
+            .iter()
+            .map(|criterion| AcceptanceCheck {
+                criterion: criterion.clone(),
+                status: CheckStatus::Pass,
+                evidence: evidence.clone(),
+                extra: Default::default(),
             })
-        })
-        .collect();
-    json!({
-        "schema_version": playbook_contracts::CONTRACT_VERSION,
-        "run_id": inv.run_id,
-        "task_id": inv.task_id,
-        "status": "done",
-        "changes": [],
-        "acceptance_check": checks,
-        "worklog_path": task.worklog_path,
-        "notes_for_orchestrator": [],
-    })
+            .collect(),
+        worklog_path: task.worklog_path.clone(),
+        notes_for_orchestrator: Vec::new(),
+        extra: Default::default(),
+    }
 }
 
 impl Agent for SimAgent<'_> {
@@ -391,9 +395,20 @@ impl Agent for SimAgent<'_> {
                 if manual_fail {
                     self.deny.borrow_mut().insert(inv.task_id.to_string(), true);
                 }
-                AgentOutcome::Output {
-                    output: self.output(role, inv, draw),
-                    result: Some(result_envelope(inv)),
+                // A JSON object is handed over with a typed result, as the
+                // scripted agent does: the engine holds it to the same
+                // contract, without writing and parsing its JSON. Text that is
+                // not JSON (a simulated violation) goes the JSON way.
+                let result = result_envelope(inv);
+                match self.output(role, inv, draw) {
+                    AgentOutput::Json(Value::Object(output)) => AgentOutcome::Checked {
+                        output,
+                        result: Box::new(result),
+                    },
+                    output => AgentOutcome::Output {
+                        output,
+                        result: Some(serde_json::to_value(result).unwrap_or(Value::Null)),
+                    },
                 }
             }
         };

@@ -373,6 +373,8 @@ fn run_options() -> RunOptions {
         // The sink aggregates what the report says; the run's records are
         // dropped as they complete, so a run's memory does not grow with it.
         keep_records: false,
+        // Nor is the report read: only the sink's sample is.
+        build_report: false,
         ..RunOptions::default()
     }
 }

@@ -143,3 +143,67 @@ fn what_a_prepared_playbook_redacts_once_stays_redacted_in_every_run() {
         assert!(!events.contains("sv-lint-9x9q"), "a secret in the events");
     }
 }
+
+/// Every event and per-call record a sink receives, as text.
+#[derive(Default)]
+struct Capture(Vec<String>);
+
+impl playbook_orchestrator::event::EventSink for Capture {
+    fn emit(&mut self, record: &playbook_orchestrator::event::EventRecord) {
+        self.0.push(serde_json::to_string(record).unwrap());
+    }
+
+    fn record(&mut self, record: playbook_orchestrator::event::RunRecord<'_>) {
+        self.0.push(format!("{record:?}"));
+    }
+}
+
+#[test]
+fn a_run_without_its_report_does_the_same_run() {
+    // A caller that reads only its sink (a simulation) asks for no report:
+    // every event and record still reaches the sink, the same ones, and
+    // the counters agree; only the report's copies are not made.
+    let mut scenarios: Vec<_> = std::fs::read_dir(repo_dir().join("playbooks/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    scenarios.sort();
+    for name in ["tdd", "compound-engineering", "pairing"] {
+        let playbook = load_playbook(&fixture_playbook(name)).unwrap();
+        for path in &scenarios {
+            let scenario = Scenario::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let shared = Prepared::new(&playbook, &scenario, &RunOptions::default().validation);
+            for seed in [0, 7] {
+                let run = |build_report: bool| {
+                    let mut sink = Capture::default();
+                    let options = RunOptions {
+                        seed,
+                        keep_records: false,
+                        build_report,
+                        ..Default::default()
+                    };
+                    let report = run_prepared_blocking(
+                        &shared,
+                        &options,
+                        Approval::Scenario.approver(shared.scenario()),
+                        &mut sink,
+                    );
+                    (sink.0, report)
+                };
+                let (want, full) = run(true);
+                let (got, bare) = run(false);
+                let what = format!("{name} × {}, seed {seed}", path.display());
+                assert_eq!(got, want, "{what}: the sink saw another run");
+                let counters =
+                    |r: &RunReport| (r.run_id.clone(), r.outcome, r.steps, r.virtual_ms, r.events);
+                assert_eq!(counters(&bare), counters(&full), "{what}");
+                assert!(bare.tasks.is_empty() && bare.outputs.is_empty(), "{what}");
+                assert!(
+                    bare.audit.runs.is_empty() && bare.findings.is_empty(),
+                    "{what}"
+                );
+            }
+        }
+    }
+}
