@@ -4,6 +4,8 @@
 
 use playbook_e2e::{App, Key, Profile, Result};
 
+use crate::open_tdd;
+
 /// The panel beside Preview simulates the open playbook and shows its
 /// report; a slider move simulates again.
 #[tokio::test(flavor = "current_thread")]
@@ -11,7 +13,9 @@ use playbook_e2e::{App, Key, Profile, Result};
 async fn the_what_if_panel_simulates_the_open_playbook() -> Result<()> {
     let profile = Profile::new();
     let mut app = App::launch("whatif", &profile).await?;
-    app.click(".first-run [data-testid=open-tdd]").await?;
+    // Opening shows the editor when it is done: the panel is asked for
+    // after that, or the editor would take the screen back from it.
+    open_tdd(&mut app).await?;
     app.click("[data-screen=whatif]").await?;
     results_shown(&app).await?;
     let results = app.text(".whatif-results").await?;
@@ -34,7 +38,9 @@ async fn the_what_if_panel_simulates_the_open_playbook() -> Result<()> {
 async fn measure_whatif_slider() -> Result<()> {
     let profile = Profile::new();
     let mut app = App::launch("measure-whatif", &profile).await?;
-    app.click(".first-run [data-testid=open-tdd]").await?;
+    // Opening shows the editor when it is done: the panel is asked for
+    // after that, or the editor would take the screen back from it.
+    open_tdd(&mut app).await?;
     app.click("[data-screen=whatif]").await?;
     results_shown(&app).await?;
     app.execute(
