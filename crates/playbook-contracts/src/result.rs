@@ -60,6 +60,22 @@ pub struct AcceptanceCheck {
     pub extra: Extra,
 }
 
+impl AcceptanceCheck {
+    /// Every criterion checked and passed, each with the same evidence: the
+    /// answer of the scripted and simulated agents.
+    pub fn all_passed(criteria: &[String], evidence: &str) -> Vec<AcceptanceCheck> {
+        criteria
+            .iter()
+            .map(|criterion| AcceptanceCheck {
+                criterion: criterion.clone(),
+                status: CheckStatus::Pass,
+                evidence: evidence.to_string(),
+                extra: Default::default(),
+            })
+            .collect()
+    }
+}
+
 /// A non-blank note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]

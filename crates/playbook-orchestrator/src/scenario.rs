@@ -26,8 +26,8 @@ use crate::agent::{
 use crate::clock::Rng;
 use crate::code::ErrorCode;
 use crate::envelope::{
-    AcceptanceCheck, ActiveLock, CONTRACT_VERSION, Change, CheckStatus, Note, Priority,
-    ResultStatus, RoleAssignmentRequest, SubagentResult, TaskType,
+    AcceptanceCheck, ActiveLock, CONTRACT_VERSION, Change, Note, Priority, ResultStatus,
+    RoleAssignmentRequest, SubagentResult, TaskType,
 };
 
 pub mod check;
@@ -636,15 +636,7 @@ impl ScriptedAgent<'_> {
             Some(checks) => checks.clone(),
             None => {
                 let evidence = format!("checked by {} (scripted)", inv.role);
-                task.acceptance_criteria
-                    .iter()
-                    .map(|criterion| AcceptanceCheck {
-                        criterion: criterion.clone(),
-                        status: CheckStatus::Pass,
-                        evidence: evidence.clone(),
-                        extra: Default::default(),
-                    })
-                    .collect()
+                AcceptanceCheck::all_passed(&task.acceptance_criteria, &evidence)
             }
         };
         SubagentResult {

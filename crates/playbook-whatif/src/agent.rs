@@ -20,7 +20,7 @@ use playbook_orchestrator::agent::{
 };
 use playbook_orchestrator::bound::loop_bounds;
 use playbook_orchestrator::envelope::{
-    AcceptanceCheck, CONTRACT_VERSION, CheckStatus, ResultStatus, SubagentResult,
+    AcceptanceCheck, CONTRACT_VERSION, ResultStatus, SubagentResult,
 };
 use playbook_orchestrator::scenario::default_value;
 
@@ -340,16 +340,7 @@ fn result_envelope(inv: &Invocation<'_>) -> SubagentResult {
         task_id: inv.task_id.into(),
         status: ResultStatus::Done,
         changes: Vec::new(),
-        acceptance_check: task
-            .acceptance_criteria
-            .iter()
-            .map(|criterion| AcceptanceCheck {
-                criterion: criterion.clone(),
-                status: CheckStatus::Pass,
-                evidence: evidence.clone(),
-                extra: Default::default(),
-            })
-            .collect(),
+        acceptance_check: AcceptanceCheck::all_passed(&task.acceptance_criteria, &evidence),
         worklog_path: task.worklog_path.clone(),
         notes_for_orchestrator: Vec::new(),
         extra: Default::default(),

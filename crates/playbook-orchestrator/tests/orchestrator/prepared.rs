@@ -78,12 +78,7 @@ fn same_as_fresh(playbook_text: &str, scenario_text: &str, what: &str) {
 
 #[test]
 fn every_shipped_scenario_runs_the_same_prepared_and_fresh() {
-    let mut scenarios: Vec<_> = std::fs::read_dir(repo_dir().join("playbooks/scenarios"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    scenarios.sort();
+    let scenarios = shipped_scenarios();
     assert!(!scenarios.is_empty());
     for name in ["tdd", "compound-engineering", "pairing"] {
         let playbook = fixture_playbook(name);
@@ -163,12 +158,7 @@ fn a_run_without_its_report_does_the_same_run() {
     // A caller that reads only its sink (a simulation) asks for no report:
     // every event and record still reaches the sink, the same ones, and
     // the counters agree; only the report's copies are not made.
-    let mut scenarios: Vec<_> = std::fs::read_dir(repo_dir().join("playbooks/scenarios"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    scenarios.sort();
+    let scenarios = shipped_scenarios();
     for name in ["tdd", "compound-engineering", "pairing"] {
         let playbook = load_playbook(&fixture_playbook(name)).unwrap();
         for path in &scenarios {
@@ -206,4 +196,15 @@ fn a_run_without_its_report_does_the_same_run() {
             }
         }
     }
+}
+
+/// The shipped preview scenarios, in name order.
+fn shipped_scenarios() -> Vec<std::path::PathBuf> {
+    let mut scenarios: Vec<_> = std::fs::read_dir(repo_dir().join("playbooks/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    scenarios.sort();
+    scenarios
 }
