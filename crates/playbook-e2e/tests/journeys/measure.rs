@@ -1,7 +1,6 @@
 //! Measurements for docs/benchmarks.md ("Desktop app"). They print numbers
 //! and assert nothing about time: run them with `scripts/e2e.sh measure`.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use playbook_e2e::{App, Profile, Result};
@@ -68,52 +67,6 @@ fn memory_of_tree(root: u32) -> f64 {
     kib as f64 / 1024.0
 }
 
-/// Every process running `binary`, with when it started.
-fn processes_of(binary: &Path) -> Vec<(u64, u32)> {
-    let Ok(binary) = binary.canonicalize() else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| {
-            let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
-            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-            (exe == binary).then_some((started(pid)?, pid))
-        })
-        .collect()
-}
-
-/// The process running `binary` that started last: the one the driver just
-/// launched. An instance quit a moment before may still be shutting down
-/// (its web process already gone); measuring it instead gave a third of the
-/// real figure on a loaded machine. Waits (up to 10 s) for such instances
-/// to end first: while they live they map the same libraries, and PSS
-/// splits those pages between them, which would understate the figure.
-async fn pid_of(binary: &Path) -> Option<u32> {
-    for _ in 0..100 {
-        if processes_of(binary).len() <= 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    processes_of(binary).into_iter().max().map(|(_, pid)| pid)
-}
-
-/// When process `pid` started, in clock ticks since boot (`/proc/<pid>/stat`
-/// field 22, counted after the command name, which may hold spaces).
-fn started(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')')
-        .next()?
-        .split_whitespace()
-        .nth(19)?
-        .parse()
-        .ok()
-}
-
 fn playbook_with_roles(n: usize) -> String {
     let mut text = String::from(
         "schema_version: \"1.0.0\"\nid: big\nname: Two hundred roles\nworkflow:\n  build:\n    roles:\n",
@@ -138,7 +91,7 @@ async fn measure_desktop_app() -> Result<()> {
         let window = App::launch_bare("measure-empty", &profile, &empty, "body").await?;
         // As long as the app's first view takes to settle.
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let memory = pid_of(&empty).await.map(memory_of_tree).unwrap_or(f64::NAN);
+        let memory = window.pid().map(memory_of_tree).unwrap_or(f64::NAN);
         println!("floor: empty Tauri 2 window with a blank page: {memory:.1} MiB PSS");
         window.quit().await?;
     } else {
@@ -174,10 +127,7 @@ async fn measure_desktop_app() -> Result<()> {
         );
         if k == 0 {
             tokio::time::sleep(Duration::from_secs(2)).await;
-            let memory = pid_of(&playbook_e2e::app_binary())
-                .await
-                .map(memory_of_tree)
-                .unwrap_or(f64::NAN);
+            let memory = app.pid().map(memory_of_tree).unwrap_or(f64::NAN);
             println!("memory at the first-run view: {memory:.1} MiB PSS");
         }
         app.quit().await?;
@@ -192,19 +142,13 @@ async fn measure_desktop_app() -> Result<()> {
     app.find("[data-outline-role]").await?;
     app.click("[data-tab=flow]").await?;
     app.find("[data-role-node]").await?;
-    let memory = pid_of(&playbook_e2e::app_binary())
-        .await
-        .map(memory_of_tree)
-        .unwrap_or(f64::NAN);
+    let memory = app.pid().map(memory_of_tree).unwrap_or(f64::NAN);
     println!("memory after opening compound-engineering (form + graph): {memory:.1} MiB PSS");
     // The same view once it has settled, as the floor and the first-run
     // view are measured: what the page allocated while opening and no
     // longer holds is returned by then.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let memory = pid_of(&playbook_e2e::app_binary())
-        .await
-        .map(memory_of_tree)
-        .unwrap_or(f64::NAN);
+    let memory = app.pid().map(memory_of_tree).unwrap_or(f64::NAN);
     println!("the same, 2 s later: {memory:.1} MiB PSS");
 
     app.click("[data-screen=library]").await?;
@@ -304,10 +248,7 @@ async fn measure_desktop_app() -> Result<()> {
         trips.get(trips.len() / 2).copied().unwrap_or(f64::NAN),
         trips.len()
     );
-    let memory = pid_of(&playbook_e2e::app_binary())
-        .await
-        .map(memory_of_tree)
-        .unwrap_or(f64::NAN);
+    let memory = app.pid().map(memory_of_tree).unwrap_or(f64::NAN);
     println!("memory with the 200-role playbook open: {memory:.1} MiB PSS");
     app.screenshot("200-roles").await?;
     app.quit().await
