@@ -12,12 +12,7 @@ use crate::open_tdd;
 #[ignore = "needs a display and the built app: scripts/e2e.sh"]
 async fn the_what_if_panel_simulates_the_open_playbook() -> Result<()> {
     let profile = Profile::new();
-    let mut app = App::launch("whatif", &profile).await?;
-    // Opening shows the editor when it is done: the panel is asked for
-    // after that, or the editor would take the screen back from it.
-    open_tdd(&mut app).await?;
-    app.click("[data-screen=whatif]").await?;
-    results_shown(&app).await?;
+    let mut app = panel_with_report("whatif", &profile).await?;
     let results = app.text(".whatif-results").await?;
     assert!(
         results.contains("simulated runs") && results.contains("tasks passing"),
@@ -37,12 +32,7 @@ async fn the_what_if_panel_simulates_the_open_playbook() -> Result<()> {
 #[ignore = "measurement: scripts/e2e.sh measure"]
 async fn measure_whatif_slider() -> Result<()> {
     let profile = Profile::new();
-    let mut app = App::launch("measure-whatif", &profile).await?;
-    // Opening shows the editor when it is done: the panel is asked for
-    // after that, or the editor would take the screen back from it.
-    open_tdd(&mut app).await?;
-    app.click("[data-screen=whatif]").await?;
-    results_shown(&app).await?;
+    let mut app = panel_with_report("measure-whatif", &profile).await?;
     app.execute(
         "window.__playbookStudioWhatif = { latencies: [], finalLatencies: [], pending: null, pendingFinal: null }; return 0",
     )
@@ -82,13 +72,18 @@ async fn measure_whatif_slider() -> Result<()> {
     app.quit().await
 }
 
-/// Waits for the panel's first report; a debug build simulates its runs in
-/// seconds, so this waits up to a minute, and says what the panel shows
-/// instead when none comes.
-async fn results_shown(app: &App) -> Result<()> {
+/// Launches the app, opens tdd.yaml and its What-if panel, and waits for the
+/// panel's first report. Opening shows the editor when it is done, so the
+/// panel is asked for after that, or the editor would take the screen back.
+/// A debug build simulates its runs in seconds: the report is waited for up
+/// to a minute, and when none comes the error says what the panel shows.
+async fn panel_with_report(journey: &str, profile: &Profile) -> Result<App> {
+    let mut app = App::launch(journey, profile).await?;
+    open_tdd(&mut app).await?;
+    app.click("[data-screen=whatif]").await?;
     for _ in 0..6 {
         if app.find(".whatif-results").await.is_ok() {
-            return Ok(());
+            return Ok(app);
         }
     }
     let panel = app.text(".whatif").await.unwrap_or_default();
