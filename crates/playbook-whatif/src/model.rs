@@ -638,7 +638,8 @@ impl Duration {
                 Err(error(
                     format!("{at}/{field}"),
                     format!(
-                        "`{field}` is {v}; it must be from 0 to {MAX_DURATION_SECONDS:e} seconds"
+                        "`{field}` is {}; it must be from 0 to {MAX_DURATION_SECONDS:e} seconds",
+                        show(v)
                     ),
                     "durations are virtual seconds per call",
                 ))
@@ -652,7 +653,7 @@ impl Duration {
                 if min > max {
                     return Err(error(
                         format!("{at}/uniform"),
-                        format!("`min` {min} is above `max` {max}"),
+                        format!("`min` {} is above `max` {}", show(min), show(max)),
                         "swap them",
                     ));
                 }

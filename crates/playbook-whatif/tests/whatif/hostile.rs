@@ -117,3 +117,23 @@ fn spelled_out_outcome_names_and_bare_durations_are_accepted() {
     assert!(refused("defaults: {duration: soon}").contains("/defaults/duration"));
     assert!(refused("defaults: {duration: {fixed: 1e309}}").contains("line 1"));
 }
+
+#[test]
+fn a_huge_number_is_shown_short_in_its_refusal() {
+    // Every numeric field of the model, each with a number far out of range:
+    // the refusal says it in a few characters, not three hundred digits.
+    for text in [
+        "defaults: {pass: 1e300}",
+        "defaults: {cost: 1e300}",
+        "defaults: {duration: {fixed: 1e300}}",
+        "defaults: {duration: {uniform: {min: 1e300, max: 1e301}}}",
+        "defaults: {duration: {uniform: {min: 1e300, max: 1}}}",
+        "defaults: {duration: {lognormal: {median: 1e300, sigma: 0.5}}}",
+        "defaults: {duration: {lognormal: {median: 60, sigma: 1e300}}}",
+        "defaults: {duration: {fixed: -1e300}}",
+    ] {
+        let e = refused(text);
+        assert!(e.contains("e300") || e.contains("e301"), "{text}: {e}");
+        assert!(!e.contains("0000000000"), "{text}: {e}");
+    }
+}
