@@ -6,11 +6,10 @@
 
 use std::sync::LazyLock;
 
-use jsonschema::error::{TypeKind, ValidationErrorKind};
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use crate::finding::{Code, Finding, escape_pointer};
+use crate::finding::{Code, Finding};
 use crate::model::Playbook;
 
 /// Base URL under which the schemas are published; also their `$id`.
@@ -112,53 +111,10 @@ pub fn check_with(validator: &jsonschema::Validator, value: &Value) -> Vec<Findi
     validator
         .iter_errors(value)
         .map(|error| {
-            let mut path = error.instance_path().as_str().to_string();
-            let hint = match error.kind() {
-                ValidationErrorKind::Required { property } => {
-                    let name = property.as_str().unwrap_or_default();
-                    path = format!("{path}/{}", escape_pointer(name));
-                    format!("add the required field `{name}`")
-                }
-                ValidationErrorKind::Type {
-                    kind: TypeKind::Single(expected),
-                } => match expected.to_string().as_str() {
-                    "array" => "write a list, e.g. `[read_file, git_diff]`".to_string(),
-                    "object" => "write a mapping of fields (`key: value` lines)".to_string(),
-                    "integer" => "write a whole number, e.g. 3".to_string(),
-                    "boolean" => "write true or false".to_string(),
-                    "string" => {
-                        "write text (quote it if it looks like a number or a list)".to_string()
-                    }
-                    other => format!("write a value of type {other}"),
-                },
-                ValidationErrorKind::Type { .. } => {
-                    "change the value to one of the types named in the message".to_string()
-                }
-                ValidationErrorKind::Enum { options } => format!("use one of {options}"),
-                ValidationErrorKind::Pattern { pattern } if pattern == crate::ids::ID_PATTERN => {
-                    crate::validate::ID_HINT.to_string()
-                }
-                ValidationErrorKind::Pattern { pattern } => {
-                    format!("write a value matching {pattern}")
-                }
-                ValidationErrorKind::MinLength { .. } => "write a non-empty value".to_string(),
-                ValidationErrorKind::Minimum { limit } => {
-                    format!("use a value of at least {limit}")
-                }
-                ValidationErrorKind::Maximum { limit } => format!("use a value of at most {limit}"),
-                _ => "compare the value with `playbook schema`".to_string(),
-            };
-            // The id pattern is long; the rule's own words say what is wrong.
-            let message = match (error.kind(), error.instance().as_str()) {
-                (ValidationErrorKind::Pattern { pattern }, Some(id))
-                    if pattern == crate::ids::ID_PATTERN =>
-                {
-                    let problem = crate::ids::id_problem(id).unwrap_or("it breaks the id rule");
-                    format!("the id `{}` cannot be used: {problem}", id.escape_debug())
-                }
-                _ => error.to_string(),
-            };
-            Finding::new(Code::Schema, path, message, hint)
+            let e = explain::explain(&error);
+            Finding::new(Code::Schema, e.path, e.message, e.hint)
         })
         .collect()
 }
+
+mod explain;

@@ -393,8 +393,19 @@ impl Scenario {
             };
             scenario_error(format!("not a valid scenario: {}{path}{at}", f.message))
         })?;
-        let scenario: Scenario = serde_json::from_value(value)
-            .map_err(|e| scenario_error(format!("not a valid scenario: {e}")))?;
+        let scenario = match serde_path_to_error::deserialize::<_, Scenario>(&value) {
+            Ok(scenario) => scenario,
+            // serde names no fix (an untagged enum says only that no variant
+            // matched): the published schema's first complaint names both
+            // place and fix; what the schema cannot say (a number too large
+            // for its field) is named at the place serde stopped.
+            Err(e) => {
+                return Err(scenario_error(
+                    check::first_schema_problem(text, &value)
+                        .unwrap_or_else(|| check::serde_problem(text, &e)),
+                ));
+            }
+        };
         if let Some(version) = &scenario.schema_version
             && !version.starts_with("1.")
         {

@@ -134,6 +134,68 @@ pub fn check_text(text: &str, playbook: Option<&Playbook>) -> ScenarioCheck {
     check
 }
 
+/// The first problem the published schema finds in a parsed scenario, as one
+/// line naming its place (pointer, line and column) and its fix; `None` when
+/// the schema accepts the value.
+pub(crate) fn first_schema_problem(text: &str, value: &Value) -> Option<String> {
+    let validator = VALIDATOR.as_ref().ok()?;
+    let first = playbook_core::schema::check_with(validator, value)
+        .into_iter()
+        .next()?;
+    let at = SourceMap::new(text)
+        .locate(&first.path)
+        .map(|l| format!(" (line {}, column {})", l.line, l.column))
+        .unwrap_or_default();
+    let path = if first.path.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", first.path)
+    };
+    let hint = if first.hint.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", first.hint)
+    };
+    Some(format!(
+        "not a valid scenario: {}{path}{at}{hint}",
+        first.message
+    ))
+}
+
+/// A typed read's failure the schema did not foresee, at the place serde
+/// stopped: its pointer, line and column.
+pub(crate) fn serde_problem(
+    text: &str,
+    error: &serde_path_to_error::Error<serde_json::Error>,
+) -> String {
+    let pointer: String = error
+        .path()
+        .iter()
+        .filter_map(|segment| match segment {
+            serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
+            serde_path_to_error::Segment::Map { key } => Some(format!("/{}", escape_pointer(key))),
+            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {
+                None
+            }
+        })
+        .collect();
+    let at = SourceMap::new(text)
+        .locate(&pointer)
+        .map(|l| format!(" (line {}, column {})", l.line, l.column))
+        .unwrap_or_default();
+    let inner = error.inner().to_string();
+    // serde's words for an untagged enum name a Rust type; say it plainly.
+    let message = if inner.starts_with("data did not match any variant") {
+        "the value fits none of the forms this field allows".to_string()
+    } else {
+        inner
+    };
+    format!(
+        "not a valid scenario: {message} at {}{at}; compare it with schemas/scenario.schema.json (`playbook schema scenario.schema.json`)",
+        if pointer.is_empty() { "/" } else { &pointer }
+    )
+}
+
 /// Problems of the `roles` keys, each at its key.
 fn keys(scenario: &Scenario, playbook: &Playbook, check: &mut ScenarioCheck) {
     let keys = || scenario.roles.keys().map(String::as_str);

@@ -173,3 +173,67 @@ fn a_failed_preflight_stops_the_run_with_a_report() {
     assert_eq!(preview.report.outcome, Some(Outcome::Refused));
     assert!(preview.jsonl.contains("PREFLIGHT_FAILED") && preview.jsonl.contains("does not exist"));
 }
+
+#[test]
+fn a_wrong_value_in_a_scenario_is_refused_at_its_place_with_its_fix() {
+    // Each wrong value, whatever serde makes of it (an untagged enum says only
+    // that no variant matched), is named by pointer, line and a fix.
+    for (value, says) in [
+        ("\"abc\"", "integer"),
+        ("-5", "minimum"),
+        ("1e300", "fits none of the forms"),
+        ("{min: 5}", "max"),
+        ("[1, 2]", "integer"),
+    ] {
+        let text = format!("roles:\n  worker:\n    default:\n      duration_ms: {value}\n");
+        let e = Scenario::parse(&text).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ScenarioInvalid);
+        assert!(
+            e.message.contains("/roles/worker/default/duration_ms") && e.message.contains("line 4"),
+            "{value}: {}",
+            e.message
+        );
+        assert!(e.message.contains(says), "{value}: {}", e.message);
+        assert!(!e.message.contains("untagged enum"), "{}", e.message);
+    }
+    let e = Scenario::parse(&one_task(
+        "roles:\n  worker:\n    default:\n      tool_calls: 7\n",
+    ))
+    .unwrap_err();
+    assert!(
+        e.message.contains("/roles/worker/default/tool_calls") && e.message.contains("line 10"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn a_huge_wrong_value_is_not_echoed_whole() {
+    let big: Vec<String> = (0..2_000).map(|i| format!("k{i}: {i}")).collect();
+    let text = format!(
+        "roles:\n  worker:\n    default:\n      duration_ms: {{{}}}\n",
+        big.join(", ")
+    );
+    let e = Scenario::parse(&text).unwrap_err();
+    assert!(
+        e.message.contains("/roles/worker/default/duration_ms"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.message.len() < 1_000,
+        "{} bytes: {}",
+        e.message.len(),
+        e.message
+    );
+    let check = playbook_orchestrator::scenario::check::check_text(&text, None);
+    assert!(!check.problems.is_empty());
+    for p in &check.problems {
+        assert!(
+            p.message.len() < 1_000,
+            "{} bytes: {}",
+            p.message.len(),
+            p.message
+        );
+    }
+}
