@@ -134,12 +134,7 @@ fn read_input(path: Option<&str>, goal: Option<String>) -> Result<RunInput> {
             )?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| anyhow!("cannot read {path}: it is not UTF-8 text"))?;
-            let value =
-                playbook_core::document::parse_value(&text, playbook_core::Format::sniff(&text))
-                    .map_err(|f| anyhow!("{path}: {} ({})", f.message, f.hint))?;
-            serde_json::from_value(value).with_context(|| {
-                format!("{path} is not a run input (goal, tasks, values, active_locks; see schemas/scenario.schema.json, `input`)")
-            })?
+            RunInput::parse(&text).map_err(|e| anyhow!("{path}: {}", e.message))?
         }
     };
     if let Some(goal) = goal {

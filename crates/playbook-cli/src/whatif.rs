@@ -195,17 +195,7 @@ fn load_model(path: Option<&str>) -> Result<SimModel> {
 fn load_input(args: &SimArgs) -> Result<RunInput> {
     if let Some(path) = &args.input {
         let text = read_text(path, MAX_SCENARIO_BYTES, "run inputs")?;
-        let value = playbook_core::document::parse_value(&text, playbook_core::Format::Yaml)
-            .map_err(|f| {
-                let at = f
-                    .location
-                    .map(|l| format!(":{}:{}", l.line, l.column))
-                    .unwrap_or_default();
-                anyhow::anyhow!("{path}{at}: {}", f.message)
-            })?;
-        let input: RunInput = serde_json::from_value(value).map_err(|e| {
-            anyhow::anyhow!("{path}: not a run input ({e}); write `goal:` and `tasks:` as in a scenario's `input`")
-        })?;
+        let input = RunInput::parse(&text).map_err(|e| anyhow::anyhow!("{path}: {}", e.message))?;
         return Ok(input);
     }
     Ok(RunInput {

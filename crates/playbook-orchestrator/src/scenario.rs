@@ -130,6 +130,33 @@ pub struct RunInput {
 }
 
 impl RunInput {
+    /// Parses run inputs (what a scenario's `input` holds: goal, tasks,
+    /// values, active locks) from YAML or JSON text, refused as a scenario
+    /// is: the same reader and limits, each problem at its line and column.
+    pub fn parse(text: &str) -> Result<RunInput, ScenarioError> {
+        if text.len() > MAX_SCENARIO_BYTES {
+            return Err(scenario_error(format!(
+                "the run input is {} bytes; the limit is {MAX_SCENARIO_BYTES}",
+                text.len()
+            )));
+        }
+        let text = text.trim_start_matches('\u{feff}');
+        if text.trim().is_empty() {
+            return Ok(RunInput::default());
+        }
+        let value = playbook_core::document::parse_value(text, playbook_core::Format::Yaml)
+            .map_err(|f| unreadable("run input", &f))?;
+        let input = serde_path_to_error::deserialize::<_, RunInput>(&value)
+            .map_err(|e| scenario_error(check::serde_problem("run input", text, &e)))?;
+        // The scenario's limits hold for its `input` alone too.
+        let scenario = Scenario {
+            input,
+            ..Scenario::default()
+        };
+        limits::check(&scenario)?;
+        Ok(scenario.input)
+    }
+
     /// Nothing given: written out, a scenario leaves the section away.
     pub fn is_empty(&self) -> bool {
         *self == RunInput::default()
@@ -364,6 +391,20 @@ fn scenario_error(message: impl Into<String>) -> ScenarioError {
     }
 }
 
+/// A text the YAML/JSON reader refused, as a scenario error at its place.
+fn unreadable(what: &str, f: &playbook_core::Finding) -> ScenarioError {
+    let at = f
+        .location
+        .map(|l| format!(" (line {}, column {})", l.line, l.column))
+        .unwrap_or_default();
+    let path = if f.path.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", f.path)
+    };
+    scenario_error(format!("not a valid {what}: {}{path}{at}", f.message))
+}
+
 impl Scenario {
     /// Parses a scenario from YAML or JSON text (JSON is YAML).
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
@@ -381,18 +422,8 @@ impl Scenario {
         let text = text.trim_start_matches('\u{feff}');
         // Read as YAML whatever it looks like, as before: JSON is YAML.
         let format = playbook_core::Format::Yaml;
-        let value = playbook_core::document::parse_value(text, format).map_err(|f| {
-            let at = f
-                .location
-                .map(|l| format!(" (line {}, column {})", l.line, l.column))
-                .unwrap_or_default();
-            let path = if f.path.is_empty() {
-                String::new()
-            } else {
-                format!(" at {}", f.path)
-            };
-            scenario_error(format!("not a valid scenario: {}{path}{at}", f.message))
-        })?;
+        let value = playbook_core::document::parse_value(text, format)
+            .map_err(|f| unreadable("scenario", &f))?;
         let scenario = match serde_path_to_error::deserialize::<_, Scenario>(&value) {
             Ok(scenario) => scenario,
             // serde names no fix (an untagged enum says only that no variant
@@ -402,7 +433,7 @@ impl Scenario {
             Err(e) => {
                 return Err(scenario_error(
                     check::first_schema_problem(text, &value)
-                        .unwrap_or_else(|| check::serde_problem(text, &e)),
+                        .unwrap_or_else(|| check::serde_problem("scenario", text, &e)),
                 ));
             }
         };

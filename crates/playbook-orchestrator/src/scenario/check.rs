@@ -165,6 +165,7 @@ pub(crate) fn first_schema_problem(text: &str, value: &Value) -> Option<String> 
 /// A typed read's failure the schema did not foresee, at the place serde
 /// stopped: its pointer, line and column.
 pub(crate) fn serde_problem(
+    what: &str,
     text: &str,
     error: &serde_path_to_error::Error<serde_json::Error>,
 ) -> String {
@@ -191,7 +192,7 @@ pub(crate) fn serde_problem(
         inner
     };
     format!(
-        "not a valid scenario: {message} at {}{at}; compare it with schemas/scenario.schema.json (`playbook schema scenario.schema.json`)",
+        "not a valid {what}: {message} at {}{at}; compare it with schemas/scenario.schema.json (`playbook schema scenario.schema.json`)",
         if pointer.is_empty() { "/" } else { &pointer }
     )
 }

@@ -237,3 +237,25 @@ fn a_huge_wrong_value_is_not_echoed_whole() {
         );
     }
 }
+
+#[test]
+fn run_inputs_are_read_as_a_scenario_input_and_refused_at_their_place() {
+    use playbook_orchestrator::scenario::RunInput;
+    let input = RunInput::parse("goal: g\ntasks:\n  - id: T-1\n    title: t\n").unwrap();
+    assert_eq!((input.goal.as_str(), input.tasks.len()), ("g", 1));
+    assert_eq!(RunInput::parse("").unwrap(), RunInput::default());
+    let e = RunInput::parse("goal: g\ntasks:\n  - id: T-1\n    title: [t]\n").unwrap_err();
+    assert!(
+        e.message.contains("/tasks/0/title") && e.message.contains("line 4"),
+        "{}",
+        e.message
+    );
+    let e = RunInput::parse("goal: g\nsurprise: 1\n").unwrap_err();
+    assert!(e.message.contains("surprise"), "{}", e.message);
+    let e =
+        RunInput::parse("tasks:\n  - id: T-1\n    title: t\n    timeout_seconds: 99999999999\n")
+            .unwrap_err();
+    assert!(e.message.contains("timeout_seconds"), "{}", e.message);
+    let e = RunInput::parse(&"#".repeat(MAX_SCENARIO_BYTES + 1)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ScenarioInvalid);
+}
