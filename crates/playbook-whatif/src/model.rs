@@ -698,71 +698,40 @@ impl Duration {
     }
 }
 
-/// Deserialises the model; on failure, finds the innermost entry that does
-/// not read, so the error names its pointer (serde's own message names only
-/// the field).
+/// Deserialises the model; on failure, the error names the pointer where
+/// serde stopped (its own message names only the field).
 fn from_value(value: Value) -> Result<SimModel, ModelError> {
-    match serde_json::from_value::<SimModel>(value.clone()) {
-        Ok(model) => Ok(model),
-        Err(whole) => Err(locate_serde_error(&value).unwrap_or_else(|| {
-            error(
-                "",
-                format!("not a valid model: {whole}"),
-                "see schemas/whatif-model.schema.json",
-            )
-        })),
-    }
-}
-
-fn locate_serde_error(value: &Value) -> Option<ModelError> {
-    const HINT: &str = "see schemas/whatif-model.schema.json";
-    let object = value.as_object()?;
-    let params_at = |v: &Value, at: String| -> Option<ModelError> {
-        if let Some(iterations) = v.get("iterations").and_then(Value::as_object) {
-            for (k, over) in iterations {
-                let pointer = format!("{at}/iterations/{}", escape(k));
-                if let Err(e) = serde_json::from_value::<Params>(over.clone()) {
-                    return Some(error(pointer, e.to_string(), HINT));
+    serde_path_to_error::deserialize::<_, SimModel>(&value).map_err(|e| {
+        let mut pointer = String::new();
+        for segment in e.path().iter() {
+            match segment {
+                serde_path_to_error::Segment::Seq { index } => {
+                    pointer.push_str(&format!("/{index}"));
                 }
-            }
-        }
-        if let Some(duration) = v.get("duration").filter(|d| !d.is_number())
-            && let Err(e) = serde_json::from_value::<DurationForm>(duration.clone())
-        {
-            return Some(error(
-                format!("{at}/duration"),
-                format!("{e}"),
-                "write `{fixed: 60}`, `{uniform: {min: 30, max: 90}}` or `{lognormal: {median: 60, sigma: 0.5}}`",
-            ));
-        }
-        serde_json::from_value::<Params>(v.clone())
-            .err()
-            .map(|e| error(at, e.to_string(), HINT))
-    };
-    if let Some(defaults) = object.get("defaults")
-        && let Some(e) = params_at(defaults, "/defaults".into())
-    {
-        return Some(e);
-    }
-    if let Some(roles) = object.get("roles") {
-        match roles.as_object() {
-            Some(roles) => {
-                for (k, v) in roles {
-                    if let Some(e) = params_at(v, format!("/roles/{}", escape(k))) {
-                        return Some(e);
-                    }
+                serde_path_to_error::Segment::Map { key } => {
+                    pointer.push('/');
+                    pointer.push_str(&escape(key));
                 }
-            }
-            None => {
-                return Some(error(
-                    "/roles",
-                    "`roles` must be a map of role name to values",
-                    HINT,
-                ));
+                serde_path_to_error::Segment::Enum { .. }
+                | serde_path_to_error::Segment::Unknown => {}
             }
         }
-    }
-    None
+        let message = e.inner().to_string();
+        let hint = if pointer.ends_with("/duration") || pointer.contains("/duration/") {
+            "write `{fixed: 60}`, `{uniform: {min: 30, max: 90}}` or `{lognormal: {median: 60, sigma: 0.5}}`"
+        } else if pointer == "/roles" {
+            "`roles` is a map of role name (or `mode:<mode>`) to values"
+        } else {
+            "see schemas/whatif-model.schema.json"
+        };
+        // serde's words for an untagged enum name a Rust type.
+        let message = if message.starts_with("data did not match any variant") {
+            "the value fits none of the forms this field allows".to_string()
+        } else {
+            message
+        };
+        error(pointer, message, hint)
+    })
 }
 
 #[cfg(test)]
