@@ -702,20 +702,7 @@ impl Duration {
 /// serde stopped (its own message names only the field).
 fn from_value(value: Value) -> Result<SimModel, ModelError> {
     serde_path_to_error::deserialize::<_, SimModel>(&value).map_err(|e| {
-        let mut pointer = String::new();
-        for segment in e.path().iter() {
-            match segment {
-                serde_path_to_error::Segment::Seq { index } => {
-                    pointer.push_str(&format!("/{index}"));
-                }
-                serde_path_to_error::Segment::Map { key } => {
-                    pointer.push('/');
-                    pointer.push_str(&escape(key));
-                }
-                serde_path_to_error::Segment::Enum { .. }
-                | serde_path_to_error::Segment::Unknown => {}
-            }
-        }
+        let pointer = playbook_orchestrator::scenario::check::pointer_of(e.path());
         let message = e.inner().to_string();
         let hint = if pointer.ends_with("/duration") || pointer.contains("/duration/") {
             "write `{fixed: 60}`, `{uniform: {min: 30, max: 90}}` or `{lognormal: {median: 60, sigma: 0.5}}`"

@@ -169,17 +169,7 @@ pub(crate) fn serde_problem(
     text: &str,
     error: &serde_path_to_error::Error<serde_json::Error>,
 ) -> String {
-    let pointer: String = error
-        .path()
-        .iter()
-        .filter_map(|segment| match segment {
-            serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
-            serde_path_to_error::Segment::Map { key } => Some(format!("/{}", escape_pointer(key))),
-            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {
-                None
-            }
-        })
-        .collect();
+    let pointer = pointer_of(error.path());
     let at = SourceMap::new(text)
         .locate(&pointer)
         .map(|l| format!(" (line {}, column {})", l.line, l.column))
@@ -195,6 +185,19 @@ pub(crate) fn serde_problem(
         "not a valid {what}: {message} at {}{at}; compare it with schemas/scenario.schema.json (`playbook schema scenario.schema.json`)",
         if pointer.is_empty() { "/" } else { &pointer }
     )
+}
+
+/// The JSON pointer of the place a typed read stopped.
+pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    path.iter()
+        .filter_map(|segment| match segment {
+            serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
+            serde_path_to_error::Segment::Map { key } => Some(format!("/{}", escape_pointer(key))),
+            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {
+                None
+            }
+        })
+        .collect()
 }
 
 /// Problems of the `roles` keys, each at its key.
