@@ -11,7 +11,7 @@ use crate::locate::SourceMap;
 
 mod json;
 pub mod nesting;
-mod typed;
+pub(crate) mod typed;
 mod yaml;
 
 use crate::model::{Playbook, SCHEMA_VERSION};

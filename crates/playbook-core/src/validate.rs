@@ -151,6 +151,12 @@ fn validate_read(value: &Value, options: &Options) -> Report {
             };
         }
     }
+    // A document the typed reader reads by itself, whose few values it does
+    // not check hold too, is schema-valid: the full validator would walk
+    // the whole value again to find nothing.
+    if let Some(playbook) = document::typed::playbook(value).filter(schema::residual::holds) {
+        return linted(playbook, findings, options);
+    }
     let structural = schema::check_playbook(value);
     if !structural.is_empty() {
         findings.extend(structural);
@@ -161,18 +167,21 @@ fn validate_read(value: &Value, options: &Options) -> Report {
         };
     }
     match document::from_parsed(value) {
-        Ok(playbook) => {
-            findings.extend(validate(&playbook, options));
-            sort(&mut findings);
-            Report {
-                playbook: Some(playbook),
-                findings,
-            }
-        }
+        Ok(playbook) => linted(playbook, findings, options),
         Err(finding) => Report {
             playbook: None,
             findings: vec![finding],
         },
+    }
+}
+
+/// The report of a structurally valid playbook: `findings` so far and its lints.
+fn linted(playbook: Playbook, mut findings: Vec<Finding>, options: &Options) -> Report {
+    findings.extend(validate(&playbook, options));
+    sort(&mut findings);
+    Report {
+        playbook: Some(playbook),
+        findings,
     }
 }
 

@@ -8,14 +8,18 @@ use serde_json::{Map, Value, json};
 use super::playbook;
 use crate::document::{self, Format};
 use crate::model::Playbook;
+use crate::schema::residual;
 
 fn derived(value: &Value) -> Option<Playbook> {
     serde_json::from_value(value.clone()).ok()
 }
 
-/// The two readings agree; returns whether the reader read it itself.
+/// The two readings agree, and the reader with the residual schema check
+/// says "schema-valid" exactly when the full validator does (for what the
+/// derive reads). Returns whether the reader read it itself.
 fn agree(name: &str, value: &Value) -> bool {
     let derived = derived(value);
+    let valid = crate::schema::check_playbook(value).is_empty();
     match playbook(value) {
         Some(read) => {
             assert_eq!(
@@ -23,11 +27,16 @@ fn agree(name: &str, value: &Value) -> bool {
                 derived.as_ref(),
                 "{name}: the reader and the derive read differently"
             );
+            assert_eq!(
+                residual::holds(&read),
+                valid,
+                "{name}: the residual check and the full schema disagree: {value}"
+            );
             true
         }
         None => {
             assert!(
-                derived.is_none() || !crate::schema::check_playbook(value).is_empty(),
+                derived.is_none() || !valid,
                 "{name}: the reader gave up on a schema-valid playbook the derive reads: {value}"
             );
             false
@@ -324,6 +333,36 @@ fn words() -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// Text at the edges of the schema's lengths and patterns: ids, names and
+/// versions.
+fn edge_text() -> BoxedStrategy<Value> {
+    prop_oneof![
+        "[a-c]{1,3}",
+        "[a-c]{1,3}",
+        Just(String::new()),
+        Just("a".repeat(200)),
+        Just("a".repeat(201)),
+        Just("é".repeat(200)),
+        Just("é".repeat(201)),
+        Just("1.0.0".to_string()),
+        Just("1.0.0\n".to_string()),
+        Just("1.0".to_string()),
+        Just("١.0.0".to_string()),
+        Just("10.20.30".to_string()),
+        Just("..".to_string()),
+        Just(".a".to_string()),
+        Just(" a".to_string()),
+        Just("a/b".to_string()),
+        Just("a\u{200b}".to_string()),
+        Just("a\u{feff}b".to_string()),
+        Just("a b".to_string()),
+        "[ -~]{0,4}",
+        "\\PC{0,3}",
+    ]
+    .prop_map(Value::from)
+    .boxed()
+}
+
 /// A value of the right shape for the field `key`.
 fn good(key: &'static str) -> BoxedStrategy<Value> {
     match key {
@@ -331,9 +370,9 @@ fn good(key: &'static str) -> BoxedStrategy<Value> {
             .prop_map(|stages| Value::Object(stages.into_iter().collect()))
             .boxed(),
         "roles" => prop::collection::vec(
-            fields(ROLE_KEYS).prop_map(|mut role| {
+            (fields(ROLE_KEYS), edge_text()).prop_map(|(mut role, name)| {
                 role.as_object_mut()
-                    .map(|o| o.entry("name").or_insert(json!("r")));
+                    .map(|o| o.entry("name").or_insert(name));
                 role
             }),
             0..3,
@@ -353,6 +392,8 @@ fn good(key: &'static str) -> BoxedStrategy<Value> {
         "enabled" | "requires_user_approval" => any::<bool>().prop_map(Value::Bool).boxed(),
         "max_parallel_worktrees" | "max_iterations" => prop_oneof![
             (0u64..20).prop_map(Value::from),
+            (95u64..105).prop_map(Value::from),
+            (250u64..260).prop_map(Value::from),
             Just(json!(4_294_967_295u64)),
             Just(json!(4_294_967_296u64)),
             Just(json!(3.0)),
@@ -372,6 +413,7 @@ fn good(key: &'static str) -> BoxedStrategy<Value> {
         | "run_inputs"
         | "mutating_actions" => words(),
         "x_extension" | "unknown" => node().boxed(),
+        "id" | "name" | "schema_version" => edge_text(),
         _ => "[a-c]{0,3}".prop_map(Value::from).boxed(),
     }
 }
@@ -380,15 +422,15 @@ fn good(key: &'static str) -> BoxedStrategy<Value> {
 /// each mostly of its type and sometimes of any other.
 fn shaped() -> impl Strategy<Value = Value> {
     (
-        prop::option::weighted(0.95, "[a-c]{1,2}"),
+        prop::option::weighted(0.95, (edge_text(), edge_text())),
         prop::option::weighted(0.95, field("workflow")),
         fields(PLAYBOOK_KEYS),
     )
         .prop_map(|(id, workflow, mut document)| {
             if let Some(object) = document.as_object_mut() {
-                if let Some(id) = id {
-                    object.insert("id".into(), json!(id));
-                    object.insert("name".into(), json!("N"));
+                if let Some((id, name)) = id {
+                    object.insert("id".into(), id);
+                    object.insert("name".into(), name);
                 }
                 if let Some(workflow) = workflow {
                     object.insert("workflow".into(), workflow);
@@ -421,5 +463,44 @@ proptest! {
     #[test]
     fn any_value_reads_the_same_both_ways(value in node()) {
         agree("a generated value", &value);
+    }
+}
+
+/// Every constraint of the generated schema beyond what the reader proves
+/// (types, required fields, enums) is one the residual check runs.
+#[test]
+fn the_residual_check_covers_every_constraint_of_the_schema() {
+    fn walk(schema: &Value, at: String, out: &mut Vec<String>) {
+        let Some(object) = schema.as_object() else {
+            return;
+        };
+        for (keyword, inner) in object {
+            match keyword.as_str() {
+                // What the reader proves, or annotations.
+                "type" | "required" | "enum" | "$ref" | "$schema" | "$id" | "title"
+                | "description" | "format" | "default" => {}
+                "properties" | "$defs" => {
+                    for (name, inner) in inner.as_object().into_iter().flatten() {
+                        walk(inner, format!("{at}/{keyword}/{name}"), out);
+                    }
+                }
+                // `true`, or a schema of the kept values (the reader checks them).
+                "items" | "additionalProperties" if inner != &Value::Bool(false) => {
+                    walk(inner, format!("{at}/{keyword}"), out);
+                }
+                _ => out.push(format!("{at} {keyword}")),
+            }
+        }
+    }
+    let schema = crate::schema::generate::<Playbook>("playbook.schema.json");
+    let mut constrained = Vec::new();
+    walk(&schema, String::new(), &mut constrained);
+    assert!(!constrained.is_empty());
+    for constraint in constrained {
+        let pointer = constraint.split(' ').next().unwrap_or_default();
+        assert!(
+            residual::CHECKED.contains(&pointer),
+            "`{constraint}` of the schema is not in the residual check"
+        );
     }
 }
