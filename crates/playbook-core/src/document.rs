@@ -11,6 +11,7 @@ use crate::locate::SourceMap;
 
 mod json;
 pub mod nesting;
+pub(crate) mod typed;
 mod yaml;
 
 use crate::model::{Playbook, SCHEMA_VERSION};
@@ -434,6 +435,26 @@ pub fn to_string(playbook: &Playbook, format: Format) -> Result<String, WriteErr
 
 /// Converts a structurally valid value into the typed model.
 pub fn from_value(value: Value) -> Result<Playbook, Finding> {
+    match typed::playbook(&value) {
+        Some(playbook) => Ok(playbook),
+        None => from_value_derived(value),
+    }
+}
+
+/// [`from_value`] for a value the caller keeps: only the text the model
+/// holds is copied, and the value is neither consumed nor freed here.
+pub fn from_parsed(value: &Value) -> Result<Playbook, Finding> {
+    match typed::playbook(value) {
+        Some(playbook) => Ok(playbook),
+        // Only a document the reader does not know (a null, a float count,
+        // a missing field) is copied, for the derive's verdict and message.
+        None => from_value_derived(value.clone()),
+    }
+}
+
+/// The derive's reading, which decides every document the reader of
+/// `typed` leaves to it and words the error.
+pub fn from_value_derived(value: Value) -> Result<Playbook, Finding> {
     serde_json::from_value(value).map_err(|e| {
         Finding::new(
             Code::Schema,

@@ -450,7 +450,7 @@ mod linear_tests {
 /// builds, for every document the repository has: examples, lint fixtures,
 /// fuzz seeds and regressions.
 #[cfg(test)]
-mod recorder_tests {
+pub(crate) mod recorder_tests {
     use std::path::Path;
 
     use super::*;
@@ -470,7 +470,9 @@ mod recorder_tests {
         }
     }
 
-    fn corpus() -> Vec<(String, String)> {
+    /// Every document text the repository has, by name (also read by the
+    /// typed model's differential test).
+    pub(crate) fn corpus() -> Vec<(String, String)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut out = Vec::new();
         for dir in [

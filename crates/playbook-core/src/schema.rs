@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::finding::{Code, Finding};
 use crate::model::Playbook;
 
+pub(crate) mod residual;
+
 /// Base URL under which the schemas are published; also their `$id`.
 pub const SCHEMA_BASE: &str = "https://playbook.studio/schemas";
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::finding::{Code, Finding, Severity};
 use crate::model::{Gates, OutputsContract, RetryPolicy, Role, RoleMode, SCHEMA_VERSION};
-use crate::validate::{Options, validate_value};
+use crate::validate::{Options, validate_parsed};
 
 fn strings(items: &[&str]) -> Option<Vec<String>> {
     Some(items.iter().map(|s| s.to_string()).collect())
@@ -194,7 +194,7 @@ pub fn check_template(role: Value, options: &Options) -> TemplateReport {
         "name": "Template",
         "workflow": { TEMPLATE_STAGE: { "roles": [role] } },
     });
-    let report = validate_value(holder.clone(), options);
+    let report = validate_parsed(&holder, options);
     let role = &holder["workflow"][TEMPLATE_STAGE]["roles"][0];
     let prefix = format!("/workflow/{TEMPLATE_STAGE}/roles/0");
     let mut findings: Vec<Finding> = report

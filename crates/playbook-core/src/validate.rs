@@ -116,21 +116,33 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
     report
 }
 
-/// Validates an already parsed document.
+/// Validates an already parsed document it may consume (a legacy document
+/// is rewritten in place). See [`validate_parsed`] to keep the value.
 pub fn validate_value(mut value: Value, options: &Options) -> Report {
-    let reading = crate::legacy::is_legacy(&value).then(|| crate::legacy::read(&mut value));
-    let mut report = validate_read(value, options);
-    if let Some(reading) = reading {
-        crate::legacy::place(&mut report.findings, reading);
-        sort(&mut report.findings);
+    if !crate::legacy::is_legacy(&value) {
+        return validate_read(&value, options);
     }
+    let reading = crate::legacy::read(&mut value);
+    let mut report = validate_read(&value, options);
+    crate::legacy::place(&mut report.findings, reading);
+    sort(&mut report.findings);
     report
 }
 
+/// Validates an already parsed document the caller keeps: the typed model
+/// copies what it holds, so the value is neither consumed nor freed here
+/// (a legacy document is copied, as reading it rewrites it).
+pub fn validate_parsed(value: &Value, options: &Options) -> Report {
+    if crate::legacy::is_legacy(value) {
+        return validate_value(value.clone(), options);
+    }
+    validate_read(value, options)
+}
+
 /// Validates a document as its format reads it.
-fn validate_read(value: Value, options: &Options) -> Report {
+fn validate_read(value: &Value, options: &Options) -> Report {
     let mut findings = Vec::new();
-    match document::check_version(&value) {
+    match document::check_version(value) {
         Ok(hint) => findings.extend(hint),
         Err(fail_closed) => {
             return Report {
@@ -139,7 +151,13 @@ fn validate_read(value: Value, options: &Options) -> Report {
             };
         }
     }
-    let structural = schema::check_playbook(&value);
+    // A document the typed reader reads by itself, whose few values it does
+    // not check hold too, is schema-valid: the full validator would walk
+    // the whole value again to find nothing.
+    if let Some(playbook) = document::typed::playbook(value).filter(schema::residual::holds) {
+        return linted(playbook, findings, options);
+    }
+    let structural = schema::check_playbook(value);
     if !structural.is_empty() {
         findings.extend(structural);
         sort(&mut findings);
@@ -148,19 +166,22 @@ fn validate_read(value: Value, options: &Options) -> Report {
             findings,
         };
     }
-    match document::from_value(value) {
-        Ok(playbook) => {
-            findings.extend(validate(&playbook, options));
-            sort(&mut findings);
-            Report {
-                playbook: Some(playbook),
-                findings,
-            }
-        }
+    match document::from_parsed(value) {
+        Ok(playbook) => linted(playbook, findings, options),
         Err(finding) => Report {
             playbook: None,
             findings: vec![finding],
         },
+    }
+}
+
+/// The report of a structurally valid playbook: `findings` so far and its lints.
+fn linted(playbook: Playbook, mut findings: Vec<Finding>, options: &Options) -> Report {
+    findings.extend(validate(&playbook, options));
+    sort(&mut findings);
+    Report {
+        playbook: Some(playbook),
+        findings,
     }
 }
 
