@@ -217,9 +217,9 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     run_tool_calls: u64,
     max_run_tool_calls: u64,
     tasks: Vec<Task>,
-    /// Per role: the contract block of its prompt and a SHA-256 state that
-    /// has already absorbed it.
-    prompt_blocks: &'b [(String, sha2::Sha256)],
+    /// Per role: the contract block of its prompt and SHA-256 states that
+    /// have already absorbed its fixed beginnings.
+    prompt_blocks: &'b [setup::PromptBlock],
     /// The buffer every prompt is rendered into.
     prompt: String,
     ledger: Ledger,

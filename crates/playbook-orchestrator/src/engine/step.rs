@@ -129,15 +129,10 @@ where
         // rendered once, then this task's part, hashed on top of the block.
         let mut prompt = std::mem::take(&mut self.prompt);
         prompt.clear();
-        let (block, hasher) = &self.prompt_blocks[role_index];
-        prompt.push_str(block);
+        let block = &self.prompt_blocks[role_index];
+        prompt.push_str(&block.text);
         crate::prompt::write_task_part(&mut prompt, &role_ref, &self.tasks[task].values);
-        let prompt_hash = {
-            use sha2::Digest;
-            let mut hasher = hasher.clone();
-            hasher.update(&prompt.as_bytes()[block.len()..]);
-            crate::audit::hex(&hasher.finalize())
-        };
+        let prompt_hash = block.digest(&prompt);
         self.emit_ids(
             run.ids_clean,
             Event::AgentInvoked {
