@@ -158,6 +158,24 @@ fn audit_inputs(inputs: &mut crate::audit::AuditInputs) {
 
 /// Redacts a ledger delta field by field. Its extension fields, which the
 /// engine never sets, go through JSON so their keys count as names.
+/// Redacts the texts of an engine-made delta (no `extra` fields) that a
+/// ledger row copies — `owner`, `reason`, `last_heartbeat_at` — before the
+/// ledger applies it; [`ledger_delta_rest`] then does the rest. Together
+/// they change what [`ledger_delta`] changes, scanning each text once.
+pub(crate) fn ledger_delta_texts(delta: &mut LedgerDelta) {
+    debug_assert!(delta.extra.is_empty());
+    delta.owner.scan();
+    delta.reason.scan();
+    delta.last_heartbeat_at.scan();
+}
+
+/// What [`ledger_delta`] scans besides the texts [`ledger_delta_texts`]
+/// redacted: the task id (`delta_id` is the engine's `D-<n>`).
+pub(crate) fn ledger_delta_rest(delta: &mut LedgerDelta) {
+    debug_assert!(delta.extra.is_empty());
+    delta.task_id.scan();
+}
+
 pub(crate) fn ledger_delta(delta: &mut LedgerDelta) {
     if !delta.extra.is_empty() {
         let whole = delta.clone();
