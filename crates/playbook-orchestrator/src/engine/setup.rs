@@ -19,6 +19,9 @@ pub struct Prepared<'b> {
     pub(super) refusal: Option<(ErrorCode, String, Vec<String>)>,
     pub(super) flow: Flow<'b>,
     pub(super) role_gates: Vec<Option<Gate>>,
+    /// Per role: whether its gate's source holds nothing the redactor
+    /// hides (found once here, not once per gate event).
+    pub(super) role_gate_clean: Vec<bool>,
     pub(super) stage_gates: Vec<(Option<Gate>, Option<Gate>)>,
     pub(super) loop_bound: Vec<Option<u32>>,
     /// Per role: the escalation triggers (bits) of the role and its loop.
@@ -92,6 +95,7 @@ impl<'b> Prepared<'b> {
             refusal: None,
             flow,
             role_gates: Vec::new(),
+            role_gate_clean: Vec::new(),
             stage_gates: Vec::new(),
             loop_bound,
             escalate,
@@ -168,7 +172,12 @@ impl<'b> Prepared<'b> {
                 .transpose()
         };
         for r in &self.flow.roles {
-            self.role_gates.push(compile(r.role.pass_condition())?);
+            let gate = compile(r.role.pass_condition())?;
+            self.role_gate_clean.push(
+                gate.as_ref()
+                    .is_none_or(|g| playbook_redact::is_clean(&g.source)),
+            );
+            self.role_gates.push(gate);
         }
         for (_, stage) in playbook.stages() {
             self.stage_gates

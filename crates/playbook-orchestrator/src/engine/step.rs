@@ -375,6 +375,7 @@ where
             task,
             role: role_index,
             iteration,
+            ids_clean: run.ids_clean,
         };
         let end = self.evaluate(at, stage, pending.answer, &mut record).await;
         record.outcome = match &end {
@@ -415,14 +416,18 @@ where
                         role.outputs_required(),
                         &route,
                     );
-                    self.emit(Event::GatePassed {
-                        task_id: task_id.clone(),
-                        scope: GateScope::Role,
-                        owner: role.name.clone(),
-                        gate: decision.gate.source.clone(),
-                        manual: decision.manual,
-                        summary,
-                    });
+                    let known_clean = run.ids_clean && self.prepared.role_gate_clean[role_index];
+                    self.emit_step(
+                        known_clean,
+                        Event::GatePassed {
+                            task_id: task_id.clone(),
+                            scope: GateScope::Role,
+                            owner: role.name.clone(),
+                            gate: decision.gate.source.clone(),
+                            manual: decision.manual,
+                            summary,
+                        },
+                    );
                 }
                 let next_step = match next {
                     Some(j) => format!("hand off to {}", self.flow.roles[j].role.name),
@@ -513,14 +518,18 @@ where
                         role.name,
                         said.as_deref().unwrap_or_default()
                     );
-                    self.emit(Event::GateFailed {
-                        task_id: task_id.clone(),
-                        scope: GateScope::Role,
-                        owner: role.name.clone(),
-                        gate: decision.gate.source.clone(),
-                        reason: decision.reason.clone(),
-                        summary,
-                    });
+                    let known_clean = run.ids_clean && self.prepared.role_gate_clean[role_index];
+                    self.emit_step(
+                        known_clean,
+                        Event::GateFailed {
+                            task_id: task_id.clone(),
+                            scope: GateScope::Role,
+                            owner: role.name.clone(),
+                            gate: decision.gate.source.clone(),
+                            reason: decision.reason.clone(),
+                            summary,
+                        },
+                    );
                 }
                 match back {
                     Some(j) => {
