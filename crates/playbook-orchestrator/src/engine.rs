@@ -217,9 +217,9 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     run_tool_calls: u64,
     max_run_tool_calls: u64,
     tasks: Vec<Task>,
-    /// Per role: the contract block of its prompt and a SHA-256 state that
-    /// has already absorbed it.
-    prompt_blocks: &'b [(String, sha2::Sha256)],
+    /// Per role: the contract block of its prompt and SHA-256 states that
+    /// have already absorbed its fixed beginnings.
+    prompt_blocks: &'b [setup::PromptBlock],
     /// The buffer every prompt is rendered into.
     prompt: String,
     ledger: Ledger,
@@ -351,6 +351,24 @@ where
     fn emit(&mut self, mut event: Event) {
         // The one way out for events: no sink ever sees an unredacted one.
         crate::redact::event(&mut event);
+        self.deliver(event);
+    }
+
+    /// [`Self::emit`] of a step's output or gate event: with `known_clean`
+    /// (the step's names were found clean as the task entered the stage and
+    /// the gate's source when the playbook was prepared) only the texts the
+    /// output made are scanned (`redact::step_event`).
+    fn emit_step(&mut self, known_clean: bool, mut event: Event) {
+        if known_clean {
+            crate::redact::step_event(&mut event);
+        } else {
+            crate::redact::event(&mut event);
+        }
+        self.deliver(event);
+    }
+
+    /// Hands a redacted event to the sink with its sequence number and time.
+    fn deliver(&mut self, event: Event) {
         let record = EventRecord {
             seq: self.seq,
             t_ms: self.now,

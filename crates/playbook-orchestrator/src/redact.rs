@@ -158,6 +158,24 @@ fn audit_inputs(inputs: &mut crate::audit::AuditInputs) {
 
 /// Redacts a ledger delta field by field. Its extension fields, which the
 /// engine never sets, go through JSON so their keys count as names.
+/// Redacts the texts of an engine-made delta (no `extra` fields) that a
+/// ledger row copies — `owner`, `reason`, `last_heartbeat_at` — before the
+/// ledger applies it; [`ledger_delta_rest`] then does the rest. Together
+/// they change what [`ledger_delta`] changes, scanning each text once.
+pub(crate) fn ledger_delta_texts(delta: &mut LedgerDelta) {
+    debug_assert!(delta.extra.is_empty());
+    delta.owner.scan();
+    delta.reason.scan();
+    delta.last_heartbeat_at.scan();
+}
+
+/// What [`ledger_delta`] scans besides the texts [`ledger_delta_texts`]
+/// redacted: the task id (`delta_id` is the engine's `D-<n>`).
+pub(crate) fn ledger_delta_rest(delta: &mut LedgerDelta) {
+    debug_assert!(delta.extra.is_empty());
+    delta.task_id.scan();
+}
+
 pub(crate) fn ledger_delta(delta: &mut LedgerDelta) {
     if !delta.extra.is_empty() {
         let whole = delta.clone();
@@ -274,6 +292,50 @@ pub(crate) fn agent_run(run: &mut AgentRunRecord, ids_clean: bool) {
                 }
             }
         }
+    }
+}
+
+/// [`event`] for an event of a step whose task id and role names were found
+/// clean as the task entered the stage (`ids_clean`) and, for a gate event,
+/// whose gate source was found clean once per prepared playbook: only the
+/// texts made from the agent's output (field names, summaries, reasons)
+/// are scanned. Any other event takes [`event`]'s way.
+pub(crate) fn step_event(event: &mut Event) -> bool {
+    let clean = |texts: &[&String]| texts.iter().all(|t| playbook_redact::is_clean(t));
+    match event {
+        Event::OutputReceived {
+            task_id,
+            role,
+            iteration: _,
+            fields,
+            duration_ms: _,
+        } => {
+            debug_assert!(clean(&[task_id, role]));
+            fields.scan()
+        }
+        Event::GatePassed {
+            task_id,
+            scope: _,
+            owner,
+            gate,
+            manual: _,
+            summary,
+        } => {
+            debug_assert!(clean(&[task_id, owner, gate]));
+            summary.scan()
+        }
+        Event::GateFailed {
+            task_id,
+            scope: _,
+            owner,
+            gate,
+            reason,
+            summary,
+        } => {
+            debug_assert!(clean(&[task_id, owner, gate]));
+            reason.scan() | summary.scan()
+        }
+        other => self::event(other),
     }
 }
 
@@ -545,6 +607,47 @@ impl Scan for serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The step events whose ids and gate source are known clean hide
+    /// every secret the output put in them, exactly as the full walk does.
+    #[test]
+    fn a_step_event_with_clean_ids_hides_what_the_output_put_in_it() {
+        use crate::event::GateScope;
+        let leak = "token=sv9x8y7z6w5";
+        let events = [
+            Event::OutputReceived {
+                task_id: "T-1".into(),
+                role: "reviewer".into(),
+                iteration: 1,
+                fields: vec!["verdict".into(), leak.into()],
+                duration_ms: 0,
+            },
+            Event::GatePassed {
+                task_id: "T-1".into(),
+                scope: GateScope::Role,
+                owner: "reviewer".into(),
+                gate: "review_passed".into(),
+                manual: false,
+                summary: format!("reviewer: said {leak}; hand off to tester"),
+            },
+            Event::GateFailed {
+                task_id: "T-1".into(),
+                scope: GateScope::Role,
+                owner: "reviewer".into(),
+                gate: "review_passed".into(),
+                reason: format!("gate read {leak}"),
+                summary: format!("reviewer: said {leak}; sent back"),
+            },
+        ];
+        for original in events {
+            let (mut full, mut step) = (original.clone(), original);
+            assert!(event(&mut full));
+            assert!(step_event(&mut step));
+            assert_eq!(step, full);
+            let text = serde_json::to_string(&step).unwrap_or_default();
+            assert!(!text.contains("sv9x8y7z6w5"), "{text}");
+        }
+    }
 
     #[test]
     fn a_remembered_clean_text_does_not_hide_a_secret_of_the_same_length() {

@@ -78,6 +78,7 @@ where
             task,
             role: role_index,
             iteration,
+            ids_clean,
         } = at;
         let Answer {
             outcome,
@@ -168,13 +169,16 @@ where
                 return self.violation(task_id, role_index, code, detail);
             }
         };
-        self.emit(Event::OutputReceived {
-            task_id: task_id.clone(),
-            role: role.name.clone(),
-            iteration,
-            fields: output.keys().cloned().collect(),
-            duration_ms,
-        });
+        self.emit_step(
+            ids_clean,
+            Event::OutputReceived {
+                task_id: task_id.clone(),
+                role: role.name.clone(),
+                iteration,
+                fields: output.keys().cloned().collect(),
+                duration_ms,
+            },
+        );
         if record.output.is_null() {
             record.output = Value::Object(output.clone());
         }

@@ -43,11 +43,25 @@ where
             return;
         }
         let base_version = self.ledger.version();
-        let deltas = std::mem::take(&mut self.deltas);
-        match self.ledger.apply(DeltaStream {
+        let mut deltas = std::mem::take(&mut self.deltas);
+        // The texts a row copies are redacted once, here, for the row and
+        // the record alike; the engine's deltas carry no extra fields.
+        let texts_redacted = deltas.iter().all(|d| d.extra.is_empty());
+        if texts_redacted {
+            for delta in &mut deltas {
+                crate::redact::ledger_delta_texts(delta);
+            }
+        }
+        let stream = DeltaStream {
             base_version,
             deltas: &deltas,
-        }) {
+        };
+        let applied = if texts_redacted {
+            self.ledger.apply_redacted(stream)
+        } else {
+            self.ledger.apply(stream)
+        };
+        match applied {
             Ok(applied) => {
                 for id in applied.rejected {
                     self.emit(Event::Warning {
@@ -95,9 +109,12 @@ where
                 });
             }
         }
-        let mut deltas = deltas;
         for delta in &mut deltas {
-            crate::redact::ledger_delta(delta);
+            if texts_redacted {
+                crate::redact::ledger_delta_rest(delta);
+            } else {
+                crate::redact::ledger_delta(delta);
+            }
             self.ports.sink.record(RunRecord::LedgerDelta(delta));
         }
         if self.outputs.is_empty() {

@@ -19,12 +19,15 @@ pub struct Prepared<'b> {
     pub(super) refusal: Option<(ErrorCode, String, Vec<String>)>,
     pub(super) flow: Flow<'b>,
     pub(super) role_gates: Vec<Option<Gate>>,
+    /// Per role: whether its gate's source holds nothing the redactor
+    /// hides (found once here, not once per gate event).
+    pub(super) role_gate_clean: Vec<bool>,
     pub(super) stage_gates: Vec<(Option<Gate>, Option<Gate>)>,
     pub(super) loop_bound: Vec<Option<u32>>,
     /// Per role: the escalation triggers (bits) of the role and its loop.
     pub(super) escalate: Vec<u8>,
     pub(super) mutating: Vec<String>,
-    pub(super) prompt_blocks: Vec<(String, sha2::Sha256)>,
+    pub(super) prompt_blocks: Vec<PromptBlock>,
     /// Per stage (workflow order): whether its name and every role name of
     /// the flow hold nothing the redactor hides. Events made of these, a
     /// clean task id, numbers and fixed words are then not scanned again.
@@ -92,6 +95,7 @@ impl<'b> Prepared<'b> {
             refusal: None,
             flow,
             role_gates: Vec::new(),
+            role_gate_clean: Vec::new(),
             stage_gates: Vec::new(),
             loop_bound,
             escalate,
@@ -149,13 +153,7 @@ impl<'b> Prepared<'b> {
             .flow
             .roles
             .iter()
-            .map(|r| {
-                use sha2::Digest;
-                let block = crate::prompt::contract_block(playbook, r);
-                let mut hasher = sha2::Sha256::new();
-                hasher.update(block.as_bytes());
-                (block, hasher)
-            })
+            .map(|r| PromptBlock::new(crate::prompt::contract_block(playbook, r)))
             .collect();
         self.compile_gates()
             .map_err(|reason| (ErrorCode::PlaybookInvalid, reason, Vec::new()))?;
@@ -174,7 +172,12 @@ impl<'b> Prepared<'b> {
                 .transpose()
         };
         for r in &self.flow.roles {
-            self.role_gates.push(compile(r.role.pass_condition())?);
+            let gate = compile(r.role.pass_condition())?;
+            self.role_gate_clean.push(
+                gate.as_ref()
+                    .is_none_or(|g| playbook_redact::is_clean(&g.source)),
+            );
+            self.role_gates.push(gate);
         }
         for (_, stage) in playbook.stages() {
             self.stage_gates
@@ -427,5 +430,86 @@ where
                 }
             })
             .collect()
+    }
+}
+
+/// A role's contract block, rendered once per prepared playbook, with the
+/// SHA-256 states of the prompt's fixed beginnings: after the block, and
+/// after the block followed by [`crate::prompt::DATA_PREAMBLE`]. A step
+/// hashes only what its task adds; the digest is that of the whole prompt.
+pub(crate) struct PromptBlock {
+    pub(super) text: String,
+    block: sha2::Sha256,
+    with_preamble: sha2::Sha256,
+}
+
+impl PromptBlock {
+    pub(crate) fn new(text: String) -> PromptBlock {
+        use sha2::Digest;
+        let mut block = sha2::Sha256::new();
+        block.update(text.as_bytes());
+        let mut with_preamble = block.clone();
+        with_preamble.update(crate::prompt::DATA_PREAMBLE.as_bytes());
+        PromptBlock {
+            text,
+            block,
+            with_preamble,
+        }
+    }
+
+    /// The hex SHA-256 of `prompt`, which starts with this block (the
+    /// engine renders every prompt so); any other text is hashed whole.
+    pub(crate) fn digest(&self, prompt: &str) -> String {
+        use sha2::Digest;
+        let Some(tail) = prompt.strip_prefix(self.text.as_str()) else {
+            return crate::audit::sha256_hex(prompt.as_bytes());
+        };
+        // The preamble is compared, not assumed: a role whose task part
+        // opens otherwise (a suggested prompt) is hashed from the block on.
+        let hasher = match tail.strip_prefix(crate::prompt::DATA_PREAMBLE) {
+            Some(rest) => {
+                let mut hasher = self.with_preamble.clone();
+                hasher.update(rest.as_bytes());
+                hasher
+            }
+            None => {
+                let mut hasher = self.block.clone();
+                hasher.update(tail.as_bytes());
+                hasher
+            }
+        };
+        crate::audit::hex(&hasher.finalize())
+    }
+}
+
+#[cfg(test)]
+mod prompt_block_tests {
+    use super::PromptBlock;
+    use crate::audit::sha256_hex;
+    use crate::prompt::DATA_PREAMBLE;
+
+    /// Whatever follows the block (the preamble, a suggested prompt, a
+    /// preamble cut short, nothing) and whatever the prompt is, the digest
+    /// is that of the whole text.
+    #[test]
+    fn a_prompt_hashed_from_a_prepared_state_has_the_whole_texts_digest() {
+        let block = PromptBlock::new("You are `worker`.\n## Role contract\n".repeat(7));
+        let head = block.text.clone();
+        let cases = [
+            head.clone(),
+            format!("{head}{DATA_PREAMBLE}"),
+            format!("{head}{DATA_PREAMBLE}\n```data name=task trust=untrusted\nx\n```\n"),
+            format!("{head}\n## Task\n\nDo it.\n{DATA_PREAMBLE}body"),
+            format!("{head}{}", &DATA_PREAMBLE[..DATA_PREAMBLE.len() - 1]),
+            "another prompt altogether".to_string(),
+            String::new(),
+        ];
+        for prompt in cases {
+            assert_eq!(
+                block.digest(&prompt),
+                sha256_hex(prompt.as_bytes()),
+                "{prompt:?}"
+            );
+        }
     }
 }

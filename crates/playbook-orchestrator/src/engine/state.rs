@@ -79,6 +79,9 @@ pub(super) struct StepAt {
     pub(super) task: usize,
     pub(super) role: usize,
     pub(super) iteration: u32,
+    /// The task's id, stage and role names were found clean as it entered
+    /// the stage (`Running::ids_clean`).
+    pub(super) ids_clean: bool,
 }
 
 pub(super) struct Running {

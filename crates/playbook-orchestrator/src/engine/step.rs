@@ -129,15 +129,10 @@ where
         // rendered once, then this task's part, hashed on top of the block.
         let mut prompt = std::mem::take(&mut self.prompt);
         prompt.clear();
-        let (block, hasher) = &self.prompt_blocks[role_index];
-        prompt.push_str(block);
+        let block = &self.prompt_blocks[role_index];
+        prompt.push_str(&block.text);
         crate::prompt::write_task_part(&mut prompt, &role_ref, &self.tasks[task].values);
-        let prompt_hash = {
-            use sha2::Digest;
-            let mut hasher = hasher.clone();
-            hasher.update(&prompt.as_bytes()[block.len()..]);
-            crate::audit::hex(&hasher.finalize())
-        };
+        let prompt_hash = block.digest(&prompt);
         self.emit_ids(
             run.ids_clean,
             Event::AgentInvoked {
@@ -380,6 +375,7 @@ where
             task,
             role: role_index,
             iteration,
+            ids_clean: run.ids_clean,
         };
         let end = self.evaluate(at, stage, pending.answer, &mut record).await;
         record.outcome = match &end {
@@ -420,14 +416,18 @@ where
                         role.outputs_required(),
                         &route,
                     );
-                    self.emit(Event::GatePassed {
-                        task_id: task_id.clone(),
-                        scope: GateScope::Role,
-                        owner: role.name.clone(),
-                        gate: decision.gate.source.clone(),
-                        manual: decision.manual,
-                        summary,
-                    });
+                    let known_clean = run.ids_clean && self.prepared.role_gate_clean[role_index];
+                    self.emit_step(
+                        known_clean,
+                        Event::GatePassed {
+                            task_id: task_id.clone(),
+                            scope: GateScope::Role,
+                            owner: role.name.clone(),
+                            gate: decision.gate.source.clone(),
+                            manual: decision.manual,
+                            summary,
+                        },
+                    );
                 }
                 let next_step = match next {
                     Some(j) => format!("hand off to {}", self.flow.roles[j].role.name),
@@ -518,14 +518,18 @@ where
                         role.name,
                         said.as_deref().unwrap_or_default()
                     );
-                    self.emit(Event::GateFailed {
-                        task_id: task_id.clone(),
-                        scope: GateScope::Role,
-                        owner: role.name.clone(),
-                        gate: decision.gate.source.clone(),
-                        reason: decision.reason.clone(),
-                        summary,
-                    });
+                    let known_clean = run.ids_clean && self.prepared.role_gate_clean[role_index];
+                    self.emit_step(
+                        known_clean,
+                        Event::GateFailed {
+                            task_id: task_id.clone(),
+                            scope: GateScope::Role,
+                            owner: role.name.clone(),
+                            gate: decision.gate.source.clone(),
+                            reason: decision.reason.clone(),
+                            summary,
+                        },
+                    );
                 }
                 match back {
                     Some(j) => {
