@@ -24,6 +24,7 @@ pub mod realrun;
 pub mod recent;
 mod recording;
 pub mod scenarios;
+pub mod webprocess;
 pub mod whatif;
 pub mod workbench;
 
@@ -60,6 +61,9 @@ pub fn run() {
         .on_menu_event(menu::on_menu_event)
         .setup(|app| {
             opening::AtLaunch::from_args(app.handle(), std::env::args().skip(1));
+            if let Some(window) = app.get_webview_window("main") {
+                webprocess::watch(&window);
+            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

@@ -1,5 +1,5 @@
 // The application shell: screens, the open document, global shortcuts.
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { flushSync } from "react-dom";
 import { backend, BackendError, messageOf } from "./backend";
 import { ErrorBoundary } from "./ErrorBoundary";
@@ -9,25 +9,30 @@ import type { Example } from "./generated/Example";
 import type { FlowView } from "./generated/FlowView";
 import type { Playbook } from "./generated/Playbook";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
-import { History } from "./history/History";
 import { markEdit, markSent, recordCheck, recordRoundTrip, recordStartup } from "./metrics";
 import { blankPlaybook, roleAt, type RoleAddress } from "./playbooks/document";
 import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
 import { Library, versionsOf } from "./playbooks/Library";
 import { noteOrDefault, SaveVersionDialog } from "./playbooks/SaveVersionDialog";
-import { Templates } from "./playbooks/Templates";
 import { droppedFile } from "./playbooks/drop";
 import { useDocument } from "./playbooks/useDocument";
-import { Preview } from "./preview/Preview";
-import { RunMode } from "./run/RunMode";
-import { WhatIf } from "./whatif/WhatIf";
-import { Help, type HelpTopic } from "./shell/Help";
+import type { HelpTopic } from "./shell/Help";
 import { visibleEditor } from "./editor/active";
 import { dispatchCommand, useCommands } from "./shell/commands";
 import { useTheme } from "./theme";
 import { createChecker, keepIfSame } from "./validation/check";
 import { planCheck, type CheckView } from "./validation/plan";
+
+// The screens a user does not see at start load on first use: their code is
+// then neither parsed nor compiled by a window that only edits, and the
+// web process holds less (docs/benchmarks.md, "Desktop app").
+const History = lazy(() => import("./history/History").then((m) => ({ default: m.History })));
+const Templates = lazy(() => import("./playbooks/Templates").then((m) => ({ default: m.Templates })));
+const Preview = lazy(() => import("./preview/Preview").then((m) => ({ default: m.Preview })));
+const RunMode = lazy(() => import("./run/RunMode").then((m) => ({ default: m.RunMode })));
+const WhatIf = lazy(() => import("./whatif/WhatIf").then((m) => ({ default: m.WhatIf })));
+const Help = lazy(() => import("./shell/Help").then((m) => ({ default: m.Help })));
 
 type Screen = "welcome" | "library" | "editor" | "templates" | "history" | "preview" | "whatif" | "run";
 /** A message at the top; `action` is one button that goes with it (Undo, Restore). */
@@ -627,115 +632,121 @@ export function App() {
           </button>
         </div>
       )}
-      {help && <Help topic={help} onClose={() => setHelp(null)} />}
+      {help && (
+        <Suspense fallback={null}>
+          <Help topic={help} onClose={() => setHelp(null)} />
+        </Suspense>
+      )}
       <main>
         <ErrorBoundary onReset={() => setScreen(doc ? "editor" : "library")}>
-          {screen === "welcome" && (
-            <FirstRun
-              examples={examples}
-              onOpenExample={(ex) => void openExample(ex)}
-              onNewCopy={(ex) => void openExample(ex, true)}
-              onBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
-              onLibrary={() => setScreen("library")}
-            />
-          )}
-          {screen === "library" && (
-            <Library
-              examples={examples}
-              refresh={refresh}
-              onOpen={(id, from) => void openLibraryPlaybook(id, from)}
-              onNewBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
-              onNewFromTemplates={() => void newFromTemplates()}
-              onOpenExample={(ex) => void openExample(ex)}
-              onDeleted={onDeleted}
-              notify={notify}
-            />
-          )}
-          {screen === "editor" && doc && (
-            <Editor
-              doc={doc}
-              checked={checked}
-              flow={flow}
-              edit={trackedEdit}
-              selection={selection}
-              setSelection={setSelection}
-              tab={tab}
-              setTab={setTab}
-              onSaveRoleAsTemplate={saveRoleAsTemplate}
-              notify={notify}
-            />
-          )}
-          {screen === "templates" && <Templates notify={notify} />}
-          {screen === "preview" && previewVersion && (
-            <>
-              <p className="banner" data-testid="preview-version-banner">
-                Previewing version {previewVersion.number} as saved; your open edits are unchanged.{" "}
-                {doc && (
-                  <button type="button" className="link" onClick={() => setPreviewVersion(null)} data-testid="preview-open-edits">
-                    Preview the open edits instead
-                  </button>
-                )}
-              </p>
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            {screen === "welcome" && (
+              <FirstRun
+                examples={examples}
+                onOpenExample={(ex) => void openExample(ex)}
+                onNewCopy={(ex) => void openExample(ex, true)}
+                onBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
+                onLibrary={() => setScreen("library")}
+              />
+            )}
+            {screen === "library" && (
+              <Library
+                examples={examples}
+                refresh={refresh}
+                onOpen={(id, from) => void openLibraryPlaybook(id, from)}
+                onNewBlank={() => void createPlaybook(blankPlaybook("new-playbook", "New playbook"), "new blank playbook")}
+                onNewFromTemplates={() => void newFromTemplates()}
+                onOpenExample={(ex) => void openExample(ex)}
+                onDeleted={onDeleted}
+                notify={notify}
+              />
+            )}
+            {screen === "editor" && doc && (
+              <Editor
+                doc={doc}
+                checked={checked}
+                flow={flow}
+                edit={trackedEdit}
+                selection={selection}
+                setSelection={setSelection}
+                tab={tab}
+                setTab={setTab}
+                onSaveRoleAsTemplate={saveRoleAsTemplate}
+                notify={notify}
+              />
+            )}
+            {screen === "templates" && <Templates notify={notify} />}
+            {screen === "preview" && previewVersion && (
+              <>
+                <p className="banner" data-testid="preview-version-banner">
+                  Previewing version {previewVersion.number} as saved; your open edits are unchanged.{" "}
+                  {doc && (
+                    <button type="button" className="link" onClick={() => setPreviewVersion(null)} data-testid="preview-open-edits">
+                      Preview the open edits instead
+                    </button>
+                  )}
+                </p>
+                <Preview
+                  key={`${previewVersion.id}@${previewVersion.number}`}
+                  doc={previewVersion.doc}
+                  checked={previewVersion.checked}
+                  library={previewVersion.library}
+                  target={{ name: previewVersion.doc.name, version: `version ${previewVersion.number}, as saved` }}
+                  memoryKey={previewVersion.id}
+                  onShowProblems={() => {
+                    setTab("form");
+                    setScreen("editor");
+                  }}
+                />
+              </>
+            )}
+            {screen === "preview" && !previewVersion && doc && (
               <Preview
-                key={`${previewVersion.id}@${previewVersion.number}`}
-                doc={previewVersion.doc}
-                checked={previewVersion.checked}
-                library={previewVersion.library}
-                target={{ name: previewVersion.doc.name, version: `version ${previewVersion.number}, as saved` }}
-                memoryKey={previewVersion.id}
+                key={current?.id ?? doc.id}
+                doc={doc}
+                checked={checked}
+                library={current}
+                target={{
+                  name: doc.name,
+                  version: !current
+                    ? "the open playbook (not in the library)"
+                    : status?.kind === "version"
+                      ? `version ${current.base}`
+                      : `your unsaved edits on version ${current.base}`,
+                }}
+                memoryKey={current?.id ?? doc.id}
                 onShowProblems={() => {
                   setTab("form");
                   setScreen("editor");
                 }}
               />
-            </>
-          )}
-          {screen === "preview" && !previewVersion && doc && (
-            <Preview
-              key={current?.id ?? doc.id}
-              doc={doc}
-              checked={checked}
-              library={current}
-              target={{
-                name: doc.name,
-                version: !current
-                  ? "the open playbook (not in the library)"
-                  : status?.kind === "version"
-                    ? `version ${current.base}`
-                    : `your unsaved edits on version ${current.base}`,
-              }}
-              memoryKey={current?.id ?? doc.id}
-              onShowProblems={() => {
-                setTab("form");
-                setScreen("editor");
-              }}
-            />
-          )}
-          {screen === "whatif" && doc && <WhatIf doc={doc} />}
-          {screen === "run" && doc && (
-            <RunMode
-              doc={doc}
-              checked={checked}
-              library={current}
-              onShowProblems={() => {
-                setTab("form");
-                setScreen("editor");
-              }}
-            />
-          )}
-          {screen === "history" && current && doc && (
-            <History
-              id={current.id}
-              name={doc.name}
-              refresh={refresh}
-              notify={notify}
-              onPreview={(number) => void previewStoredVersion(number)}
-              onRestored={() => {
-                setRefresh((r) => r + 1);
-                void backend.discardDraft(current.id).finally(() => openLibraryPlaybook(current.id));
-              }}
-            />
-          )}
+            )}
+            {screen === "whatif" && doc && <WhatIf doc={doc} />}
+            {screen === "run" && doc && (
+              <RunMode
+                doc={doc}
+                checked={checked}
+                library={current}
+                onShowProblems={() => {
+                  setTab("form");
+                  setScreen("editor");
+                }}
+              />
+            )}
+            {screen === "history" && current && doc && (
+              <History
+                id={current.id}
+                name={doc.name}
+                refresh={refresh}
+                notify={notify}
+                onPreview={(number) => void previewStoredVersion(number)}
+                onRestored={() => {
+                  setRefresh((r) => r + 1);
+                  void backend.discardDraft(current.id).finally(() => openLibraryPlaybook(current.id));
+                }}
+              />
+            )}
+          </Suspense>
         </ErrorBoundary>
       </main>
       {saving && doc && current && (

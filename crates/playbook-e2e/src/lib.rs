@@ -598,6 +598,26 @@ impl App {
 /// for good when WebKitGTK draws without accelerated compositing (the mode
 /// the app picks on machines without a GPU).
 fn capture_display() -> Result<Vec<u8>> {
+    let (width, height, rgb) = display_rgb()?;
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, u32::from(width), u32::from(height));
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&rgb)?;
+    Ok(png)
+}
+
+/// How many different colours the display shows, read from the X server
+/// (so it works while the page has no WebDriver session): a window whose
+/// page is gone is flat, a page shows text and controls in many shades.
+pub fn display_colours() -> Result<usize> {
+    let (_, _, rgb) = display_rgb()?;
+    let colours: std::collections::HashSet<&[u8]> = rgb.chunks_exact(3).collect();
+    Ok(colours.len())
+}
+
+/// The display's width, height and pixels (red, green, blue).
+fn display_rgb() -> Result<(u16, u16, Vec<u8>)> {
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{ConnectionExt, ImageFormat, ImageOrder};
 
@@ -632,12 +652,7 @@ fn capture_display() -> Result<Vec<u8>> {
         .chunks_exact(4)
         .flat_map(|p| [p[2], p[1], p[0]])
         .collect();
-    let mut png = Vec::new();
-    let mut encoder = png::Encoder::new(&mut png, u32::from(width), u32::from(height));
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.write_header()?.write_image_data(&rgb)?;
-    Ok(png)
+    Ok((width, height, rgb))
 }
 
 /// Runs xdotool on the test's display; its standard output.

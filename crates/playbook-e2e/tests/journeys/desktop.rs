@@ -1,11 +1,11 @@
 //! Desktop conventions: the native menu bar's accelerators, a second launch
-//! handing its file to the running window, and the window's size kept
-//! across restarts.
+//! handing its file to the running window, the window's size kept across
+//! restarts, and the page loaded again when its process dies.
 
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use playbook_e2e::{App, Profile, Result, app_binary};
+use playbook_e2e::{App, Profile, Result, app_binary, display_colours};
 
 use crate::launch;
 
@@ -97,4 +97,67 @@ async fn the_window_keeps_its_size_across_restarts() -> Result<()> {
         "the size is restored"
     );
     app.quit().await
+}
+
+/// The WebKit web process below the app's process (its page), if any.
+fn web_process_of(app: u32) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid = entry.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid ...`; comm is cut to 15 bytes.
+            let (head, rest) = stat.rsplit_once(')')?;
+            let parent = rest.split_whitespace().nth(1)?.parse::<u32>().ok()?;
+            (parent == app && head.contains("(WebKitWebProces")).then_some(pid)
+        })
+}
+
+/// When WebKit's page process dies (a crash, or killed by the system for
+/// memory), the window loads its page again instead of staying blank.
+/// WebKitWebDriver ends its session when the page crashes, so the page is
+/// seen on the display: a new web process, and the window showing a page
+/// again (many colours) rather than a flat blank.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_page_whose_process_died_is_loaded_again() -> Result<()> {
+    let profile = Profile::new();
+    let mut app = App::launch("web-process", &profile).await?;
+    app.find("[data-screen=library]").await?;
+    app.screenshot("before").await?;
+    let shown = display_colours()?;
+    let pid = app.pid().ok_or("the app's process id is not known")?;
+    let web = web_process_of(pid).ok_or("the app has no web process")?;
+    let killed = Command::new("kill")
+        .args(["-KILL", &web.to_string()])
+        .status()?;
+    assert!(
+        killed.success(),
+        "the web process {web} could not be killed"
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut colours = 0;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let again = web_process_of(pid).filter(|p| *p != web);
+        if again.is_some() {
+            colours = display_colours()?;
+            // The same view as before the crash, give or take the caret.
+            if colours * 2 > shown {
+                break;
+            }
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "the page did not come back within 30 s of its process being killed: \
+                 web process {again:?}, {colours} colours on the display against {shown} before"
+            )
+            .into());
+        }
+    }
+    // The driver's session ended with the page; stopping the app ends the
+    // journey (the harness stops the instance it started when `app` drops).
+    drop(app);
+    Ok(())
 }

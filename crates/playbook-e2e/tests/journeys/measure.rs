@@ -46,13 +46,18 @@ fn memory_of_tree(root: u32) -> f64 {
                     |kib| format!("{:.1}", kib as f64 / 1024.0),
                 )
         };
+        // Resident, unshared by other processes: the file part of PSS moves
+        // with what else maps the same libraries (other WebKit windows on
+        // the machine); RSS does not.
         println!(
-            "  pid {pid} {}: Pss {} MiB (anonymous {}, file {}, shared memory {})",
+            "  pid {pid} {}: Pss {} MiB (anonymous {}, file {}, shared memory {}); Rss {} (anonymous {})",
             name.trim(),
             field("Pss:"),
             field("Pss_Anon:"),
             field("Pss_File:"),
-            field("Pss_Shmem:")
+            field("Pss_Shmem:"),
+            field("Rss:"),
+            field("Anonymous:")
         );
     }
     let kib: u64 = pids
@@ -150,6 +155,17 @@ async fn measure_desktop_app() -> Result<()> {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let memory = app.pid().map(memory_of_tree).unwrap_or(f64::NAN);
     println!("the same, 2 s later: {memory:.1} MiB PSS");
+    // What the page holds for that view: its elements, all and per part.
+    let nodes = app
+        .execute(
+            "const n = (css) => document.querySelectorAll(css).length; \
+             return [n('*'), n('.outline *'), n('.react-flow *'), n('main *')].join(' / ')",
+        )
+        .await?;
+    println!(
+        "elements: all / outline / graph / main view: {}",
+        nodes.as_str().unwrap_or("?")
+    );
 
     app.click("[data-screen=library]").await?;
     app.click("[data-testid=open-file]").await?;
@@ -247,6 +263,32 @@ async fn measure_desktop_app() -> Result<()> {
         "of which the validation round trip (IPC + Rust): median {:.1} ms over {} samples",
         trips.get(trips.len() / 2).copied().unwrap_or(f64::NAN),
         trips.len()
+    );
+    // The IPC alone: an empty command's round trip in the page (a command
+    // with no arguments, answering a short list), one at a time, idle.
+    app.execute(
+        "window.__ipcTrips = null; (async () => { const t = []; \
+         for (let i = 0; i < 40; i++) { const s = performance.now(); \
+         await window.__TAURI_INTERNALS__.invoke('fixable_codes'); t.push(performance.now() - s); } \
+         window.__ipcTrips = t; })(); return 0",
+    )
+    .await?;
+    app.until("the empty commands are answered", || async {
+        Ok(app
+            .execute("return window.__ipcTrips !== null")
+            .await?
+            .as_bool()
+            == Some(true))
+    })
+    .await?;
+    let ipc = app.recorded_ms("window.__ipcTrips").await?;
+    let ipc_mean = ipc.0.iter().sum::<f64>() / ipc.len().max(1) as f64;
+    println!(
+        "an empty command's round trip in the page: median {:.1} ms, mean {:.2} ms, max {:.1} ms over {} calls",
+        ipc.at(0.5),
+        ipc_mean,
+        ipc.at(1.0),
+        ipc.len()
     );
     let memory = app.pid().map(memory_of_tree).unwrap_or(f64::NAN);
     println!("memory with the 200-role playbook open: {memory:.1} MiB PSS");
