@@ -60,10 +60,9 @@ pub fn check_document(
     include: Include,
     source: Option<Authored>,
 ) -> Result<Checked> {
-    let checked =
-        workbench::check_document_in(last.resolve(change)?, format, include, source.as_ref());
-    last.copy_ahead();
-    checked
+    last.check(change, |document| {
+        workbench::check_document_in(document, format, include, source.as_ref())
+    })?
 }
 
 #[tauri::command(async)]

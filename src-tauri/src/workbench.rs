@@ -3,10 +3,10 @@
 
 use playbook_core::document::{self, MAX_DOCUMENT_BYTES};
 use playbook_core::locate::SourceMap;
-use playbook_core::{Format, Options, RoleMode, validate_source, validate_value};
+use playbook_core::{Format, Options, RoleMode, validate_parsed, validate_source, validate_value};
 use serde_json::Value;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use crate::api::{Checked, DocumentChange, Example, FlowView, Include, Migrated, TemplateChecked};
 use crate::error::{AppError, ErrorCode, Result};
@@ -91,7 +91,7 @@ pub fn migrate_document(document: Value) -> Result<Migrated> {
 /// canonical rendering of the typed playbook when it has the right shape,
 /// and a plain rendering of the value otherwise, so a field with a wrong
 /// type is still visible (and flagged) in the source.
-pub fn check_document(document: Value, format: Format, include: Include) -> Result<Checked> {
+pub fn check_document(document: &Value, format: Format, include: Include) -> Result<Checked> {
     check_document_in(document, format, include, None)
 }
 
@@ -99,26 +99,27 @@ pub fn check_document(document: Value, format: Format, include: Include) -> Resu
 /// Source tab then shows that text rewritten to the document (comments
 /// kept, in its format), and findings are located in it.
 pub fn check_document_in(
-    document: Value,
+    document: &Value,
     format: Format,
     include: Include,
     source: Option<&Authored>,
 ) -> Result<Checked> {
-    if json_size(&document) > MAX_DOCUMENT_BYTES {
+    if json_size(document) > MAX_DOCUMENT_BYTES {
         // Let the core word the size finding; nothing else is worth checking.
-        let mut checked = check_source(&render_value(&document, format)?, format);
+        let mut checked = check_source(&render_value(document, format)?, format);
         checked.playbook = None;
         return Ok(checked);
     }
     let authored = match source.filter(|_| include.source) {
-        Some(source) => Some(crate::authored::write(&document, Some(source), None)?),
+        Some(source) => Some(crate::authored::write(document, Some(source), None)?),
         None => None,
     };
     let plain = include
         .source
-        .then(|| render_value(&document, format))
+        .then(|| render_value(document, format))
         .transpose()?;
-    let report = validate_value(document, &Options::default());
+    // Borrowed: the document stays with `LastChecked` for the next change.
+    let report = validate_parsed(document, &Options::default());
     let mut findings = report.findings;
     let comments_kept = authored.as_ref().map(|a| a.comments_kept);
     let (source, format) = match (&report.playbook, plain, authored) {
@@ -177,36 +178,30 @@ fn json_size(document: &Value) -> usize {
 /// The document of the last check, so the next one can send only a change
 /// (see [`DocumentChange`]). One editor, one document.
 ///
-/// The check consumes the document it validates, so each keystroke needs a
-/// copy of the held one; copying a 200-role document took about as long as
-/// the core's validation of it. The copy is therefore made ahead: a spare,
-/// patched like the held document, is handed to the check, and a new spare
-/// is copied on another thread once the answer is ready
-/// ([`LastChecked::copy_ahead`]), while the user is between keystrokes.
+/// The check borrows the held document ([`LastChecked::check`]): the core
+/// validates a borrowed value, so a keystroke neither copies the 200-role
+/// document nor frees one.
 #[derive(Default)]
-pub struct LastChecked(Arc<Mutex<Option<Held>>>);
+pub struct LastChecked(Mutex<Option<Held>>);
 
 struct Held {
     revision: u64,
     document: Value,
-    /// Equal to `document` whenever present.
-    spare: Option<Value>,
 }
 
 impl LastChecked {
-    /// The document `change` describes, remembered for the next change.
-    /// A change to a revision this no longer holds (answers crossed, or the
-    /// app restarted) is `stale`: the UI then sends the whole document.
-    pub fn resolve(&self, change: DocumentChange) -> Result<Value> {
+    /// Applies `change` to the held document and runs `check` on the result,
+    /// which is remembered for the next change. A change to a revision this
+    /// no longer holds (answers crossed, or the app restarted) is `stale`:
+    /// the UI then sends the whole document.
+    pub fn check<R>(&self, change: DocumentChange, check: impl FnOnce(&Value) -> R) -> Result<R> {
+        // Checks of one editor come one after the other; the lock is held
+        // through the check so the document cannot change under it.
         let mut last = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let document = match change {
+        match change {
             DocumentChange::Whole { revision, document } => {
-                *last = Some(Held {
-                    revision,
-                    document: document.clone(),
-                    spare: None,
-                });
-                document
+                let held = last.insert(Held { revision, document });
+                Ok(check(&held.document))
             }
             DocumentChange::Patch {
                 base,
@@ -223,41 +218,16 @@ impl LastChecked {
                 let Some(held) = last.as_mut().filter(|held| held.revision == base) else {
                     return Err(stale());
                 };
-                let mut spare = held.spare.take();
-                if let Some(copy) = spare.as_mut()
-                    && !apply(copy, &pointer, value.clone())
-                {
-                    spare = None;
-                }
                 if !apply(&mut held.document, &pointer, value) {
-                    // The copy may have been left half-changed: forget it.
+                    // Nothing was changed, but the page and the backend
+                    // disagree on the document: start again from a whole one.
                     *last = None;
                     return Err(stale());
                 }
                 held.revision = revision;
-                spare.unwrap_or_else(|| held.document.clone())
+                Ok(check(&held.document))
             }
-        };
-        Ok(document)
-    }
-
-    /// Makes the spare copy for the next change on another thread: called
-    /// once the answer of a change is ready, so the copy does not compete
-    /// with the check for a core. The next change waits for the copy only if
-    /// it comes within the copy's time; without a spare it copies itself.
-    pub fn copy_ahead(&self) {
-        let shared = Arc::clone(&self.0);
-        let copy = move || {
-            let mut last = shared.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(held) = last.as_mut().filter(|held| held.spare.is_none()) {
-                held.spare = Some(held.document.clone());
-            }
-        };
-        // Without a thread (the system refused one) the next change copies
-        // the document itself, as it would without a spare.
-        let _ = std::thread::Builder::new()
-            .name("copy-ahead".into())
-            .spawn(copy);
+        }
     }
 }
 

@@ -55,13 +55,9 @@ fn a_commented_file_edited_in_the_form_saved_and_exported_keeps_every_comment() 
     assert_eq!(source.text, original);
 
     // The Source tab shows the text with its comments, findings located in it.
-    let checked = workbench::check_document_in(
-        opened.document.clone(),
-        Format::Yaml,
-        SOURCE_ONLY,
-        Some(&source),
-    )
-    .unwrap();
+    let checked =
+        workbench::check_document_in(&opened.document, Format::Yaml, SOURCE_ONLY, Some(&source))
+            .unwrap();
     assert_eq!(checked.source, original);
     assert_eq!(checked.comments_kept, Some(true));
 
@@ -69,8 +65,7 @@ fn a_commented_file_edited_in_the_form_saved_and_exported_keeps_every_comment() 
     let mut document = opened.document.clone();
     document["workflow"]["build"]["roles"][0]["retry_policy"]["max_iterations"] = json!(5);
     let checked =
-        workbench::check_document_in(document.clone(), Format::Yaml, SOURCE_ONLY, Some(&source))
-            .unwrap();
+        workbench::check_document_in(&document, Format::Yaml, SOURCE_ONLY, Some(&source)).unwrap();
     let expected = [(
         "          max_iterations: 3   # then a person decides".to_string(),
         "          max_iterations: 5   # then a person decides".to_string(),
