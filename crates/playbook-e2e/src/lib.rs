@@ -21,6 +21,8 @@ use fantoccini::error::{CmdError, ErrorStatus};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
+pub mod procs;
+
 pub use fantoccini::key::Key;
 
 pub type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
@@ -103,16 +105,6 @@ impl Drop for Driver {
     }
 }
 
-/// Whether `pid` is a live process (a zombie is not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X")
-    })
-}
-
 /// Waits for `pid` to exit by itself, then asks it to (SIGTERM), then makes
 /// it (SIGKILL).
 fn stop_process(pid: u32) {
@@ -123,7 +115,7 @@ fn stop_process(pid: u32) {
                 .status();
         }
         for _ in 0..30 {
-            if !alive(pid) {
+            if !procs::alive(pid) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -134,22 +126,9 @@ fn stop_process(pid: u32) {
 /// The child of `parent` running `binary`.
 fn child_running(parent: u32, binary: &Path) -> Option<u32> {
     let binary = binary.canonicalize().ok()?;
-    std::fs::read_dir("/proc")
-        .ok()?
-        .flatten()
-        .find_map(|entry| {
-            let pid = entry.file_name().to_string_lossy().parse::<u32>().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let ppid = stat
-                .rsplit(')')
-                .next()?
-                .split_whitespace()
-                .nth(1)?
-                .parse::<u32>()
-                .ok()?;
-            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-            (ppid == parent && exe == binary).then_some(pid)
-        })
+    procs::children(parent)
+        .map(|p| p.pid)
+        .find(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == binary))
 }
 
 /// Per-test state that survives an app restart: the database and data dir.

@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use playbook_e2e::{App, Profile, Result, app_binary, display_colours};
+use playbook_e2e::{App, Profile, Result, app_binary, display_colours, procs};
 
 use crate::launch;
 
@@ -101,17 +101,9 @@ async fn the_window_keeps_its_size_across_restarts() -> Result<()> {
 
 /// The WebKit web process below the app's process (its page), if any.
 fn web_process_of(app: u32) -> Option<u32> {
-    std::fs::read_dir("/proc")
-        .ok()?
-        .flatten()
-        .find_map(|entry| {
-            let pid = entry.file_name().to_string_lossy().parse::<u32>().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // `pid (comm) state ppid ...`; comm is cut to 15 bytes.
-            let (head, rest) = stat.rsplit_once(')')?;
-            let parent = rest.split_whitespace().nth(1)?.parse::<u32>().ok()?;
-            (parent == app && head.contains("(WebKitWebProces")).then_some(pid)
-        })
+    procs::children(app)
+        .find(|p| p.comm.starts_with("WebKitWebProces"))
+        .map(|p| p.pid)
 }
 
 /// When WebKit's page process dies (a crash, or killed by the system for

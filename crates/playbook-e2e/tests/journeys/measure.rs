@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use playbook_e2e::{App, Profile, Result};
+use playbook_e2e::{App, Profile, Result, procs};
 
 /// Resident memory (PSS, shared pages split fairly) of the app and every
 /// process below it (WebKit's web and network processes), in MiB.
@@ -12,18 +12,9 @@ fn memory_of_tree(root: u32) -> f64 {
     let mut i = 0;
     while i < pids.len() {
         let parent = pids[i];
-        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-                continue;
-            };
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let ppid = stat
-                .rsplit(')')
-                .next()
-                .and_then(|rest| rest.split_whitespace().nth(1))
-                .and_then(|p| p.parse::<u32>().ok());
-            if ppid == Some(parent) && !pids.contains(&pid) {
-                pids.push(pid);
+        for child in procs::children(parent) {
+            if !pids.contains(&child.pid) {
+                pids.push(child.pid);
             }
         }
         i += 1;
