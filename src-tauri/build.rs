@@ -75,28 +75,41 @@ const COMMANDS: &[&str] = &[
 const EXAMPLES: &[&str] = &["tdd", "pairing", "compound-engineering", "legacy"];
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // Read when the script runs, not when it is compiled (`env!`): cargo
+    // reuses a compiled build script for a checkout at another path, and the
+    // path it was compiled in may be gone.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("..");
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let examples = Path::new(&out).join("examples");
     std::fs::create_dir_all(&examples).expect("create OUT_DIR/examples");
     println!("cargo:rerun-if-changed=../playbooks");
     for name in EXAMPLES {
-        // A missing example embeds as empty text and is left out of the list,
-        // so the app builds before every example exists.
-        let text = std::fs::read_to_string(root.join("playbooks").join(format!("{name}.yaml")))
-            .unwrap_or_default();
+        // Shipping without an example is a broken build: say which is missing.
+        let file = root.join("playbooks").join(format!("{name}.yaml"));
+        let text = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("cannot read the example {}: {e}", file.display()));
         std::fs::write(examples.join(format!("{name}.yaml")), text).expect("write example");
     }
 
     // Preview scenarios, embedded in file-name order.
     println!("cargo:rerun-if-changed=../playbooks/scenarios");
-    let mut scenarios: Vec<_> = std::fs::read_dir(root.join("playbooks/scenarios"))
-        .map(|dir| {
-            dir.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-                .collect()
+    let scenario_dir = root.join("playbooks/scenarios");
+    let mut scenarios: Vec<_> = std::fs::read_dir(&scenario_dir)
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot read the scenarios in {}: {e}",
+                scenario_dir.display()
+            )
         })
-        .unwrap_or_default();
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    assert!(
+        !scenarios.is_empty(),
+        "no preview scenario (*.yaml) in {}",
+        scenario_dir.display()
+    );
     scenarios.sort();
     let mut code = String::from(
         "/// (id, YAML text) of each scenario.\npub const SCENARIOS: &[(&str, &str)] = &[\n",

@@ -6,16 +6,23 @@
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../playbooks");
+    // Read when the script runs, not when it is compiled (`env!`): cargo
+    // reuses a compiled build script for a checkout at another path, and the
+    // path it was compiled in may be gone.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest).join("../../playbooks");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-                .collect()
-        })
-        .unwrap_or_default();
+        .unwrap_or_else(|e| panic!("cannot read the examples in {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    // A library seeded with nothing would be a broken build, not a choice.
+    assert!(
+        !files.is_empty(),
+        "no example playbook (*.yaml) in {}",
+        dir.display()
+    );
     files.sort();
     let mut code = String::from(
         "/// Example playbooks: (file name, YAML text).\npub(crate) const EXAMPLES: &[(&str, &str)] = &[\n",
