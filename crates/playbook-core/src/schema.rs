@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::finding::{Code, Finding};
 use crate::model::Playbook;
 
+mod explain;
 pub(crate) mod residual;
 
 /// Base URL under which the schemas are published; also their `$id`.
@@ -118,5 +119,3 @@ pub fn check_with(validator: &jsonschema::Validator, value: &Value) -> Vec<Findi
         })
         .collect()
 }
-
-mod explain;

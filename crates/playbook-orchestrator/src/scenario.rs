@@ -134,18 +134,9 @@ impl RunInput {
     /// values, active locks) from YAML or JSON text, refused as a scenario
     /// is: the same reader and limits, each problem at its line and column.
     pub fn parse(text: &str) -> Result<RunInput, ScenarioError> {
-        if text.len() > MAX_SCENARIO_BYTES {
-            return Err(scenario_error(format!(
-                "the run input is {} bytes; the limit is {MAX_SCENARIO_BYTES}",
-                text.len()
-            )));
-        }
-        let text = text.trim_start_matches('\u{feff}');
-        if text.trim().is_empty() {
+        let Some((text, value)) = read_value("run input", text)? else {
             return Ok(RunInput::default());
-        }
-        let value = playbook_core::document::parse_value(text, playbook_core::Format::Yaml)
-            .map_err(|f| unreadable("run input", &f))?;
+        };
         let input = serde_path_to_error::deserialize::<_, RunInput>(&value)
             .map_err(|e| scenario_error(check::serde_problem("run input", text, &e)))?;
         // The scenario's limits hold for its `input` alone too.
@@ -391,39 +382,33 @@ fn scenario_error(message: impl Into<String>) -> ScenarioError {
     }
 }
 
-/// A text the YAML/JSON reader refused, as a scenario error at its place.
-fn unreadable(what: &str, f: &playbook_core::Finding) -> ScenarioError {
-    let at = f
-        .location
-        .map(|l| format!(" (line {}, column {})", l.line, l.column))
-        .unwrap_or_default();
-    let path = if f.path.is_empty() {
-        String::new()
-    } else {
-        format!(" at {}", f.path)
-    };
-    scenario_error(format!("not a valid {what}: {}{path}{at}", f.message))
+/// Reads the text of a `what` (scenario, run input) into a JSON value:
+/// `None` for an empty text. The playbook's parser: duplicate keys, tags,
+/// alias bombs and deep nesting are refused here exactly as in a playbook,
+/// each at its line and column. Read as YAML whatever it looks like: JSON is
+/// YAML.
+fn read_value<'t>(what: &str, text: &'t str) -> Result<Option<(&'t str, Value)>, ScenarioError> {
+    if text.len() > MAX_SCENARIO_BYTES {
+        return Err(scenario_error(format!(
+            "the {what} is {} bytes; the limit is {MAX_SCENARIO_BYTES}",
+            text.len()
+        )));
+    }
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let text = text.trim_start_matches('\u{feff}');
+    let value = playbook_core::document::parse_value(text, playbook_core::Format::Yaml)
+        .map_err(|f| scenario_error(check::refusal(what, &f.message, &f.path, f.location, "")))?;
+    Ok(Some((text, value)))
 }
 
 impl Scenario {
     /// Parses a scenario from YAML or JSON text (JSON is YAML).
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-        if text.len() > MAX_SCENARIO_BYTES {
-            return Err(scenario_error(format!(
-                "the scenario is {} bytes; the limit is {MAX_SCENARIO_BYTES}",
-                text.len()
-            )));
-        }
-        if text.trim().is_empty() {
+        let Some((text, value)) = read_value("scenario", text)? else {
             return Ok(Scenario::default());
-        }
-        // The playbook's parser: duplicate keys, tags, alias bombs and deep
-        // nesting are refused here exactly as in a playbook.
-        let text = text.trim_start_matches('\u{feff}');
-        // Read as YAML whatever it looks like, as before: JSON is YAML.
-        let format = playbook_core::Format::Yaml;
-        let value = playbook_core::document::parse_value(text, format)
-            .map_err(|f| unreadable("scenario", &f))?;
+        };
         let scenario = match serde_path_to_error::deserialize::<_, Scenario>(&value) {
             Ok(scenario) => scenario,
             // serde names no fix (an untagged enum says only that no variant

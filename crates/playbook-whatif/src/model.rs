@@ -320,7 +320,7 @@ impl SimModel {
                 message: format!("not a valid model: {}", f.message),
                 hint: f.hint.clone(),
             })?;
-        let model = from_value(value).map_err(locate)?;
+        let model = from_value(&value).map_err(locate)?;
         model.check().map_err(locate)?;
         Ok(model)
     }
@@ -700,22 +700,15 @@ impl Duration {
 
 /// Deserialises the model; on failure, the error names the pointer where
 /// serde stopped (its own message names only the field).
-fn from_value(value: Value) -> Result<SimModel, ModelError> {
-    serde_path_to_error::deserialize::<_, SimModel>(&value).map_err(|e| {
-        let pointer = playbook_orchestrator::scenario::check::pointer_of(e.path());
-        let message = e.inner().to_string();
+fn from_value(value: &Value) -> Result<SimModel, ModelError> {
+    serde_path_to_error::deserialize::<_, SimModel>(value).map_err(|e| {
+        let (pointer, message) = playbook_orchestrator::scenario::check::stopped_at(&e);
         let hint = if pointer.ends_with("/duration") || pointer.contains("/duration/") {
             "write `{fixed: 60}`, `{uniform: {min: 30, max: 90}}` or `{lognormal: {median: 60, sigma: 0.5}}`"
         } else if pointer == "/roles" {
             "`roles` is a map of role name (or `mode:<mode>`) to values"
         } else {
             "see schemas/whatif-model.schema.json"
-        };
-        // serde's words for an untagged enum name a Rust type.
-        let message = if message.starts_with("data did not match any variant") {
-            "the value fits none of the forms this field allows".to_string()
-        } else {
-            message
         };
         error(pointer, message, hint)
     })

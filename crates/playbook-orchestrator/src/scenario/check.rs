@@ -134,6 +134,31 @@ pub fn check_text(text: &str, playbook: Option<&Playbook>) -> ScenarioCheck {
     check
 }
 
+/// One refusal of a `what` (scenario, run input) as one line: its message,
+/// the pointer and line and column of its place, and how to fix it.
+pub(crate) fn refusal(
+    what: &str,
+    message: &str,
+    pointer: &str,
+    location: Option<Location>,
+    hint: &str,
+) -> String {
+    let path = if pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" at {pointer}")
+    };
+    let at = location
+        .map(|l| format!(" (line {}, column {})", l.line, l.column))
+        .unwrap_or_default();
+    let hint = if hint.is_empty() {
+        String::new()
+    } else {
+        format!("; {hint}")
+    };
+    format!("not a valid {what}: {message}{path}{at}{hint}")
+}
+
 /// The first problem the published schema finds in a parsed scenario, as one
 /// line naming its place (pointer, line and column) and its fix; `None` when
 /// the schema accepts the value.
@@ -142,23 +167,13 @@ pub(crate) fn first_schema_problem(text: &str, value: &Value) -> Option<String> 
     let first = playbook_core::schema::check_with(validator, value)
         .into_iter()
         .next()?;
-    let at = SourceMap::new(text)
-        .locate(&first.path)
-        .map(|l| format!(" (line {}, column {})", l.line, l.column))
-        .unwrap_or_default();
-    let path = if first.path.is_empty() {
-        String::new()
-    } else {
-        format!(" at {}", first.path)
-    };
-    let hint = if first.hint.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", first.hint)
-    };
-    Some(format!(
-        "not a valid scenario: {}{path}{at}{hint}",
-        first.message
+    let location = SourceMap::new(text).locate(&first.path);
+    Some(refusal(
+        "scenario",
+        &first.message,
+        &first.path,
+        location,
+        &first.hint,
     ))
 }
 
@@ -169,27 +184,22 @@ pub(crate) fn serde_problem(
     text: &str,
     error: &serde_path_to_error::Error<serde_json::Error>,
 ) -> String {
-    let pointer = pointer_of(error.path());
-    let at = SourceMap::new(text)
-        .locate(&pointer)
-        .map(|l| format!(" (line {}, column {})", l.line, l.column))
-        .unwrap_or_default();
-    let inner = error.inner().to_string();
-    // serde's words for an untagged enum name a Rust type; say it plainly.
-    let message = if inner.starts_with("data did not match any variant") {
-        "the value fits none of the forms this field allows".to_string()
-    } else {
-        inner
-    };
-    format!(
-        "not a valid {what}: {message} at {}{at}; compare it with schemas/scenario.schema.json (`playbook schema scenario.schema.json`)",
-        if pointer.is_empty() { "/" } else { &pointer }
+    let (pointer, message) = stopped_at(error);
+    let location = SourceMap::new(text).locate(&pointer);
+    refusal(
+        what,
+        &message,
+        if pointer.is_empty() { "/" } else { &pointer },
+        location,
+        "compare it with schemas/scenario.schema.json (`playbook schema scenario.schema.json`)",
     )
 }
 
-/// The JSON pointer of the place a typed read stopped.
-pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
-    path.iter()
+/// Where a typed read stopped (a JSON pointer) and why, in plain words.
+pub fn stopped_at(error: &serde_path_to_error::Error<serde_json::Error>) -> (String, String) {
+    let pointer = error
+        .path()
+        .iter()
         .filter_map(|segment| match segment {
             serde_path_to_error::Segment::Seq { index } => Some(format!("/{index}")),
             serde_path_to_error::Segment::Map { key } => Some(format!("/{}", escape_pointer(key))),
@@ -197,7 +207,15 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
                 None
             }
         })
-        .collect()
+        .collect();
+    let message = error.inner().to_string();
+    // serde's words for an untagged enum name a Rust type; say it plainly.
+    let message = if message.starts_with("data did not match any variant") {
+        "the value fits none of the forms this field allows".to_string()
+    } else {
+        message
+    };
+    (pointer, message)
 }
 
 /// Problems of the `roles` keys, each at its key.
