@@ -154,9 +154,12 @@ fn validate_read(value: &Value, options: &Options) -> Report {
     // A document the typed reader reads by itself, whose few values it does
     // not check hold too, is schema-valid: the full validator would walk
     // the whole value again to find nothing.
-    if let Some(playbook) = document::typed::playbook(value).filter(schema::residual::holds) {
-        return linted(playbook, findings, options);
-    }
+    let typed = match document::typed::playbook(value) {
+        Some(playbook) if schema::residual::holds(&playbook) => {
+            return linted(playbook, findings, options);
+        }
+        other => other,
+    };
     let structural = schema::check_playbook(value);
     if !structural.is_empty() {
         findings.extend(structural);
@@ -166,7 +169,12 @@ fn validate_read(value: &Value, options: &Options) -> Report {
             findings,
         };
     }
-    match document::from_parsed(value) {
+    // The reader's model when it read the document; else the derive decides.
+    let read = match typed {
+        Some(playbook) => Ok(playbook),
+        None => document::from_value_derived(value.clone()),
+    };
+    match read {
         Ok(playbook) => linted(playbook, findings, options),
         Err(finding) => Report {
             playbook: None,
