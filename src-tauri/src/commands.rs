@@ -27,7 +27,7 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::grants::{Access, Grants};
 use crate::library::Library;
 use crate::realrun::{self, Runs};
-use crate::workbench::LastChecked;
+use crate::workbench::{LastChecked, SourceSession};
 use crate::{preview, workbench};
 
 /// The quick fixes of one finding of the open document, best first.
@@ -66,8 +66,8 @@ pub fn check_document(
 }
 
 #[tauri::command(async)]
-pub fn check_source(text: String, format: Format) -> Checked {
-    workbench::check_source(&text, format)
+pub fn check_source(session: State<'_, SourceSession>, text: String, format: Format) -> Checked {
+    session.check(&text, format)
 }
 
 /// The completions at a position of the Source tab's text: the language

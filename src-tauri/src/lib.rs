@@ -54,6 +54,7 @@ pub fn run() {
         .manage(approvals::Pending::default())
         .manage(realrun::Runs::default())
         .manage(workbench::LastChecked::default())
+        .manage(workbench::SourceSession::default())
         .manage(grants::Grants::default())
         .manage(whatif::WhatIf::default())
         .on_window_event(opening::on_window_event)

@@ -268,7 +268,32 @@ fn apply(document: &mut Value, pointer: &str, value: Option<Value>) -> bool {
 
 /// Validates text typed in the Source tab or read from a file.
 pub fn check_source(text: &str, format: Format) -> Checked {
-    let report = validate_source(text, format, &Options::default());
+    checked_source(
+        text,
+        format,
+        validate_source(text, format, &Options::default()),
+    )
+}
+
+/// The Source tab's checks, one text after another: each is parsed from
+/// the last one's parse where only one block entry changed (a keystroke),
+/// so the check of a 230 KB playbook does not read the whole text again
+/// (`playbook_core::Session`).
+#[derive(Default)]
+pub struct SourceSession(Mutex<playbook_core::Session>);
+
+impl SourceSession {
+    pub fn check(&self, text: &str, format: Format) -> Checked {
+        // Checks of one editor come one after the other; a poisoned lock
+        // only means a check panicked, and the session parses whole texts
+        // as well as parts.
+        let mut session = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let report = session.check(text, format, &Options::default());
+        checked_source(text, format, report)
+    }
+}
+
+fn checked_source(text: &str, format: Format, report: playbook_core::Report) -> Checked {
     Checked {
         allow: report.allow(),
         structurally_valid: report.playbook.is_some(),

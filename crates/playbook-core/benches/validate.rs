@@ -148,7 +148,36 @@ fn bench<M: Measurement + 'static>(c: &mut Criterion<M>) {
             )
         },
     );
-    let playbook = report.playbook.unwrap();
+    // An editor's keystroke: the text differs from the last one checked
+    // in one value, mid-document; the session parses that entry alone.
+    let edited = text.replacen(
+        "max_iterations: 3, escalate_on: [retry_limit]}\n      - name: tester50",
+        "max_iterations: 4, escalate_on: [retry_limit]}\n      - name: tester50",
+        1,
+    );
+    assert_ne!(edited, text, "the benchmark edit applies");
+    let mut session = playbook_core::Session::default();
+    session.check(&text, Format::Yaml, &options);
+    let mut probe = session.clone();
+    let report = probe.check(&edited, Format::Yaml, &options);
+    assert!(probe.parsed_part_only(), "the edit is parsed alone");
+    let whole = validate_source(&edited, Format::Yaml, &options);
+    assert_eq!(report.findings, whole.findings, "the same findings");
+    assert_eq!(report.playbook, whole.playbook, "the same playbook");
+    c.bench_function(
+        "validate 500-role playbook (one edit, from the last parse)",
+        |b| {
+            b.iter_batched(
+                || session.clone(),
+                |mut session| {
+                    let report = session.check(black_box(&edited), Format::Yaml, &options);
+                    (session, report)
+                },
+                BatchSize::LargeInput,
+            )
+        },
+    );
+    let playbook = whole.playbook.unwrap();
     c.bench_function("validate 500-role playbook (lints only)", |b| {
         b.iter(|| playbook_core::validate(black_box(&playbook), &options))
     });

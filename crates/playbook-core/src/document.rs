@@ -11,6 +11,7 @@ use crate::locate::SourceMap;
 
 mod json;
 pub mod nesting;
+pub mod reparse;
 pub(crate) mod typed;
 mod yaml;
 

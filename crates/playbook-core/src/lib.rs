@@ -38,4 +38,6 @@ pub use finding::{Code, Finding, Location, Severity};
 pub use model::{
     Gates, OutputsContract, Playbook, RetryPolicy, Role, RoleMode, Stage, StagePolicy,
 };
-pub use validate::{Options, Report, validate, validate_parsed, validate_source, validate_value};
+pub use validate::{
+    Options, Report, Session, validate, validate_parsed, validate_source, validate_value,
+};

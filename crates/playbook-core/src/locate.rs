@@ -12,25 +12,37 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 use crate::document::nesting::{self, MAX_NESTING};
 use crate::finding::{Location, pointer_tokens};
 
+pub(crate) mod splice;
+
 /// Positions of every key and value of a document, as a tree that mirrors
 /// the document: each key is stored once, so memory is linear in the text
 /// (a map from full pointers would be quadratic for long keys nested deep).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SourceMap {
     nodes: Vec<Node>,
+    /// The document defines an anchor or uses an alias: one part of it may
+    /// stand for another, so no part is parsed again alone (`splice.rs`).
+    anchors: bool,
+    /// The most collections open at once (at most, once spliced).
+    depth: usize,
+    /// Nodes no longer reachable from the root since the last splice.
+    garbage: usize,
 }
 
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Node {
     location: Option<Location>,
     /// Where a one-line scalar value's text starts (after an opening
     /// quote), so a position inside the text (a gate's syntax error) maps to
     /// the document. Absent for block scalars, whose lines are re-indented.
     text_start: Option<Location>,
+    /// Where a collection's parser event placed its start: its `{` or `[`
+    /// when it is a flow collection (which `reparse.rs` leaves whole).
+    opened: Option<Location>,
     children: Children,
 }
 
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 enum Children {
     #[default]
     Leaf,
@@ -140,6 +152,9 @@ impl Recorder {
     pub(crate) fn finish(self) -> SourceMap {
         SourceMap {
             nodes: self.builder.nodes,
+            anchors: self.builder.anchors,
+            depth: self.builder.depth,
+            garbage: 0,
         }
     }
 }
@@ -164,6 +179,8 @@ struct Builder {
     nodes: Vec<Node>,
     /// Only the first document is mapped.
     done: bool,
+    anchors: bool,
+    depth: usize,
 }
 
 impl Builder {
@@ -175,6 +192,7 @@ impl Builder {
         self.nodes.push(Node {
             location,
             text_start: None,
+            opened: None,
             children: Children::Leaf,
         });
         self.nodes.len() - 1
@@ -299,12 +317,20 @@ impl Builder {
         };
         match event {
             Event::DocumentEnd => self.done = true,
-            Event::Scalar(text, style, ..) => self.scalar(text, location, Some(*style)),
-            Event::Alias(_) => self.scalar("", location, None),
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
+            Event::Scalar(text, style, anchor, _) => {
+                self.anchors |= *anchor > 0;
+                self.scalar(text, location, Some(*style))
+            }
+            Event::Alias(_) => {
+                self.anchors = true;
+                self.scalar("", location, None)
+            }
+            Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
                 if self.stack.len() >= MAX_NESTING {
                     return false;
                 }
+                self.anchors |= *anchor > 0;
+                self.depth = self.depth.max(self.stack.len() + 1);
                 let is_map = matches!(event, Event::MappingStart(..));
                 if is_map && self.in_key_position() {
                     // A complex key: mapped under the empty key.
@@ -315,6 +341,7 @@ impl Builder {
                 }
                 let node = self.child(if is_map { None } else { Some(location) });
                 if let Some(n) = self.nodes.get_mut(node) {
+                    n.opened = Some(location);
                     n.children = if is_map {
                         Children::Map(HashMap::new())
                     } else {

@@ -95,7 +95,18 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
             };
         }
     };
-    let mut report = validate_value(value, options);
+    let report = validate_value(value, options);
+    with_notes_placed(report, notes, text, map.as_ref())
+}
+
+/// Adds the parse's notes to a report and places every finding in `text`,
+/// through `map` when the parse made one.
+fn with_notes_placed(
+    mut report: Report,
+    notes: Vec<Finding>,
+    text: &str,
+    map: Option<&SourceMap>,
+) -> Report {
     if !notes.is_empty() {
         report.findings.extend(notes);
         sort(&mut report.findings);
@@ -103,7 +114,14 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
     if report.findings.is_empty() {
         return report;
     }
-    let map = map.unwrap_or_else(|| SourceMap::new(text));
+    let made;
+    let map = match map {
+        Some(map) => map,
+        None => {
+            made = SourceMap::new(text);
+            &made
+        }
+    };
     for finding in &mut report.findings {
         if finding.location.is_none() {
             // A gate's syntax error points at the offending character of the
@@ -114,6 +132,55 @@ pub fn validate_source(text: &str, format: Format, options: &Options) -> Report 
         }
     }
     report
+}
+
+/// Validates the successive texts of one editor, each as
+/// [`validate_source`] would, with the same report: a YAML text that
+/// differs from the last one in one block entry is parsed from the last
+/// parse, only that entry again (`document::reparse`), so a keystroke
+/// in a large playbook does not read the whole text.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    held: Option<document::reparse::Held>,
+    part_only: bool,
+}
+
+impl Session {
+    /// Whether the last check parsed only the edited part of its text.
+    pub fn parsed_part_only(&self) -> bool {
+        self.part_only
+    }
+
+    pub fn check(&mut self, text: &str, format: Format, options: &Options) -> Report {
+        self.part_only = false;
+        if format != Format::Yaml || text.starts_with('\u{feff}') {
+            self.held = None;
+            return validate_source(text, format, options);
+        }
+        if let Some(held) = &mut self.held
+            && held.update(text)
+        {
+            self.part_only = true;
+            let report = validate_parsed(held.value(), options);
+            return with_notes_placed(report, Vec::new(), text, Some(held.map()));
+        }
+        self.held = None;
+        let (value, notes, map) = match document::parse_playbook_mapped(text, format, true) {
+            Ok(parsed) => parsed,
+            Err(findings) => {
+                return Report {
+                    playbook: None,
+                    findings,
+                };
+            }
+        };
+        let report = validate_parsed(&value, options);
+        let report = with_notes_placed(report, notes.clone(), text, map.as_ref());
+        if let (Some(map), true) = (map, notes.is_empty()) {
+            self.held = document::reparse::Held::new(text.to_owned(), value, map);
+        }
+        report
+    }
 }
 
 /// Validates an already parsed document it may consume (a legacy document

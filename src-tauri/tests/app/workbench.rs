@@ -375,3 +375,37 @@ fn a_fix_that_does_not_fit_the_document_is_refused_in_words() {
     let err = workbench::apply_fix(json!({ "id": "x" }), &fix).unwrap_err();
     assert!(err.message.contains("does not apply"), "{}", err.message);
 }
+
+#[test]
+fn the_source_tabs_session_answers_each_keystroke_as_a_fresh_check_does() {
+    let session = workbench::SourceSession::default();
+    let mut text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../playbooks/tdd.yaml"),
+    )
+    .unwrap();
+    // Type a role name out and back, one character at a time, through a
+    // state with findings (an unknown handoff target) and one that does
+    // not parse, then switch the format.
+    let at = text.find("handoff_to: [").unwrap() + "handoff_to: [".len();
+    for step in 0..12 {
+        if step < 6 {
+            text.insert(at, 'z');
+        } else {
+            text.remove(at);
+        }
+        let got = session.check(&text, Format::Yaml);
+        let fresh = workbench::check_source(&text, Format::Yaml);
+        assert_eq!(got.findings, fresh.findings, "keystroke {step}");
+        assert_eq!(got.playbook, fresh.playbook, "keystroke {step}");
+    }
+    let broken = format!("{text}  bad: [unclosed\n");
+    assert_eq!(
+        codes(&session.check(&broken, Format::Yaml)),
+        codes(&workbench::check_source(&broken, Format::Yaml))
+    );
+    let json = serde_json::to_string(&document(LOOP)).unwrap();
+    assert_eq!(
+        session.check(&json, Format::Json).playbook,
+        workbench::check_source(&json, Format::Json).playbook
+    );
+}
