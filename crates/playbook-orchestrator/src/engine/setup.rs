@@ -207,7 +207,7 @@ impl<'b> Prepared<'b> {
         ContextSnapshot {
             playbook_hash: sha256_hex(&serde_json::to_vec(playbook).unwrap_or_default()),
             policies_hash: sha256_hex(policies.to_string().as_bytes()),
-            scenario_hash: sha256_hex(&serde_json::to_vec(self.scenario).unwrap_or_default()),
+            scenario_hash: crate::audit::sha256_json_hex(self.scenario),
             role_prompts,
             files: Default::default(),
             absent: Vec::new(),

@@ -94,7 +94,10 @@ fn a_run_through_a_spill_store_is_the_run_in_memory() {
             serde_json::to_string(&spilled.handoff).unwrap(),
             serde_json::to_string(&memory.handoff).unwrap()
         );
-        assert_eq!(spilled.worklogs, memory.worklogs);
+        assert_eq!(
+            format!("{:?}", spilled.worklogs),
+            format!("{:?}", memory.worklogs)
+        );
     }
 }
 
