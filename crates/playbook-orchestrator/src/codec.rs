@@ -294,7 +294,7 @@ mod tests {
                 let _ = Reader::new(&damaged).value();
             }
         }
-        let deep = vec![ARRAY, 1].repeat(10_000);
+        let deep = [ARRAY, 1].repeat(10_000);
         assert_eq!(Reader::new(&deep).value(), Err(Damaged));
         assert_eq!(
             Reader::new(&[STRING, 0xff, 0xff, 0xff, 0xff, 0x0f]).value(),
