@@ -89,6 +89,8 @@ pub const DEFAULT_MAX_RUN_TOOL_CALLS: u64 = 100_000;
 /// Default bytes of parked task state kept in memory before a spill store
 /// takes them: a few thousand tasks of the reference flow.
 pub const DEFAULT_PARK_MEMORY_BYTES: usize = 8 * 1024 * 1024;
+/// Default most tasks a run keeps live between stages without parking.
+pub const DEFAULT_PARK_ABOVE_TASKS: usize = 256;
 /// Most tasks a planner may create.
 pub const MAX_CREATED_TASKS: usize = 100_000;
 
@@ -135,6 +137,11 @@ pub struct RunOptions {
     /// kept in memory; beyond them blocks go to [`Self::spill`]. Without a
     /// spill store every block stays in memory.
     pub park_memory_bytes: usize,
+    /// A run of at most this many tasks parks none: their live state is a
+    /// bounded few hundred KB, and parking (an encode and a decode per task
+    /// per stage) would cost a simulation of a few tasks per run a fifth of
+    /// its time for nothing. Above it every task leaving a stage is parked.
+    pub park_above_tasks: usize,
     /// The run's spill store (a port: the engine does no IO), opened the
     /// first time the memory bound is reached.
     pub spill: Option<crate::spill::SpillPort>,
@@ -155,6 +162,7 @@ impl Default for RunOptions {
             keep_records: true,
             build_report: true,
             park_memory_bytes: DEFAULT_PARK_MEMORY_BYTES,
+            park_above_tasks: DEFAULT_PARK_ABOVE_TASKS,
             spill: None,
         }
     }

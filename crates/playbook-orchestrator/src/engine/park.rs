@@ -98,7 +98,7 @@ where
     /// Parks a live task with its ledger row. When the spill store fails
     /// the task stays live (nothing is lost) and the run stops.
     pub(super) fn park(&mut self, task: usize) {
-        if !self.tasks[task].is_live() {
+        if !self.tasks[task].is_live() || self.tasks.len() <= self.options.park_above_tasks {
             return;
         }
         // A delta still pending for the task (it just ended) needs its

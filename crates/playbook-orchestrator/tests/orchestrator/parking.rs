@@ -60,6 +60,7 @@ fn run(tasks: usize, keep_records: bool, spill: Option<SpillPort>) -> (RunReport
         keep_records,
         // Every block beyond the first few kilobytes goes to the store.
         park_memory_bytes: 4096,
+        park_above_tasks: 0,
         spill,
         ..Default::default()
     };
