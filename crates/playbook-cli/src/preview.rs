@@ -164,6 +164,8 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
     let options = RunOptions {
         seed: args.seed.or(scenario.seed).unwrap_or(0),
         scenario_name,
+        // A plan of many tasks parks their state in a temporary file.
+        spill: Some(playbook_runner::spill::port()),
         ..Default::default()
     };
     let approver: AnyApprover<'_, Terminal> = match args.approve {

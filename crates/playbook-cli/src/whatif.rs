@@ -211,6 +211,8 @@ fn options(args: &SimArgs) -> Result<playbook_whatif::Options> {
         threads: args.threads.unwrap_or(0),
         input: load_input(args)?,
         roles_checked: false,
+        // A plan of many tasks parks their state in a temporary file.
+        spill: Some(playbook_runner::spill::port()),
     })
 }
 

@@ -16,6 +16,28 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// Hex SHA-256 of a value's JSON text (as `serde_json::to_vec` writes it),
+/// hashed as it is written: a large scenario's text (its tasks) is never
+/// held whole.
+pub fn sha256_json_hex<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.update(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut hashing = Hashing(Sha256::new());
+    if serde_json::to_writer(&mut hashing, value).is_err() {
+        // What `to_vec(..).unwrap_or_default()` hashed: nothing.
+        return sha256_hex(&[]);
+    }
+    hex(&hashing.0.finalize())
+}
+
 /// Lowercase hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -109,4 +131,18 @@ pub struct AuditLog {
     pub ended_at: String,
     pub outcome: Option<crate::event::Outcome>,
     pub runs: Vec<AgentRunRecord>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_hashed_as_written_is_the_hash_of_its_text() {
+        let value = serde_json::json!({"tasks": ["a", "b"], "n": 1.5, "s": "ü\n"});
+        assert_eq!(
+            sha256_json_hex(&value),
+            sha256_hex(&serde_json::to_vec(&value).unwrap())
+        );
+    }
 }

@@ -58,6 +58,7 @@ mod admission;
 mod enforce;
 mod explain;
 mod gates;
+mod park;
 mod records;
 mod schedule;
 mod setup;
@@ -85,6 +86,11 @@ pub const DEFAULT_MAX_TOOL_CALLS: u32 = 64;
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 1024 * 1024;
 /// Default most tool calls in a run.
 pub const DEFAULT_MAX_RUN_TOOL_CALLS: u64 = 100_000;
+/// Default bytes of parked task state kept in memory before a spill store
+/// takes them: a few thousand tasks of the reference flow.
+pub const DEFAULT_PARK_MEMORY_BYTES: usize = 8 * 1024 * 1024;
+/// Default most tasks a run keeps live between stages without parking.
+pub const DEFAULT_PARK_ABOVE_TASKS: usize = 256;
 /// Most tasks a planner may create.
 pub const MAX_CREATED_TASKS: usize = 100_000;
 
@@ -127,6 +133,18 @@ pub struct RunOptions {
     /// built and checked; only copies nobody reads are not made, nor
     /// redacted, nor freed.
     pub build_report: bool,
+    /// Bytes of parked task state (a task between stages, `engine/park.rs`)
+    /// kept in memory; beyond them blocks go to [`Self::spill`]. Without a
+    /// spill store every block stays in memory.
+    pub park_memory_bytes: usize,
+    /// A run of at most this many tasks parks none: their live state is a
+    /// bounded few hundred KB, and parking (an encode and a decode per task
+    /// per stage) would cost a simulation of a few tasks per run a fifth of
+    /// its time for nothing. Above it every task leaving a stage is parked.
+    pub park_above_tasks: usize,
+    /// The run's spill store (a port: the engine does no IO), opened the
+    /// first time the memory bound is reached.
+    pub spill: Option<crate::spill::SpillPort>,
 }
 
 impl Default for RunOptions {
@@ -143,6 +161,9 @@ impl Default for RunOptions {
             context_absent: Vec::new(),
             keep_records: true,
             build_report: true,
+            park_memory_bytes: DEFAULT_PARK_MEMORY_BYTES,
+            park_above_tasks: DEFAULT_PARK_ABOVE_TASKS,
+            spill: None,
         }
     }
 }
@@ -233,6 +254,8 @@ struct Engine<'p, 'b, A, P, R, T, C, S> {
     touched: Vec<String>,
     /// Each virtual instant's ISO-8601 form, formatted once.
     instants: crate::clock::Instants,
+    /// Parked tasks' blocks in memory and the spill store.
+    parking: park::Parking,
 }
 
 fn trigger_bit(trigger: &str) -> u8 {
@@ -328,6 +351,7 @@ where
         stopped: false,
         touched: Vec::new(),
         instants: Default::default(),
+        parking: Default::default(),
     };
     let mut report = engine.run().await;
     // The findings, bounds and audit context are the prepared ones, each
@@ -483,8 +507,13 @@ where
                 return report;
             }
         }
-        let creates: Vec<usize> = (0..self.tasks.len()).collect();
-        for i in creates {
+        // One task live at a time: its row is made and parked with it. A
+        // flush per task applies and records the same deltas in the same
+        // order as one flush of all (no event comes between them).
+        for i in 0..self.tasks.len() {
+            if !self.unpark(i) {
+                break;
+            }
             self.delta(
                 i,
                 LedgerStatus::Todo,
@@ -492,8 +521,9 @@ where
                 "created from the run input",
                 true,
             );
+            self.flush_deltas();
+            self.park(i);
         }
-        self.flush_deltas();
 
         // ---- stages
         for s in 0..playbook.workflow.len() {
@@ -524,15 +554,26 @@ where
         }
 
         // ---- finish
+        // A task's state is kept to the end only for the report (its
+        // summaries, ledger, handoff bundle); a simulation's is dropped
+        // once its last delta is applied.
+        let keep_bodies = build;
         let mut counts = [0u32; 4];
         for i in 0..self.tasks.len() {
-            let task_id = self.tasks[i].packet.task_id.clone();
             match self.tasks[i].status {
                 Status::Active => {
+                    if !self.unpark(i) {
+                        // Its state was lost with the spill store.
+                        self.tasks[i].status = Status::Canceled;
+                        self.tasks[i].code = Some(ErrorCode::RunStopped);
+                        counts[3] += 1;
+                        continue;
+                    }
                     if self.stopped {
                         self.cancel(i);
                         counts[3] += 1;
                     } else {
+                        let task_id = self.tasks[i].packet.task_id.clone();
                         self.tasks[i].status = Status::Done;
                         self.delta(
                             i,
@@ -544,6 +585,13 @@ where
                         self.emit(Event::TaskDone { task_id });
                         counts[0] += 1;
                     }
+                    // Applied per task, so the deltas of every task are
+                    // not held at once; the sink receives each record
+                    // after its task's event instead of after them all.
+                    self.flush_deltas();
+                    if !keep_bodies {
+                        self.forget(i);
+                    }
                 }
                 Status::Done => counts[0] += 1,
                 Status::Blocked => counts[1] += 1,
@@ -552,7 +600,9 @@ where
             }
         }
         self.flush_deltas();
-        let outcome = if self.stopped {
+        let outcome = if self.parking.failed.is_some() {
+            Outcome::Failed
+        } else if self.stopped {
             Outcome::Stopped
         } else if counts[2] > 0 {
             Outcome::Failed
@@ -577,6 +627,14 @@ where
         if !build {
             return report;
         }
+        // The report reads every task: all live again, the ledger's rows
+        // back in the order they were created.
+        for i in 0..self.tasks.len() {
+            self.unpark(i);
+        }
+        let ids = self.tasks.iter().filter_map(|t| t.body());
+        self.ledger
+            .order_rows(ids.map(|b| b.packet.task_id.as_str()));
         self.audit.ended_at = self.at();
         self.audit.outcome = Some(outcome);
         // The handoff bundle repeats every task's ledger row: a per-task

@@ -65,8 +65,54 @@ pub struct LedgerError {
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     rows: IndexMap<String, Row>,
-    seen: HashSet<String>,
+    seen: Seen,
     version: u64,
+}
+
+/// The delta ids a ledger has seen (D2). The engine numbers its own deltas
+/// `D-1`, `D-2`, … in the order it applies them, so those are a watermark
+/// (every `D-n` up to it seen), not a set that grows with the run; any
+/// other id (a foreign stream's, or an engine id out of order) is kept in
+/// the set, so what counts as seen is exactly what a set of every id says.
+#[derive(Debug, Clone, Default)]
+struct Seen {
+    /// `D-1` … `D-own` have all been seen.
+    own: u64,
+    others: HashSet<String>,
+}
+
+impl Seen {
+    fn contains(&self, id: &str) -> bool {
+        matches!(numbered(id), Some(n) if n <= self.own) || self.others.contains(id)
+    }
+
+    /// Records `id`; `false` when it was seen before.
+    fn insert(&mut self, id: &str) -> bool {
+        if self.contains(id) {
+            return false;
+        }
+        if numbered(id) == Some(self.own + 1) {
+            self.own += 1;
+            // Ids that arrived ahead of the watermark join it once the
+            // gap closes.
+            while !self.others.is_empty() && self.others.remove(&format!("D-{}", self.own + 1)) {
+                self.own += 1;
+            }
+        } else {
+            self.others.insert(id.to_string());
+        }
+        true
+    }
+}
+
+/// `n` of an id written `D-n` as the engine writes it (decimal, no sign,
+/// no leading zero); other spellings are other ids.
+fn numbered(id: &str) -> Option<u64> {
+    let digits = id.strip_prefix("D-")?;
+    if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 impl Ledger {
@@ -85,6 +131,32 @@ impl Ledger {
 
     pub fn rows(&self) -> impl Iterator<Item = (&str, &Row)> {
         self.rows.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Takes a task's row out while the engine parks the task (the row
+    /// travels in the task's block); the row order is restored by
+    /// [`Self::order_rows`] before a report reads it.
+    pub(crate) fn take_row(&mut self, task_id: &str) -> Option<Row> {
+        self.rows.swap_remove(task_id)
+    }
+
+    /// Puts back a row [`Self::take_row`] took.
+    pub(crate) fn put_row(&mut self, task_id: String, row: Row) {
+        self.rows.insert(task_id, row);
+    }
+
+    /// Orders the rows as `task_ids` lists them (the order they were
+    /// created in), rows not listed last.
+    pub(crate) fn order_rows<'a>(&mut self, task_ids: impl Iterator<Item = &'a str>) {
+        let mut rows = std::mem::take(&mut self.rows);
+        let mut ordered = IndexMap::with_capacity(rows.len());
+        for id in task_ids {
+            if let Some((id, row)) = rows.swap_remove_entry(id) {
+                ordered.insert(id, row);
+            }
+        }
+        ordered.extend(rows);
+        self.rows = ordered;
     }
 
     /// Applies a stream (D1–D5). On a conflict nothing is applied.
@@ -138,7 +210,7 @@ impl Ledger {
         // D1: in listed order.
         for delta in stream.deltas {
             // D2: idempotent replay.
-            if !self.seen.insert(delta.delta_id.clone()) {
+            if !self.seen.insert(&delta.delta_id) {
                 result.duplicates += 1;
                 continue;
             }
@@ -347,6 +419,30 @@ mod tests {
             .unwrap();
         assert_eq!(applied.duplicates, 1, "D-1 was applied before");
         assert_eq!(ledger.row("T-1").unwrap().status, LedgerStatus::InProgress);
+    }
+
+    /// The watermark of engine ids and the set of other ids say "seen"
+    /// exactly when a set of every id would.
+    #[test]
+    fn the_seen_ids_are_those_a_set_of_every_id_holds() {
+        let ids = [
+            "D-1", "D-3", "D-2", "D-2", "D-01", "D-4", "x", "D-", "D-5", "D-7", "D-6", "D-3",
+            "D-+8", "D-8", "x", "D-01", "D-10", "D-9", "D-11",
+        ];
+        let mut seen = Seen::default();
+        let mut all = HashSet::new();
+        for id in ids {
+            assert_eq!(seen.insert(id), all.insert(id), "{id}");
+            for probe in ids {
+                assert_eq!(
+                    seen.contains(probe),
+                    all.contains(probe),
+                    "{probe} after {id}"
+                );
+            }
+        }
+        assert_eq!(seen.own, 11);
+        assert_eq!(seen.others.len(), 4, "{:?}", seen.others);
     }
 
     #[test]

@@ -25,5 +25,6 @@ pub mod gateway;
 pub mod process;
 pub mod runner;
 pub mod schema;
+pub mod spill;
 pub mod verify;
 pub mod workspace;

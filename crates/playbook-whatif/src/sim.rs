@@ -42,6 +42,9 @@ pub struct Options {
     /// versions of the playbook (a behavioural diff): a role this version
     /// lacks is not an error here.
     pub roles_checked: bool,
+    /// Where each run puts parked task state beyond its memory bound (a
+    /// plan of many tasks); `None`: in memory.
+    pub spill: Option<playbook_orchestrator::spill::SpillPort>,
 }
 
 impl Default for Options {
@@ -52,6 +55,7 @@ impl Default for Options {
             threads: 0,
             input: RunInput::default(),
             roles_checked: false,
+            spill: None,
         }
     }
 }
@@ -366,7 +370,7 @@ fn one_run(
 }
 
 /// The options of every simulated run but its seed.
-fn run_options() -> RunOptions {
+fn run_options(spill: Option<playbook_orchestrator::spill::SpillPort>) -> RunOptions {
     RunOptions {
         scenario_name: Some("whatif".into()),
         agent_name: "simulated".into(),
@@ -375,6 +379,7 @@ fn run_options() -> RunOptions {
         keep_records: false,
         // Nor is the report read: only the sink's sample is.
         build_report: false,
+        spill,
         ..RunOptions::default()
     }
 }
@@ -435,7 +440,7 @@ pub fn simulate(
         // Each thread has its own plan and prepared playbook: compiled
         // gates are not shared. Prepared once, they serve all its runs.
         let plan = Plan::new(playbook, model);
-        let mut run_options = run_options();
+        let mut run_options = run_options(options.spill.clone());
         let prepared = Prepared::new(playbook, &scenario, &run_options.validation);
         let frame = Frame {
             stage_names: frame.stage_names.clone(),

@@ -29,7 +29,8 @@ where
         let task_id = self.tasks[task].packet.task_id.clone();
         // Dependencies.
         for dep in self.tasks[task].packet.dependencies.clone() {
-            let Some(d) = self.tasks.iter().position(|t| t.packet.task_id == dep.0) else {
+            // By id without reading bodies: the other tasks are parked.
+            let Some(d) = (0..self.tasks.len()).position(|i| self.task_id_of(i) == dep.0) else {
                 continue;
             };
             match self.tasks[d].status {

@@ -262,6 +262,13 @@ where
     }
 
     pub(super) fn cancel(&mut self, task: usize) {
+        if !self.unpark(task) {
+            // Its state was lost with the spill store: the record alone
+            // says how it ended.
+            self.tasks[task].status = Status::Canceled;
+            self.tasks[task].code = Some(ErrorCode::RunStopped);
+            return;
+        }
         self.end_task(
             task,
             Status::Canceled,
@@ -340,26 +347,35 @@ where
     pub(super) fn summaries(&self) -> Vec<TaskSummary> {
         self.tasks
             .iter()
-            .map(|t| TaskSummary {
-                task_id: t.packet.task_id.clone(),
-                title: t.packet.title.clone(),
-                state: match t.status {
-                    Status::Done | Status::Active => TaskState::Done,
-                    Status::Blocked => TaskState::Blocked,
-                    Status::Failed => TaskState::Failed,
-                    Status::Canceled => TaskState::Canceled,
-                },
-                code: t.code,
-                reason: t.reason.clone(),
-                iterations: self
-                    .flow
-                    .roles
-                    .iter()
-                    .zip(&t.iterations)
-                    .filter(|(_, n)| **n > 0)
-                    .map(|(r, n)| (r.role.name.clone(), *n))
-                    .collect(),
-                last_verdict: t.last_verdict.clone(),
+            .enumerate()
+            .map(|(i, task)| {
+                // A task whose state was lost with the spill store has its
+                // id and how it ended, nothing more.
+                let body = task.body();
+                TaskSummary {
+                    task_id: self.task_id_of(i),
+                    title: body.map(|b| b.packet.title.clone()).unwrap_or_default(),
+                    state: match task.status {
+                        Status::Done | Status::Active => TaskState::Done,
+                        Status::Blocked => TaskState::Blocked,
+                        Status::Failed => TaskState::Failed,
+                        Status::Canceled => TaskState::Canceled,
+                    },
+                    code: task.code,
+                    reason: body.and_then(|b| b.reason.clone()),
+                    iterations: body
+                        .map(|b| {
+                            self.flow
+                                .roles
+                                .iter()
+                                .zip(&b.iterations)
+                                .filter(|(_, n)| **n > 0)
+                                .map(|(r, n)| (r.role.name.clone(), *n))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    last_verdict: body.and_then(|b| b.last_verdict.clone()),
+                }
             })
             .collect()
     }
@@ -368,6 +384,7 @@ where
         let ledger = self
             .tasks
             .iter()
+            .filter(|t| t.is_live())
             .map(|t| {
                 let row = self.ledger.row(&t.packet.task_id);
                 LedgerRow {
@@ -390,6 +407,7 @@ where
             constraints: self
                 .tasks
                 .iter()
+                .filter(|t| t.is_live())
                 .flat_map(|t| {
                     t.packet
                         .forbidden_scope
@@ -407,6 +425,7 @@ where
                 .chain(
                     self.tasks
                         .iter()
+                        .filter(|t| t.is_live())
                         .filter(|t| t.status == Status::Active)
                         .flat_map(|t| {
                             t.packet.lock_scope.iter().map(|r| ActiveLock {
@@ -421,6 +440,7 @@ where
             dependencies: self
                 .tasks
                 .iter()
+                .filter(|t| t.is_live())
                 .map(|t| {
                     (
                         t.packet.task_id.clone(),
@@ -431,6 +451,7 @@ where
             open_blockers: self
                 .tasks
                 .iter()
+                .filter(|t| t.is_live())
                 .filter(|t| t.status == Status::Blocked)
                 .map(|t| Blocker {
                     task_id: t.packet.task_id.clone(),
@@ -442,6 +463,7 @@ where
             acceptance_targets: self
                 .tasks
                 .iter()
+                .filter(|t| t.is_live())
                 .flat_map(|t| t.packet.acceptance_criteria.iter().cloned())
                 .collect(),
         }

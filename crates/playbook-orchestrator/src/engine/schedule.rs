@@ -55,6 +55,10 @@ where
             let mut i = 0;
             while i < waiting.len() && slots.iter().any(Option::is_none) {
                 let (task, since) = waiting[i];
+                // Admission reads the task's packet and values.
+                if !self.unpark(task) {
+                    break;
+                }
                 match self
                     .admit(
                         StageView {
@@ -103,6 +107,7 @@ where
                     Admit::Ended => {
                         self.count_end(task, &mut counters);
                         waiting.remove(i);
+                        self.park(task);
                     }
                     Admit::Wait => {
                         let since = since.unwrap_or(self.now);
@@ -121,8 +126,14 @@ where
                         } else {
                             i += 1;
                         }
+                        self.park(task);
                     }
                 }
+            }
+            if self.parking.failed.is_some() {
+                // The spill store failed: what runs and waits is canceled.
+                self.cancel_stage(&mut slots, &mut waiting);
+                break;
             }
             let Some(Reverse((time, _, slot, phase))) = heap.pop() else {
                 if waiting.is_empty() {
@@ -160,16 +171,15 @@ where
                 Next::LeftStage => {
                     counters.done += 1;
                     in_stage_done.push(running.task);
+                    self.park(running.task);
                 }
-                Next::Ended => self.count_end(running.task, &mut counters),
+                Next::Ended => {
+                    self.count_end(running.task, &mut counters);
+                    self.park(running.task);
+                }
             }
             if self.stopped {
-                for running in slots.iter_mut().filter_map(Option::take) {
-                    self.cancel(running.task);
-                }
-                for (task, _) in waiting.drain(..) {
-                    self.cancel(task);
-                }
+                self.cancel_stage(&mut slots, &mut waiting);
                 break;
             }
         }
@@ -177,12 +187,17 @@ where
         // Exit gates see the stage's final counters.
         if !self.stopped {
             for &task in &in_stage_done {
-                if self.tasks[task].status == Status::Active
-                    && !self.stage_gate(s, task, true, counters).await
-                {
+                if self.tasks[task].status != Status::Active || self.stage_gates[s].1.is_none() {
+                    continue;
+                }
+                if !self.unpark(task) {
+                    break;
+                }
+                if !self.stage_gate(s, task, true, counters).await {
                     counters.done -= 1;
                     counters.blocked += 1;
                 }
+                self.park(task);
             }
         }
         self.flush_deltas();
@@ -196,6 +211,23 @@ where
             failed: counters.failed,
         });
         self.finish_output();
+    }
+
+    /// Cancels what runs (live) and what waits (parked) in a stage that
+    /// stops.
+    fn cancel_stage(
+        &mut self,
+        slots: &mut [Option<Running>],
+        waiting: &mut VecDeque<(usize, Option<u64>)>,
+    ) {
+        for running in slots.iter_mut().filter_map(Option::take) {
+            self.cancel(running.task);
+            self.park(running.task);
+        }
+        for (task, _) in waiting.drain(..) {
+            self.cancel(task);
+            self.park(task);
+        }
     }
 
     pub(super) fn count_end(&self, task: usize, counters: &mut Counters) {
@@ -220,7 +252,11 @@ where
             if !self.tasks[g].is_goal || self.tasks[g].status != Status::Active || !has_planner {
                 continue;
             }
+            if !self.unpark(g) {
+                break;
+            }
             let Some(Value::Array(items)) = self.tasks[g].values.get("tasks").cloned() else {
+                self.park(g);
                 continue;
             };
             // Created tasks inherit the goal task's values except the plan's
@@ -267,6 +303,11 @@ where
                     "created by the plan",
                     true,
                 );
+                // Its row made, the task is parked: a plan's tasks are
+                // never all live together. The sink receives each create
+                // before `TasksCreated` instead of after it.
+                self.flush_deltas();
+                self.park(i);
                 ids.push(id);
             }
             if items.len() > MAX_CREATED_TASKS {
@@ -279,6 +320,7 @@ where
                 });
             }
             if ids.is_empty() {
+                self.park(g);
                 continue;
             }
             self.emit(Event::TasksCreated {
@@ -290,6 +332,7 @@ where
             let task_id = self.tasks[g].packet.task_id.clone();
             self.emit(Event::TaskDone { task_id });
             self.flush_deltas();
+            self.park(g);
         }
     }
 }

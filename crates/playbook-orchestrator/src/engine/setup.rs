@@ -207,7 +207,7 @@ impl<'b> Prepared<'b> {
         ContextSnapshot {
             playbook_hash: sha256_hex(&serde_json::to_vec(playbook).unwrap_or_default()),
             policies_hash: sha256_hex(policies.to_string().as_bytes()),
-            scenario_hash: sha256_hex(&serde_json::to_vec(self.scenario).unwrap_or_default()),
+            scenario_hash: crate::audit::sha256_json_hex(self.scenario),
             role_prompts,
             files: Default::default(),
             absent: Vec::new(),
@@ -225,7 +225,8 @@ where
     S: EventSink,
 {
     pub(super) fn build_tasks(&mut self) -> Result<(), Vec<String>> {
-        let input = &self.scenario.input;
+        let scenario = self.scenario;
+        let input = &scenario.input;
         let mut base = Map::new();
         base.insert("goal".into(), json!(input.goal));
         for (k, v) in &input.values {
@@ -248,12 +249,13 @@ where
                 is_goal: true,
                 ..task
             });
+            self.park(0);
         }
-        let mut seen: std::collections::HashSet<String> = self
-            .tasks
-            .iter()
-            .map(|t| t.packet.task_id.clone())
-            .collect();
+        // Exactly the run input's tasks: a doubled capacity would be a
+        // record per task more.
+        self.tasks.reserve_exact(input.tasks.len());
+        let mut seen: std::collections::HashSet<String> =
+            (0..self.tasks.len()).map(|i| self.task_id_of(i)).collect();
         for (i, t) in input.tasks.iter().enumerate() {
             let id = t.id.clone().unwrap_or_else(|| format!("T-{}", i + 1));
             let task = self.make_task(id, t.title.clone(), &base, t);
@@ -277,6 +279,9 @@ where
                 problems.push(format!("task id {} is used twice", task.packet.task_id));
             }
             self.tasks.push(task);
+            // Made one at a time and parked at once: the run's tasks are
+            // never all live together.
+            self.park(self.tasks.len() - 1);
         }
         if problems.is_empty() {
             Ok(())
@@ -348,14 +353,16 @@ where
         };
         Task {
             id_clean: playbook_redact::is_clean(&packet.task_id),
-            packet,
-            values,
-            explicit_role: t.role.clone(),
+            slot: Slot::Live(Box::new(Body {
+                packet,
+                values,
+                explicit_role: t.role.clone(),
+                reason: None,
+                iterations: vec![0; self.flow.roles.len()],
+                last_verdict: None,
+            })),
             status: Status::Active,
             code: None,
-            reason: None,
-            iterations: vec![0; self.flow.roles.len()],
-            last_verdict: None,
             is_goal: false,
             kind: t.task_kind.unwrap_or_default(),
             scoped: !t.lock_scope.is_empty(),
@@ -371,11 +378,7 @@ where
                 scenario: self.scenario_name(),
                 seed: self.options.seed,
                 goal: input.goal.clone(),
-                task_ids: self
-                    .tasks
-                    .iter()
-                    .map(|t| t.packet.task_id.clone())
-                    .collect(),
+                task_ids: (0..self.tasks.len()).map(|i| self.task_id_of(i)).collect(),
                 repo: input
                     .values
                     .get("repo")

@@ -1,6 +1,7 @@
 //! The small state the phases share: tasks, what runs on a worktree, what a
 //! step ended with, what admission and a step tell the stage loop.
 
+pub(super) use super::park::{Body, Slot};
 use super::*;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,19 +13,16 @@ pub(super) enum Status {
     Canceled,
 }
 
+/// A task's fixed-size record, live for the whole run; what only a task in
+/// a stage needs is its [`Body`], parked between stages (`park.rs`) and
+/// reached through `Deref` while live.
 pub(super) struct Task {
-    pub(super) packet: PacketTask,
+    pub(super) slot: Slot,
     /// Whether the task's id (fixed once made) holds nothing the redactor
     /// hides: scanned once per task, not once per stage.
     pub(super) id_clean: bool,
-    pub(super) values: Map<String, Value>,
-    pub(super) explicit_role: Option<String>,
     pub(super) status: Status,
     pub(super) code: Option<ErrorCode>,
-    pub(super) reason: Option<String>,
-    /// Invocations per flow role.
-    pub(super) iterations: Vec<u32>,
-    pub(super) last_verdict: Option<String>,
     /// The goal task whose planner output creates the tasks of later stages.
     pub(super) is_goal: bool,
     /// What the task is for; the gateway refuses tools its kind forbids.

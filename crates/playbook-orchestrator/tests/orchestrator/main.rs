@@ -8,6 +8,7 @@ mod determinism;
 mod gateway;
 mod legacy;
 mod limits;
+mod parking;
 mod persistence;
 mod prepared;
 mod records;
