@@ -4,8 +4,8 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# Defaults: 20 seconds for each of validate_source, scenario, envelope, gate
-# and preview. Every run starts from the checked-in seeds (fuzz/seeds/T) and
+# Defaults: 20 seconds for each of validate_source, scenario, envelope, gate,
+# preview and reparse. Every run starts from the checked-in seeds (fuzz/seeds/T) and
 # regression inputs (fuzz/regressions/T), so an input that once crashed is
 # replayed first. What a run discovers goes to a scratch corpus
 # ($FUZZ_WORK, default target/fuzz-work/T) and never into the repository;
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(validate_source scenario envelope gate preview)
+[ ${#targets[@]} -gt 0 ] || targets=(validate_source scenario envelope gate preview reparse)
 
 command -v cargo-fuzz >/dev/null || { echo "fuzz: cargo-fuzz is missing; run scripts/setup.sh" >&2; exit 1; }
 
@@ -33,11 +33,20 @@ mkdir -p "$work/artifacts"
 # assertions are on (fuzz/Cargo.toml), so arithmetic overflow is a crash.
 (cd fuzz && cargo fuzz build --sanitizer none -O --target-dir "$target_dir")
 
+# The seeds of each target: reparse edits the playbooks validate_source
+# starts from (the first three bytes of an input choose its edit).
+seeds_of() {
+  case "$1" in
+    reparse) echo validate_source ;;
+    *) echo "$1" ;;
+  esac
+}
+
 # The dictionary of each target: field names and enum values from the
 # generated schemas, CEL operators for gates.
 dict_of() {
   case "$1" in
-    validate_source) echo playbook ;;
+    validate_source | reparse) echo playbook ;;
     scenario | preview) echo scenario ;;
     envelope) echo envelope ;;
     gate) echo gate ;;
@@ -56,7 +65,7 @@ for t in "${targets[@]}"; do
   rc=0
   # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
   (cd fuzz && cargo fuzz run --sanitizer none -O --target-dir "$target_dir" "$t" \
-    "$corpus" "seeds/$t" "regressions/$t" -- \
+    "$corpus" "seeds/$(seeds_of "$t")" "regressions/$t" -- \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=131072 \
     -dict="dicts/$(dict_of "$t").dict" -artifact_prefix="$work/artifacts/$t-" \
     -print_final_stats=1 ${FUZZ_FLAGS:-}) >"$work/$t.log" 2>&1 || rc=$?

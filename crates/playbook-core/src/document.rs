@@ -356,7 +356,7 @@ fn problem_findings(problem: Problem, format: Format) -> Vec<Finding> {
     }
 }
 
-fn yaml_is_only_comments(text: &str) -> bool {
+pub(crate) fn yaml_is_only_comments(text: &str) -> bool {
     text.lines().all(|line| {
         let line = line.trim();
         line.is_empty() || line.starts_with('#') || line == "---" || line == "..."

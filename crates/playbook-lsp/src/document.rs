@@ -1,7 +1,7 @@
 //! One open file and what the server knows about it, recomputed on every
 //! change (full text sync: the client sends the whole text each time).
 
-use playbook_core::{Finding, Format, MAX_DOCUMENT_BYTES, Options, validate_source};
+use playbook_core::{Finding, Format, MAX_DOCUMENT_BYTES, Options, Session};
 use tower_lsp_server::ls_types::{Position, Range};
 
 use crate::detect;
@@ -20,10 +20,26 @@ pub struct Document {
     pub is_playbook: bool,
     /// The findings of the last validation, each with its range.
     pub findings: Vec<(Finding, Range)>,
+    /// The last validation's parse, from which the next text (a keystroke
+    /// later) is parsed where only one block entry changed.
+    pub session: Session,
 }
 
 impl Document {
+    #[cfg(test)]
     pub fn analyse(uri_path: &str, language: Option<&str>, text: String, version: i32) -> Document {
+        Document::analyse_after(uri_path, language, text, version, Session::default())
+    }
+
+    /// [`Self::analyse`], parsing the text from the session of the
+    /// document's previous text.
+    pub fn analyse_after(
+        uri_path: &str,
+        language: Option<&str>,
+        text: String,
+        version: i32,
+        mut session: Session,
+    ) -> Document {
         let format = format_of(uri_path, language, &text);
         let mut document = Document::unchecked(text, format, version);
         document.language = language.map(str::to_string);
@@ -31,7 +47,8 @@ impl Document {
             || (document.text.len() <= MAX_DOCUMENT_BYTES
                 && detect::by_content(&document.text, &document.outline));
         if document.is_playbook {
-            let report = validate_source(&document.text, format, &Options::default());
+            let report = session.check(&document.text, format, &Options::default());
+            document.session = session;
             document.findings = report
                 .findings
                 .into_iter()
@@ -66,6 +83,7 @@ impl Document {
             outline,
             is_playbook: true,
             findings: Vec::new(),
+            session: Session::default(),
         }
     }
 
@@ -176,5 +194,27 @@ mod tests {
         let big = format!("x: {}", "a".repeat(MAX_DOCUMENT_BYTES));
         let document = Document::analyse("/p/data.yaml", None, big, 1);
         assert!(!document.is_playbook);
+    }
+
+    #[test]
+    fn each_change_is_diagnosed_as_a_fresh_analysis_is() {
+        let mut text = include_str!("../../../playbooks/tdd.yaml").to_string();
+        let mut document = Document::analyse("/p/tdd.yaml", None, text.clone(), 1);
+        let at = text.find("handoff_to: [").unwrap() + "handoff_to: [".len();
+        for version in 2..14 {
+            if version < 8 {
+                text.insert(at, 'q');
+            } else {
+                text.remove(at);
+            }
+            let session = std::mem::take(&mut document.session);
+            document = Document::analyse_after("/p/tdd.yaml", None, text.clone(), version, session);
+            let fresh = Document::analyse("/p/tdd.yaml", None, text.clone(), version);
+            assert_eq!(document.findings, fresh.findings, "version {version}");
+        }
+        assert!(
+            document.session.parsed_part_only(),
+            "a keystroke parses only its entry"
+        );
     }
 }

@@ -42,10 +42,18 @@ impl Backend {
     async fn update(&self, uri: Uri, language: Option<String>, text: String, version: i32) {
         let path = uri.path().as_str().to_string();
         // Only didOpen names the language; later changes keep it.
-        let language =
-            language.or_else(|| self.documents().get(&uri).and_then(|d| d.language.clone()));
+        let (language, session) = {
+            let mut documents = self.documents();
+            // Taken, not copied: the stored document's parse moves on to
+            // the new text (a copy of a large playbook's parse would cost
+            // what it saves).
+            let old = documents.get_mut(&uri);
+            let language = language.or_else(|| old.as_ref().and_then(|d| d.language.clone()));
+            let session = old.map(|d| std::mem::take(&mut d.session));
+            (language, session.unwrap_or_default())
+        };
         let analysed = catch_unwind(AssertUnwindSafe(|| {
-            Document::analyse(&path, language.as_deref(), text, version)
+            Document::analyse_after(&path, language.as_deref(), text, version, session)
         }));
         let Ok(document) = analysed else {
             self.client

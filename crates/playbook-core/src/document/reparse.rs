@@ -30,7 +30,8 @@
 //! single-pair mapping in a flow sequence (`[a: b]`, read in two ways by
 //! the parser: `SourceMap::has_flow_pairs`), a part does
 //! not parse (the whole parse words the error and places it), a part holds
-//! a NUL byte, a tab before its content, a document marker or a directive,
+//! a NUL byte, a carriage return alone (a line break for YAML), a tab before
+//! its content, a document marker or a directive,
 //! or it nests too deep for its place.
 
 use serde_json::{Map, Value};
@@ -76,7 +77,7 @@ impl Held {
     /// Holds a parse of `text` made by the mapped loader, if one of its
     /// parts may ever be parsed again alone (no anchors, no aliases).
     pub fn new(text: String, value: Value, map: SourceMap) -> Option<Held> {
-        if map.has_anchors() {
+        if map.has_anchors() || has_lone_carriage_return(&text) {
             return None;
         }
         let lines = line_starts(&text);
@@ -109,7 +110,12 @@ impl Held {
         if text == self.text {
             return true;
         }
-        if text.len() > MAX_DOCUMENT_BYTES {
+        // What the whole parse refuses before parsing is refused the same
+        // way: too large, or empty as it counts emptiness.
+        if text.len() > MAX_DOCUMENT_BYTES
+            || text.trim().is_empty()
+            || super::yaml_is_only_comments(text)
+        {
             return false;
         }
         let old = self.text.as_bytes();
@@ -146,6 +152,7 @@ impl Held {
     fn parts(&self, changed: std::ops::Range<usize>) -> Vec<Part> {
         let mut parts = Vec::new();
         let mut node = 0;
+        let mut value = &self.value;
         let mut end = self.text.len();
         let mut path = Vec::new();
         while let Some(children) = self.map.children(node) {
@@ -156,7 +163,7 @@ impl Held {
             // collection whose every entry starts its own line, at one
             // column, has parts (not so a flow collection's entries, nor an
             // item left empty, which the parser places at the next token).
-            let mut indents = children.iter().map(|c| self.starts_its_line(c));
+            let mut indents = children.iter().map(|c| self.starts_its_line(c, value));
             let first = indents.next().flatten();
             let one_per_line = children
                 .windows(2)
@@ -187,26 +194,46 @@ impl Held {
             });
             node = child.node;
             end = child_end;
+            let Some(inner) = (match &child.step {
+                Step::Key(key) => value.get(key),
+                Step::Index(i) => value.get(*i),
+            }) else {
+                break;
+            };
+            value = inner;
         }
         parts
     }
 
     /// The column of a child's first character when nothing but
     /// indentation comes before it on its line: a key first on its line,
-    /// or a sequence item whose `-` is.
-    fn starts_its_line(&self, child: &Child) -> Option<usize> {
+    /// or a sequence item whose `-` is. The parser places an empty key or
+    /// item at the next token, which may start a later line: a child is
+    /// only taken to be where it is placed when its text is there.
+    fn starts_its_line(&self, child: &Child, parent: &Value) -> Option<usize> {
         let start = self.line_start(child.location.line);
         let line = self.text.as_bytes().get(start..)?;
         let indent = line.iter().take_while(|&&b| b == b' ').count();
         let column = child.location.column.checked_sub(1)?;
-        match child.step {
-            Step::Key(_) => (column == indent).then_some(indent),
-            Step::Index(_) => {
+        match &child.step {
+            Step::Key(key) => {
+                let here = line.get(indent..)?;
+                let written = here.starts_with(key.as_bytes())
+                    || here.first().is_some_and(|&b| b == b'"' || b == b'\'');
+                (column == indent && !key.is_empty() && written).then_some(indent)
+            }
+            Step::Index(i) => {
                 let between = line.get(indent..column)?;
                 let dash_then_spaces = between.len() >= 2
                     && between[0] == b'-'
                     && between[1..].iter().all(|&b| b == b' ');
-                dash_then_spaces.then_some(indent)
+                // Only ASCII precedes the column: it counts bytes too.
+                let here = line.get(column..)?;
+                let empty = parent.get(*i).is_none_or(Value::is_null)
+                    && !["null", "Null", "NULL", "~"]
+                        .iter()
+                        .any(|word| here.starts_with(word.as_bytes()));
+                (dash_then_spaces && !empty).then_some(indent)
             }
         }
     }
@@ -267,11 +294,16 @@ impl Held {
             child.node,
             first_line,
         );
-        self.map.shift_lines(
-            old_end_line,
-            new_lines as isize - old_lines as isize,
-            before..self.map.len(),
-        );
+        // Positions after the part move by the lines it gained or lost; a
+        // part that ends the text has nothing after it (and when the text
+        // does not end with a newline, its last line is not one after it).
+        if part.end < self.text.len() {
+            self.map.shift_lines(
+                old_end_line,
+                new_lines as isize - old_lines as isize,
+                before..self.map.len(),
+            );
+        }
         self.map.collect_garbage();
         self.text = text.to_owned();
         self.lines = line_starts(text);
@@ -333,7 +365,7 @@ fn only_entry(value: Value, step: &Step) -> Option<Value> {
 
 /// Whether the part's lines read alone as they read in the document.
 fn check_lines(region: &str, indent: usize, is_key: bool) -> Result<(), Refusal> {
-    if region.contains('\0') {
+    if region.contains('\0') || has_lone_carriage_return(region) {
         return Err(Refusal::Whole);
     }
     let mut last_content = "";
@@ -390,6 +422,13 @@ fn is_marker(line: &str) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
     };
     line.starts_with('%') || marker("---") || marker("...")
+}
+
+/// A `\r` not followed by `\n` breaks a line for YAML, not for the line
+/// starts here (`\n` only): such a text is always parsed whole.
+fn has_lone_carriage_return(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (0..bytes.len()).any(|i| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
 }
 
 fn line_starts(text: &str) -> Vec<usize> {

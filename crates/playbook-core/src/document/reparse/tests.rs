@@ -100,6 +100,7 @@ fn edit(text: &str, rng: &mut Rng) -> String {
         "        - name: extra\n          mode: worker\n",
         "      extra: 1\n",
         "\r\n",
+        "\r",
         "é",
         "        # note\n",
         "true",
@@ -285,6 +286,25 @@ fn a_session_reports_as_validate_source_does() {
         if expected.playbook.is_some() || n % 5 == 0 {
             text = next;
         }
+    }
+}
+
+#[test]
+fn a_line_added_at_the_end_of_a_text_without_a_final_newline_moves_nothing_before_it() {
+    // Found by fuzzing: the part ends the text, so its last line was
+    // taken for the line after it and the root's position moved.
+    let text = "Mid: cxaam";
+    let (value, map) = whole(text).unwrap();
+    let mut held = Held::new(text.to_owned(), value, map).unwrap();
+    for edited in ["Mid: cxa\n", "Mid: cxa\n  # note\n", "Mid: c"] {
+        assert!(held.update(edited), "{edited:?} is spliced");
+        let (value, map) = whole(edited).unwrap();
+        assert_eq!(held.value(), &value);
+        assert_eq!(
+            held.map().positions(edited),
+            map.positions(edited),
+            "{edited:?}"
+        );
     }
 }
 
