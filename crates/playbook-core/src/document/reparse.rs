@@ -107,9 +107,6 @@ impl Held {
     /// Brings the held parse to `text` by parsing the edited part alone;
     /// false (nothing held changed) when the whole text must be parsed.
     pub fn update(&mut self, text: &str) -> bool {
-        if text == self.text {
-            return true;
-        }
         // What the whole parse refuses before parsing is refused the same
         // way: too large, or empty as it counts emptiness.
         if text.len() > MAX_DOCUMENT_BYTES
@@ -118,18 +115,10 @@ impl Held {
         {
             return false;
         }
-        let old = self.text.as_bytes();
-        let new = text.as_bytes();
-        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-        let room = old.len().min(new.len()) - prefix;
-        let suffix = old
-            .iter()
-            .rev()
-            .zip(new.iter().rev())
-            .take(room)
-            .take_while(|(a, b)| a == b)
-            .count();
-        let changed = prefix..old.len() - suffix;
+        let Some(change) = crate::edit::TextChange::between(&self.text, text) else {
+            return true;
+        };
+        let changed = change.start..change.end;
         for part in self.parts(changed).iter().rev() {
             match self.splice(part, text) {
                 Ok(()) => return true,
