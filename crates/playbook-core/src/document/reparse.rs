@@ -420,7 +420,8 @@ fn has_lone_carriage_return(text: &str) -> bool {
     (0..bytes.len()).any(|i| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
 }
 
-fn line_starts(text: &str) -> Vec<usize> {
+/// Byte offset where each line starts (line 1 at index 0).
+pub(crate) fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
         .chain(
             text.bytes()

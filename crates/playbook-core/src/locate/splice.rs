@@ -287,9 +287,7 @@ impl SourceMap {
     /// test compares (unreachable nodes are not listed).
     #[cfg(test)]
     pub(crate) fn positions(&self, text: &str) -> Vec<Position> {
-        let lines: Vec<usize> = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
+        let lines = crate::document::reparse::line_starts(text);
         let mut out = Vec::new();
         if self.nodes.is_empty() {
             return out;
