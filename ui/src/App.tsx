@@ -77,6 +77,12 @@ export function App() {
   const [current, setCurrent] = useState<Current | null>(null);
   const [refresh, setRefresh] = useState(0);
   const [status, setStatus] = useState<SaveStatus>(null);
+  // The state as last rendered, so that a keystroke's answer or autosave
+  // that changes nothing sets no state: a state update, even one React
+  // ends up bailing out of, renders the whole shell again (2-3 ms on a
+  // 200-role playbook), and the hint's frame waits for it.
+  const shown = useRef({ doc, checked, flow, status });
+  shown.current = { doc, checked, flow, status };
   /** The document object that equals the version `current.base`, when the open one is unchanged since. */
   const savedDoc = useRef<Playbook | null>(null);
   /** Whether the library may hold a draft of the open playbook, to discard it once the edits are saved or undone. */
@@ -219,21 +225,26 @@ export function App() {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
         const { flow: graph, ...answer } = result;
-        // Rendered now rather than in a later task: the hints of a keystroke
-        // reach the DOM in the frame the answer arrives in.
-        flushSync(() => {
-          setChecked((previous) => keepIfSame(previous, answer));
-          // The graph comes only while its tab is open; an edit elsewhere makes
-          // the last one outdated, unless the document lost its structure (then
-          // the last valid graph is shown as such).
-          if (graph) {
-            setFlow((previous) => keepIfSame(previous, graph));
-            flowDoc.current = doc;
-          } else if (answer.structurally_valid && !keepFlow) {
-            setFlow(null);
-            flowDoc.current = null;
-          }
-        });
+        const nextChecked = keepIfSame(shown.current.checked, answer);
+        // The graph comes only while its tab is open; an edit elsewhere makes
+        // the last one outdated, unless the document lost its structure (then
+        // the last valid graph is shown as such).
+        let nextFlow = shown.current.flow;
+        if (graph) {
+          nextFlow = keepIfSame(nextFlow, graph);
+          flowDoc.current = doc;
+        } else if (answer.structurally_valid && !keepFlow) {
+          nextFlow = null;
+          flowDoc.current = null;
+        }
+        if (nextChecked !== shown.current.checked || nextFlow !== shown.current.flow) {
+          // Rendered now rather than in a later task: the hints of a keystroke
+          // reach the DOM in the frame the answer arrives in.
+          flushSync(() => {
+            setChecked(nextChecked);
+            setFlow(nextFlow);
+          });
+        }
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
@@ -259,8 +270,8 @@ export function App() {
       }
       return;
     }
-    // The same object while typing: a new one per keystroke would render the whole shell again.
-    setStatus((now) => (now?.kind === "pending" ? now : { kind: "pending" }));
+    // Set once while typing: a state update per keystroke would render the whole shell again.
+    if (shown.current.status?.kind !== "pending") setStatus({ kind: "pending" });
     const timer = window.setTimeout(() => {
       backend
         .saveDraft(current.id, doc, current.base, source)
@@ -272,8 +283,11 @@ export function App() {
           }
           return saved;
         })
-        // A save may have finished while the draft was written: the status is the latest state.
-        .then(() => setStatus((now) => (now?.kind === "pending" && savedDoc.current !== doc ? { kind: "draft" } : now)))
+        // A save may have finished while the draft was written, or an edit
+        // made since (whose own draft is coming): the status is the latest state.
+        .then(() =>
+          setStatus((now) => (now?.kind === "pending" && savedDoc.current !== doc && shown.current.doc === doc ? { kind: "draft" } : now)),
+        )
         .catch((e) => notify(`Autosave failed: ${messageOf(e)}. Your edits are still in the window.`, "error"));
     }, 250);
     return () => window.clearTimeout(timer);

@@ -12,8 +12,10 @@ type Metrics = {
   sent?: number | null;
   /** When its answer came back. */
   answered?: number | null;
+  /** When the first frame after the edit began (the frame that paints the edit itself). */
+  editFrame?: number | null;
   roundTrips: number[];
-  /** Per keystroke, ms from the edit: [request sent, answer back, hints in the DOM, next frame]. */
+  /** Per keystroke, ms from the edit: [request sent, answer back, hints in the DOM, next frame, the edit's own frame]. */
   steps?: number[][];
   startup?: number;
 };
@@ -39,9 +41,16 @@ function push<T>(list: T[], value: T) {
 export function markEdit() {
   const m = metrics();
   if (m.pending === null) {
-    m.pending = performance.now();
+    const start = performance.now();
+    m.pending = start;
     m.sent = null;
     m.answered = null;
+    m.editFrame = null;
+    // The first frame after the edit paints it: hints in the DOM before
+    // that frame are painted with the character itself.
+    requestAnimationFrame(() => {
+      m.editFrame ??= performance.now();
+    });
   }
 }
 
@@ -66,12 +75,15 @@ export function recordCheck() {
   const committed = performance.now();
   const sent = m.sent ?? committed;
   const answered = m.answered ?? committed;
+  // Not yet painted: the hints go out with the character.
+  const ownFrame = m.editFrame;
   m.pending = null;
   requestAnimationFrame(() => {
     const painted = performance.now();
+    const editFrame = ownFrame ?? painted;
     push(m.latencies, painted - start);
     m.steps ??= [];
-    push(m.steps, [sent - start, answered - start, committed - start, painted - start]);
+    push(m.steps, [sent - start, answered - start, committed - start, painted - start, editFrame - start]);
   });
 }
 

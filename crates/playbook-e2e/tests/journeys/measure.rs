@@ -76,6 +76,42 @@ fn playbook_with_roles(n: usize) -> String {
     text
 }
 
+/// The keystroke floor: a textarea on the empty window's page, typed into
+/// as the app's field is, from the edit to the frame that paints it. No
+/// hint can be painted sooner than the character that caused it.
+async fn keystroke_floor(window: &App) -> Result<()> {
+    window
+        .execute(
+            "const t = document.createElement('textarea'); t.id = 'floor'; \
+             document.body.appendChild(t); window.__floor = { latencies: [], pending: false }; \
+             t.addEventListener('input', () => { const m = window.__floor; const start = performance.now(); \
+             m.pending = true; requestAnimationFrame(() => { m.latencies.push(performance.now() - start); \
+             m.pending = false; }); }); return 0",
+        )
+        .await?;
+    let field = window.find("#floor").await?;
+    for _ in 0..40 {
+        field.send_keys("x").await?;
+        window
+            .until("the keystroke is painted", || async {
+                Ok(window
+                    .execute("return window.__floor.pending")
+                    .await?
+                    .as_bool()
+                    == Some(false))
+            })
+            .await?;
+    }
+    let ms = window.recorded_ms("window.__floor.latencies").await?;
+    println!(
+        "floor: keystroke to the frame that paints it, empty window: {} samples, median {:.1} ms, p95 {:.1} ms",
+        ms.len(),
+        ms.at(0.5),
+        ms.at(0.95)
+    );
+    Ok(())
+}
+
 #[tokio::test(flavor = "current_thread")]
 #[ignore = "measurement: scripts/e2e.sh measure"]
 async fn measure_desktop_app() -> Result<()> {
@@ -89,6 +125,7 @@ async fn measure_desktop_app() -> Result<()> {
         tokio::time::sleep(Duration::from_secs(2)).await;
         let memory = window.pid().map(memory_of_tree).unwrap_or(f64::NAN);
         println!("floor: empty Tauri 2 window with a blank page: {memory:.1} MiB PSS");
+        keystroke_floor(&window).await?;
         window.quit().await?;
     } else {
         println!(
@@ -224,6 +261,18 @@ async fn measure_desktop_app() -> Result<()> {
         median_of(1),
         median_of(2),
         median_of(3)
+    );
+    // The frame that paints the character itself: hints in the DOM before
+    // it are painted with the character, later ones wait for a frame more.
+    let with_the_character = steps
+        .iter()
+        .filter(|r| matches!((r.get(3), r.get(4)), (Some(hint), Some(own)) if hint <= own))
+        .count();
+    println!(
+        "the edit's own frame (median) {:.1} ms; hints painted in that frame: {} of {} keystrokes",
+        median_of(4),
+        with_the_character,
+        steps.len()
     );
     // The page's clock ticks in whole milliseconds: the means tell steps
     // under a millisecond apart.
