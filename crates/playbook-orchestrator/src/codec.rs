@@ -176,6 +176,82 @@ impl<'a> Reader<'a> {
             .map_err(|_| Damaged)
     }
 
+    /// A text borrowed from the block, for a key compared and not kept.
+    fn str_ref(&mut self) -> Read<&'a str> {
+        let n = self.len()?;
+        let (text, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        std::str::from_utf8(text).map_err(|_| Damaged)
+    }
+
+    /// Steps over a text without copying it.
+    pub(crate) fn skip_str(&mut self) -> Read<()> {
+        self.str_ref().map(|_| ())
+    }
+
+    /// Steps over a list of texts.
+    pub(crate) fn skip_strs(&mut self) -> Read<()> {
+        let n = self.len()?;
+        (0..n).try_for_each(|_| self.skip_str())
+    }
+
+    /// Steps over a map without building it.
+    pub(crate) fn skip_map(&mut self) -> Read<()> {
+        self.skip_map_at(0)
+    }
+
+    fn skip_map_at(&mut self, depth: u32) -> Read<()> {
+        let n = self.len()?;
+        for _ in 0..n {
+            self.skip_str()?;
+            self.skip_value_at(depth)?;
+        }
+        Ok(())
+    }
+
+    fn skip_value_at(&mut self, depth: u32) -> Read<()> {
+        if depth > MAX_DEPTH {
+            return Err(Damaged);
+        }
+        match self.byte()? {
+            NULL | FALSE | TRUE => {}
+            UNSIGNED | NEGATIVE => {
+                self.uint()?;
+            }
+            FLOAT => {
+                let (_, rest) = self.bytes.split_first_chunk::<8>().ok_or(Damaged)?;
+                self.bytes = rest;
+            }
+            STRING => self.skip_str()?,
+            ARRAY => {
+                let n = self.len()?;
+                for _ in 0..n {
+                    self.skip_value_at(depth + 1)?;
+                }
+            }
+            OBJECT => self.skip_map_at(depth + 1)?,
+            _ => return Err(Damaged),
+        }
+        Ok(())
+    }
+
+    /// The entries of a map whose keys `wanted` accepts, in their order;
+    /// the others are stepped over without being built.
+    pub(crate) fn map_only(&mut self, wanted: impl Fn(&str) -> bool) -> Read<Map<String, Value>> {
+        let n = self.len()?;
+        let mut map = Map::new();
+        for _ in 0..n {
+            let key = self.str_ref()?;
+            if wanted(key) {
+                let value = self.value_at(0)?;
+                map.insert(key.to_string(), value);
+            } else {
+                self.skip_value_at(0)?;
+            }
+        }
+        Ok(map)
+    }
+
     pub(crate) fn opt_str(&mut self) -> Read<Option<String>> {
         Ok(if self.bool()? {
             Some(self.str()?)
@@ -278,6 +354,41 @@ mod tests {
             back["a"][6].as_f64().unwrap().to_bits(),
             (-0.0f64).to_bits()
         );
+    }
+
+    #[test]
+    fn a_map_read_in_part_gives_the_named_entries_and_the_reader_ends_where_a_whole_read_does() {
+        let value = json!({
+            "a": [1, -2, 3.5, {"deep": [null, true, false, "x"]}],
+            "keep": {"k": "v", "n": [1, 2]},
+            "b": "text",
+            "also": -7,
+            "c": {"nested": {"more": [1.25]}}
+        });
+        let map = value.as_object().unwrap();
+        let mut block = Vec::new();
+        let mut w = Writer(&mut block);
+        w.map(map.iter());
+        w.str("after");
+        let mut r = Reader::new(&block);
+        let part = r
+            .map_only(|k| k == "keep" || k == "also" || k == "missing")
+            .expect("reads");
+        assert_eq!(
+            Value::Object(part),
+            json!({"keep": {"k": "v", "n": [1, 2]}, "also": -7})
+        );
+        assert_eq!(r.str().expect("the rest"), "after");
+        assert!(r.is_empty());
+
+        let mut r = Reader::new(&block);
+        r.skip_map().expect("skips");
+        assert_eq!(r.str().expect("the rest"), "after");
+        // Every cut of the block fails to read in part, and never panics.
+        for cut in 0..block.len() - 6 {
+            let mut r = Reader::new(&block[..cut]);
+            assert!(r.map_only(|_| false).is_err() || r.str().is_err());
+        }
     }
 
     #[test]

@@ -511,9 +511,6 @@ where
         // flush per task applies and records the same deltas in the same
         // order as one flush of all (no event comes between them).
         for i in 0..self.tasks.len() {
-            if !self.unpark(i) {
-                break;
-            }
             self.delta(
                 i,
                 LedgerStatus::Todo,
@@ -522,7 +519,10 @@ where
                 true,
             );
             self.flush_deltas();
-            self.park(i);
+            // The row joins the task's block; the block is not read.
+            if !self.park_row(i) {
+                break;
+            }
         }
 
         // ---- stages
@@ -562,7 +562,14 @@ where
         for i in 0..self.tasks.len() {
             match self.tasks[i].status {
                 Status::Active => {
-                    if !self.unpark(i) {
+                    // A simulation's task that passed needs only its
+                    // ledger row to end: the rest stays parked, then goes.
+                    let readable = if keep_bodies || self.stopped {
+                        self.unpark(i)
+                    } else {
+                        self.unpark_row(i)
+                    };
+                    if !readable {
                         // Its state was lost with the spill store.
                         self.tasks[i].status = Status::Canceled;
                         self.tasks[i].code = Some(ErrorCode::RunStopped);
@@ -573,7 +580,7 @@ where
                         self.cancel(i);
                         counts[3] += 1;
                     } else {
-                        let task_id = self.tasks[i].packet.task_id.clone();
+                        let task_id = self.task_id_of(i);
                         self.tasks[i].status = Status::Done;
                         self.delta(
                             i,

@@ -96,20 +96,7 @@ where
             .map(|(n, _)| n.clone())
             .unwrap_or_default();
         let t = &self.tasks[task];
-        // Only the run state the gate reads is bound (see `evaluate`).
-        let mut state: Vec<(&str, Value)> = Vec::new();
-        for name in gate.reads() {
-            let value = match name {
-                "task_id" => json!(t.packet.task_id),
-                "stage" => json!(stage),
-                "tasks_total" => json!(counters.total),
-                "tasks_done" => json!(counters.done),
-                "tasks_failed" => json!(counters.failed),
-                "tasks_blocked" => json!(counters.blocked),
-                _ => continue,
-            };
-            state.push((name, value));
-        }
+        let state = gate_state(gate, &t.packet.task_id, &stage, counters);
         let verdict = evaluate(gate, &state, &t.values);
         let scope = if exit {
             GateScope::StageExit
@@ -121,23 +108,7 @@ where
         match self.check_gate(gate, verdict, task, &stage, None).await {
             Ok(manual) => {
                 let said = output_said(gate, true, &self.tasks[task].values, &[]);
-                let next = if !exit {
-                    format!("the task enters stage {stage}")
-                } else {
-                    match self.next_stage(s) {
-                        Some(n) => format!("the task moves on to stage {n}"),
-                        None => "the task is done with the last stage".to_string(),
-                    }
-                };
-                let summary = format!("stage {stage} {which} gate: {said}; {next}");
-                self.emit(Event::GatePassed {
-                    task_id,
-                    scope,
-                    owner: stage,
-                    gate: gate.source.clone(),
-                    manual,
-                    summary,
-                });
+                self.stage_gate_passed(s, exit, stage, task_id, gate, manual, said);
                 true
             }
             Err(reason) => {
@@ -167,6 +138,112 @@ where
             }
         }
     }
+}
+
+impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
+where
+    A: Agent,
+    P: Approver,
+    R: RoleAssigner,
+    T: Tools,
+    C: Clock,
+    S: EventSink,
+{
+    /// A parked task's stage exit gate, when it passes on its own: the gate
+    /// reads only the values it names, so they are read from the task's
+    /// block and the task stays parked (no decode of its whole state, no
+    /// new block). `false` when the gate is manual, does not pass or the
+    /// block cannot be read: the caller then unparks the task and runs
+    /// [`Self::stage_gate`], which evaluates the same values again.
+    pub(super) fn parked_exit_gate_passes(
+        &mut self,
+        s: usize,
+        task: usize,
+        counters: Counters,
+    ) -> bool {
+        let gates = self.stage_gates;
+        let Some(gate) = gates[s].1.as_ref() else {
+            return false;
+        };
+        if gate.is_manual() || self.tasks[task].is_live() {
+            return false;
+        }
+        let Some(values) = self.peek_values(task, |name| gate.reads().any(|r| r == name)) else {
+            return false;
+        };
+        let stage = self
+            .playbook
+            .workflow
+            .get_index(s)
+            .map(|(n, _)| n.clone())
+            .unwrap_or_default();
+        let task_id = self.task_id_of(task);
+        let state = gate_state(gate, &task_id, &stage, counters);
+        if !matches!(evaluate(gate, &state, &values), Some(Verdict::Pass)) {
+            return false;
+        }
+        let said = output_said(gate, true, &values, &[]);
+        self.stage_gate_passed(s, true, stage, task_id, gate, false, said);
+        true
+    }
+
+    /// The event of a stage gate that passed; `said` is what the task's
+    /// values said to it.
+    #[allow(clippy::too_many_arguments)]
+    fn stage_gate_passed(
+        &mut self,
+        s: usize,
+        exit: bool,
+        stage: String,
+        task_id: String,
+        gate: &Gate,
+        manual: bool,
+        said: String,
+    ) {
+        let (scope, which, next) = if exit {
+            let next = match self.next_stage(s) {
+                Some(n) => format!("the task moves on to stage {n}"),
+                None => "the task is done with the last stage".to_string(),
+            };
+            (GateScope::StageExit, "exit", next)
+        } else {
+            let next = format!("the task enters stage {stage}");
+            (GateScope::StageEnter, "entry", next)
+        };
+        let summary = format!("stage {stage} {which} gate: {said}; {next}");
+        self.emit(Event::GatePassed {
+            task_id,
+            scope,
+            owner: stage,
+            gate: gate.source.clone(),
+            manual,
+            summary,
+        });
+    }
+}
+
+/// The run state a stage gate reads (see `evaluate`): only the names it
+/// reads are bound.
+fn gate_state<'g>(
+    gate: &'g Gate,
+    task_id: &str,
+    stage: &str,
+    counters: Counters,
+) -> Vec<(&'g str, Value)> {
+    let mut state = Vec::new();
+    for name in gate.reads() {
+        let value = match name {
+            "task_id" => json!(task_id),
+            "stage" => json!(stage),
+            "tasks_total" => json!(counters.total),
+            "tasks_done" => json!(counters.done),
+            "tasks_failed" => json!(counters.failed),
+            "tasks_blocked" => json!(counters.blocked),
+            _ => continue,
+        };
+        state.push((name, value));
+    }
+    state
 }
 
 /// Evaluates a compiled gate over the run state first, then the task's

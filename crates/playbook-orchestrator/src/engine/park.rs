@@ -112,14 +112,7 @@ where
         let mut buf = std::mem::take(&mut self.parking.buf);
         buf.clear();
         encode(&body, row.as_ref(), &mut buf);
-        let parked = if self.options.spill.is_none()
-            || self.parking.memory + buf.len() <= self.options.park_memory_bytes
-        {
-            self.parking.memory += buf.len();
-            Ok(Slot::Memory(buf.as_slice().into()))
-        } else {
-            self.spill_write(&buf)
-        };
+        let parked = self.place(&buf);
         self.parking.buf = buf;
         match parked {
             Ok(slot) => self.tasks[task].slot = slot,
@@ -130,6 +123,19 @@ where
                 self.tasks[task].slot = Slot::Live(body);
                 self.spill_failed(message);
             }
+        }
+    }
+
+    /// A block kept in memory up to `park_memory_bytes`, in the spill
+    /// store beyond.
+    fn place(&mut self, block: &[u8]) -> Result<Slot, String> {
+        if self.options.spill.is_none()
+            || self.parking.memory + block.len() <= self.options.park_memory_bytes
+        {
+            self.parking.memory += block.len();
+            Ok(Slot::Memory(block.into()))
+        } else {
+            self.spill_write(block)
         }
     }
 
@@ -183,19 +189,29 @@ where
     }
 
     fn spill_read(&mut self, at: u64, len: u32) -> Result<(Body, Option<Row>), String> {
+        self.spill_read_with(at, len, decode)
+    }
+
+    /// Reads a spilled block and gives it to `read`.
+    fn spill_read_with<Out>(
+        &mut self,
+        at: u64,
+        len: u32,
+        read: impl FnOnce(&[u8]) -> Result<Out, Damaged>,
+    ) -> Result<Out, String> {
         let store = self.parking.spill.as_mut().ok_or("no spill store")?;
         let mut buf = std::mem::take(&mut self.parking.buf);
         buf.clear();
         buf.resize(len as usize, 0);
-        let read = store
+        let result = store
             .read(at, &mut buf)
             .map_err(|e| format!("cannot read from the spill store: {e}"))
             .and_then(|()| {
-                decode(&buf)
+                read(&buf)
                     .map_err(|Damaged| "the spill store gave back a damaged block".to_string())
             });
         self.parking.buf = buf;
-        read
+        result
     }
 
     /// The first failure of the store stops the run; it is said once.
@@ -213,6 +229,34 @@ where
                 "parked task state is lost: {message}; the run fails and its remaining tasks are canceled"
             ),
         });
+    }
+
+    /// The values of a task named by `wanted`, read without making the
+    /// task live: a parked task's block is read in part and stays where it
+    /// is (a stage's exit gate reads only the values it names). `None`
+    /// when the block cannot be read; the caller then unparks the task,
+    /// which reports the failure.
+    pub(super) fn peek_values(
+        &mut self,
+        task: usize,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Option<Map<String, Value>> {
+        match &self.tasks[task].slot {
+            Slot::Live(body) => Some(
+                body.values
+                    .iter()
+                    .filter(|(k, _)| wanted(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            Slot::Memory(block) => values_only(block, wanted).ok(),
+            Slot::Spilled { at, len } => {
+                let (at, len) = (*at, *len);
+                self.spill_read_with(at, len, |block| values_only(block, wanted))
+                    .ok()
+            }
+            Slot::Gone => None,
+        }
     }
 
     /// A task's id without its body: a run input's task keeps the id it
@@ -235,12 +279,101 @@ where
         }
     }
 
-    /// A task the run no longer reads (a simulation's task after its last
-    /// ledger delta): its state is dropped, not parked.
-    pub(super) fn forget(&mut self, task: usize) {
-        if let Slot::Live(body) = std::mem::replace(&mut self.tasks[task].slot, Slot::Gone) {
-            self.ledger.take_row(&body.packet.task_id);
+    /// Parks a task's new ledger row with it. A task parked before it had
+    /// a row (as the run input's tasks are, made one at a time) gets the
+    /// row added to its block, without the block being read; a live task
+    /// is parked as [`Self::park`] does. `false` when the block cannot be
+    /// read or written: the run stops, as for [`Self::unpark`].
+    pub(super) fn park_row(&mut self, task: usize) -> bool {
+        let task_id = self.task_id_of(task);
+        let (at, len) = match &self.tasks[task].slot {
+            Slot::Live(_) => {
+                self.park(task);
+                return self.parking.failed.is_none();
+            }
+            Slot::Gone => return false,
+            Slot::Memory(_) => (None, 0),
+            Slot::Spilled { at, len } => (Some(*at), *len),
+        };
+        let Some(row) = self.ledger.take_row(&task_id) else {
+            return true;
+        };
+        let mut out = Vec::new();
+        let written = match at {
+            None => {
+                let Slot::Memory(block) = &self.tasks[task].slot else {
+                    return false;
+                };
+                let old = block.len();
+                match with_row(block, &row, &mut out) {
+                    None => Err("a parked task's block is damaged".to_string()),
+                    // Where the longer block goes follows `park`'s rule.
+                    Some(()) => {
+                        self.parking.memory -= old;
+                        self.place(&out)
+                    }
+                }
+            }
+            Some(at) => self
+                .spill_read_with(at, len, |block| {
+                    with_row(block, &row, &mut out).ok_or(Damaged)
+                })
+                .and_then(|()| self.spill_write(&out)),
+        };
+        match written {
+            Ok(slot) => {
+                self.tasks[task].slot = slot;
+                true
+            }
+            Err(message) => {
+                self.ledger.put_row(task_id, row);
+                self.tasks[task].slot = Slot::Gone;
+                self.spill_failed(message);
+                false
+            }
         }
+    }
+
+    /// Puts a parked task's ledger row back without making the task live:
+    /// the end of a simulation's task changes only its row (see
+    /// [`Self::forget`]). `false` when its block cannot be read, as
+    /// [`Self::unpark`].
+    pub(super) fn unpark_row(&mut self, task: usize) -> bool {
+        let row = match &self.tasks[task].slot {
+            Slot::Live(_) => return true,
+            Slot::Gone => return false,
+            Slot::Memory(block) => {
+                row_only(block).map_err(|Damaged| "a parked task's block is damaged".to_string())
+            }
+            Slot::Spilled { at, len } => {
+                let (at, len) = (*at, *len);
+                self.spill_read_with(at, len, row_only)
+            }
+        };
+        match row {
+            Ok(row) => {
+                if let Some(row) = row {
+                    self.ledger.put_row(self.task_id_of(task), row);
+                }
+                true
+            }
+            Err(message) => {
+                self.tasks[task].slot = Slot::Gone;
+                self.spill_failed(message);
+                false
+            }
+        }
+    }
+
+    /// A task the run no longer reads (a simulation's task after its last
+    /// ledger delta): its state and its row are dropped, not parked.
+    pub(super) fn forget(&mut self, task: usize) {
+        let task_id = self.task_id_of(task);
+        match std::mem::replace(&mut self.tasks[task].slot, Slot::Gone) {
+            Slot::Memory(block) => self.parking.memory -= block.len(),
+            Slot::Live(_) | Slot::Spilled { .. } | Slot::Gone => {}
+        }
+        self.ledger.take_row(&task_id);
     }
 }
 
@@ -300,6 +433,11 @@ fn encode(body: &Body, row: Option<&Row>, out: &mut Vec<u8>) {
     for &n in &body.iterations {
         w.uint(u64::from(n));
     }
+    write_row(&mut w, row);
+}
+
+/// A block's last field: its task's ledger row, if it has one.
+fn write_row(w: &mut Writer<'_>, row: Option<&Row>) {
     match row {
         None => w.byte(0),
         Some(row) => {
@@ -316,6 +454,85 @@ fn encode(body: &Body, row: Option<&Row>, out: &mut Vec<u8>) {
             });
         }
     }
+}
+
+/// A block without a row given `row` in place of its last byte, the
+/// "no row" mark [`write_row`] wrote; `None` for a block that ends
+/// otherwise.
+fn with_row(block: &[u8], row: &Row, out: &mut Vec<u8>) -> Option<()> {
+    let (&last, body) = block.split_last()?;
+    if last != 0 {
+        return None;
+    }
+    out.clear();
+    out.extend_from_slice(body);
+    write_row(&mut Writer(out), Some(row));
+    Some(())
+}
+
+/// The entries of a block's value map that `wanted` accepts: the packet
+/// before it is stepped over in [`encode`]'s order, nothing after it is read.
+fn values_only(block: &[u8], wanted: impl Fn(&str) -> bool) -> Result<Map<String, Value>, Damaged> {
+    let mut r = Reader::new(block);
+    skip_packet(&mut r)?;
+    r.map_only(wanted)
+}
+
+/// The ledger row of a block, its task's state stepped over.
+fn row_only(block: &[u8]) -> Result<Option<Row>, Damaged> {
+    let mut r = Reader::new(block);
+    skip_packet(&mut r)?;
+    r.skip_map()?; // values
+    for _ in 0..3 {
+        // explicit role, reason, last verdict
+        if r.bool()? {
+            r.skip_str()?;
+        }
+    }
+    let n = r.len()?;
+    for _ in 0..n {
+        r.u32()?; // iterations
+    }
+    let row = read_row(&mut r)?;
+    if !r.is_empty() {
+        return Err(Damaged);
+    }
+    Ok(row)
+}
+
+/// Steps over the packet at the start of a block, in [`encode`]'s order.
+fn skip_packet(r: &mut Reader<'_>) -> Result<(), Damaged> {
+    r.skip_str()?; // task id
+    r.skip_str()?; // title
+    r.byte()?; // kind
+    r.skip_strs()?; // dependencies
+    r.skip_strs()?; // lock scope
+    r.skip_strs()?; // forbidden scope
+    r.skip_strs()?; // acceptance criteria
+    r.skip_str()?; // worklog path
+    r.uint()?; // timeout
+    r.uint()?; // heartbeat interval
+    r.byte()?; // priority
+    r.skip_map() // extra
+}
+
+fn read_row(r: &mut Reader<'_>) -> Result<Option<Row>, Damaged> {
+    if !r.bool()? {
+        return Ok(None);
+    }
+    Ok(Some(Row {
+        status: status_of(r.byte()?)?,
+        owner: r.str()?,
+        reason: r.str()?,
+        version: r.uint()?,
+        last_heartbeat_at: r.opt_str()?,
+        timed_out: match r.byte()? {
+            0 => None,
+            1 => Some(false),
+            2 => Some(true),
+            _ => return Err(Damaged),
+        },
+    }))
 }
 
 fn decode(block: &[u8]) -> Result<(Body, Option<Row>), Damaged> {
@@ -350,23 +567,7 @@ fn decode(block: &[u8]) -> Result<(Body, Option<Row>), Damaged> {
     let last_verdict = r.opt_str()?;
     let n = r.len()?;
     let iterations = (0..n).map(|_| r.u32()).collect::<Result<_, _>>()?;
-    let row = if r.bool()? {
-        Some(Row {
-            status: status_of(r.byte()?)?,
-            owner: r.str()?,
-            reason: r.str()?,
-            version: r.uint()?,
-            last_heartbeat_at: r.opt_str()?,
-            timed_out: match r.byte()? {
-                0 => None,
-                1 => Some(false),
-                2 => Some(true),
-                _ => return Err(Damaged),
-            },
-        })
-    } else {
-        None
-    };
+    let row = read_row(&mut r)?;
     if !r.is_empty() {
         return Err(Damaged);
     }

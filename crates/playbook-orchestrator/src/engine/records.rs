@@ -23,7 +23,7 @@ where
     ) {
         self.delta_seq += 1;
         self.deltas.push(LedgerDelta {
-            task_id: self.tasks[task].packet.task_id.clone(),
+            task_id: self.task_id_of(task),
             status,
             owner: owner.to_string(),
             reason: reason.to_string(),

@@ -190,6 +190,10 @@ where
                 if self.tasks[task].status != Status::Active || self.stage_gates[s].1.is_none() {
                     continue;
                 }
+                // Most tasks pass: their state stays parked.
+                if self.parked_exit_gate_passes(s, task, counters) {
+                    continue;
+                }
                 if !self.unpark(task) {
                     break;
                 }

@@ -54,10 +54,21 @@ fn port(fail_write: usize, fail_read: usize) -> SpillPort {
 
 /// A run of the reference flow: its report and its event log as JSONL.
 fn run(tasks: usize, keep_records: bool, spill: Option<SpillPort>) -> (RunReport, String) {
+    run_with(tasks, keep_records, true, spill)
+}
+
+/// [`run`], building the report or not (a simulation does not).
+fn run_with(
+    tasks: usize,
+    keep_records: bool,
+    build_report: bool,
+    spill: Option<SpillPort>,
+) -> (RunReport, String) {
     let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK).unwrap();
     let scenario = reference::scenario(tasks);
     let options = RunOptions {
         keep_records,
+        build_report,
         // Every block beyond the first few kilobytes goes to the store.
         park_memory_bytes: 4096,
         park_above_tasks: 0,
@@ -105,9 +116,17 @@ fn a_run_through_a_spill_store_is_the_run_in_memory() {
 #[test]
 fn a_failing_spill_store_fails_the_run_clearly() {
     // Fails to write at once, after a few blocks, or to read them back.
-    for (fail_write, fail_read) in [(0, usize::MAX), (30, usize::MAX), (usize::MAX, 5)] {
-        let (report, log) = run(40, false, Some(port(fail_write, fail_read)));
-        let case = format!("write fails after {fail_write}, read after {fail_read}");
+    let cases = [
+        (0, usize::MAX),
+        (30, usize::MAX),
+        (usize::MAX, 5),
+        (usize::MAX, 120),
+    ];
+    for ((fail_write, fail_read), build) in cases.into_iter().flat_map(|c| [(c, true), (c, false)])
+    {
+        let (report, log) = run_with(40, false, build, Some(port(fail_write, fail_read)));
+        let case =
+            format!("write fails after {fail_write}, read after {fail_read}, report {build}");
         assert_eq!(report.outcome, Some(Outcome::Failed), "{case}");
         let events = playbook_orchestrator::event::from_jsonl(&log).unwrap();
         let warnings: Vec<&String> = events
@@ -131,4 +150,68 @@ fn a_failing_spill_store_fails_the_run_clearly() {
         };
         assert_eq!(*outcome, Outcome::Failed, "{case}");
     }
+}
+
+/// A run of `playbook` over the reference scenario, every task parked
+/// between stages (`park_above_tasks: 0`) or none: its event log as JSONL.
+fn run_parked<P: playbook_orchestrator::agent::Approver>(
+    playbook: &str,
+    keep_records: bool,
+    park: bool,
+    approver: P,
+) -> String {
+    let playbook = playbook_orchestrator::load_playbook(playbook).unwrap();
+    let scenario = reference::scenario(12);
+    let options = RunOptions {
+        park_above_tasks: if park { 0 } else { usize::MAX },
+        keep_records,
+        // A simulation builds no report either.
+        build_report: keep_records,
+        ..Default::default()
+    };
+    let mut sink = JsonlSink::new(Vec::new());
+    run_blocking(&playbook, &scenario, &options, approver, &mut sink);
+    String::from_utf8(sink.into_inner()).unwrap()
+}
+
+/// A parked task's exit gate reads only the values it names, from the
+/// task's block (`parked_exit_gate_passes`), and a simulation's task ends
+/// with only its ledger row read back (`unpark_row`): the run is the same
+/// as one that parks nothing, whether the gate passes, fails for some
+/// tasks, reads the stage's counters or asks a person who approves or
+/// denies, with the records kept (a preview) or streamed (a simulation).
+#[test]
+fn a_run_that_parks_every_task_is_the_run_that_parks_none() {
+    use playbook_orchestrator::agent::{AutoApprove, AutoDeny};
+    let playbooks = [
+        reference::PLAYBOOK.to_string(),
+        reference::PLAYBOOK.replace(
+            "exit_gate: review_passed",
+            "exit_gate: \"task_id != 'T-4' && tasks_done > 1 && size(commit_sha) > 0\"",
+        ),
+        reference::PLAYBOOK.replace("exit_gate: tests_green", "exit_gate: user_approved"),
+    ];
+    for (i, playbook) in playbooks.iter().enumerate() {
+        for keep in [true, false] {
+            let case = format!("playbook {i}, keep_records {keep}");
+            let parked = run_parked(playbook, keep, true, AutoApprove);
+            assert!(parked.contains("\"type\":\"gate_passed\""), "{case}");
+            assert_eq!(
+                parked,
+                run_parked(playbook, keep, false, AutoApprove),
+                "{case}, approved"
+            );
+            let parked = run_parked(playbook, keep, true, AutoDeny);
+            assert_eq!(
+                parked,
+                run_parked(playbook, keep, false, AutoDeny),
+                "{case}, denied"
+            );
+        }
+    }
+    let failing = run_parked(&playbooks[1], false, true, AutoApprove);
+    assert!(
+        failing.contains("STAGE_EXIT_BLOCKED"),
+        "one task's exit gate fails"
+    );
 }
