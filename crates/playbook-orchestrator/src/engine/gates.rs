@@ -138,17 +138,7 @@ where
             }
         }
     }
-}
 
-impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
-where
-    A: Agent,
-    P: Approver,
-    R: RoleAssigner,
-    T: Tools,
-    C: Clock,
-    S: EventSink,
-{
     /// A parked task's stage exit gate, when it passes on its own: the gate
     /// reads only the values it names, so they are read from the task's
     /// block and the task stays parked (no decode of its whole state, no
