@@ -89,12 +89,7 @@ where
             }
         };
         let Some(gate) = gate else { return true };
-        let stage = self
-            .playbook
-            .workflow
-            .get_index(s)
-            .map(|(n, _)| n.clone())
-            .unwrap_or_default();
+        let stage = self.stage_name(s);
         let t = &self.tasks[task];
         let state = gate_state(gate, &t.packet.task_id, &stage, counters);
         let verdict = evaluate(gate, &state, &t.values);
@@ -161,12 +156,7 @@ where
         let Some(values) = self.peek_values(task, |name| gate.reads().any(|r| r == name)) else {
             return false;
         };
-        let stage = self
-            .playbook
-            .workflow
-            .get_index(s)
-            .map(|(n, _)| n.clone())
-            .unwrap_or_default();
+        let stage = self.stage_name(s);
         let task_id = self.task_id_of(task);
         let state = gate_state(gate, &task_id, &stage, counters);
         if !matches!(evaluate(gate, &state, &values), Some(Verdict::Pass)) {
@@ -175,6 +165,14 @@ where
         let said = output_said(gate, true, &values, &[]);
         self.stage_gate_passed(s, true, stage, task_id, gate, false, said);
         true
+    }
+
+    fn stage_name(&self, s: usize) -> String {
+        self.playbook
+            .workflow
+            .get_index(s)
+            .map(|(n, _)| n.clone())
+            .unwrap_or_default()
     }
 
     /// The event of a stage gate that passed; `said` is what the task's
