@@ -41,8 +41,7 @@ function push<T>(list: T[], value: T) {
 export function markEdit() {
   const m = metrics();
   if (m.pending === null) {
-    const start = performance.now();
-    m.pending = start;
+    m.pending = performance.now();
     m.sent = null;
     m.answered = null;
     m.editFrame = null;

@@ -137,9 +137,10 @@ where
     /// A parked task's stage exit gate, when it passes on its own: the gate
     /// reads only the values it names, so they are read from the task's
     /// block and the task stays parked (no decode of its whole state, no
-    /// new block). `false` when the gate is manual, does not pass or the
-    /// block cannot be read: the caller then unparks the task and runs
-    /// [`Self::stage_gate`], which evaluates the same values again.
+    /// new block). `false` when the task is live, the gate is manual, does
+    /// not pass or the block cannot be read: the caller then unparks the
+    /// task and runs [`Self::stage_gate`], which evaluates the same values
+    /// again.
     pub(super) fn parked_exit_gate_passes(
         &mut self,
         s: usize,
@@ -150,7 +151,7 @@ where
         let Some(gate) = gates[s].1.as_ref() else {
             return false;
         };
-        if gate.is_manual() || self.tasks[task].is_live() {
+        if gate.is_manual() {
             return false;
         }
         let Some(values) = self.peek_values(task, |name| gate.reads().any(|r| r == name)) else {

@@ -15,6 +15,9 @@ use crate::codec::{Damaged, Reader, Writer};
 use crate::ledger::Row;
 use crate::spill::Spill;
 
+/// Why a block kept in memory could not be read back.
+const DAMAGED: &str = "a parked task's block is damaged";
+
 /// A task's state that only a task in a stage needs; parked between stages.
 pub(super) struct Body {
     pub(super) packet: PacketTask,
@@ -169,7 +172,7 @@ where
             Slot::Gone => return false,
             Slot::Memory(block) => {
                 self.parking.memory -= block.len();
-                decode(&block).map_err(|Damaged| "a parked task's block is damaged".to_string())
+                decode(&block).map_err(|Damaged| DAMAGED.to_string())
             }
             Slot::Spilled { at, len } => self.spill_read(at, len),
         };
@@ -231,31 +234,24 @@ where
         });
     }
 
-    /// The values of a task named by `wanted`, read without making the
-    /// task live: a parked task's block is read in part and stays where it
-    /// is (a stage's exit gate reads only the values it names). `None`
-    /// when the block cannot be read; the caller then unparks the task,
-    /// which reports the failure.
+    /// The values of a parked task named by `wanted`, read without making
+    /// the task live: its block is read in part and stays where it is (a
+    /// stage's exit gate reads only the values it names). `None` for a live
+    /// task (its values are read where they are) and when the block cannot
+    /// be read; the caller then unparks the task, which reports the failure.
     pub(super) fn peek_values(
         &mut self,
         task: usize,
         wanted: impl Fn(&str) -> bool,
     ) -> Option<Map<String, Value>> {
         match &self.tasks[task].slot {
-            Slot::Live(body) => Some(
-                body.values
-                    .iter()
-                    .filter(|(k, _)| wanted(k))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-            ),
+            Slot::Live(_) | Slot::Gone => None,
             Slot::Memory(block) => values_only(block, wanted).ok(),
             Slot::Spilled { at, len } => {
                 let (at, len) = (*at, *len);
                 self.spill_read_with(at, len, |block| values_only(block, wanted))
                     .ok()
             }
-            Slot::Gone => None,
         }
     }
 
@@ -285,41 +281,32 @@ where
     /// is parked as [`Self::park`] does. `false` when the block cannot be
     /// read or written: the run stops, as for [`Self::unpark`].
     pub(super) fn park_row(&mut self, task: usize) -> bool {
-        let task_id = self.task_id_of(task);
-        let (at, len) = match &self.tasks[task].slot {
+        match &self.tasks[task].slot {
             Slot::Live(_) => {
                 self.park(task);
                 return self.parking.failed.is_none();
             }
             Slot::Gone => return false,
-            Slot::Memory(_) => (None, 0),
-            Slot::Spilled { at, len } => (Some(*at), *len),
-        };
+            Slot::Memory(_) | Slot::Spilled { .. } => {}
+        }
+        let task_id = self.task_id_of(task);
         let Some(row) = self.ledger.take_row(&task_id) else {
             return true;
         };
-        let mut out = Vec::new();
-        let written = match at {
-            None => {
-                let Slot::Memory(block) = &self.tasks[task].slot else {
-                    return false;
-                };
-                let old = block.len();
-                match with_row(block, &row, &mut out) {
-                    None => Err("a parked task's block is damaged".to_string()),
-                    // Where the longer block goes follows `park`'s rule.
-                    Some(()) => {
-                        self.parking.memory -= old;
-                        self.place(&out)
-                    }
-                }
+        let block = match std::mem::replace(&mut self.tasks[task].slot, Slot::Gone) {
+            Slot::Memory(block) => {
+                self.parking.memory -= block.len();
+                Ok(block)
             }
-            Some(at) => self
-                .spill_read_with(at, len, |block| {
-                    with_row(block, &row, &mut out).ok_or(Damaged)
-                })
-                .and_then(|()| self.spill_write(&out)),
+            Slot::Spilled { at, len } => self.spill_read_with(at, len, |block| Ok(block.into())),
+            Slot::Live(_) | Slot::Gone => unreachable!("matched above"),
         };
+        // The longer block goes where `park`'s rule puts it.
+        let mut out = Vec::new();
+        let written = block.and_then(|block| match with_row(&block, &row, &mut out) {
+            Some(()) => self.place(&out),
+            None => Err(DAMAGED.to_string()),
+        });
         match written {
             Ok(slot) => {
                 self.tasks[task].slot = slot;
@@ -327,7 +314,6 @@ where
             }
             Err(message) => {
                 self.ledger.put_row(task_id, row);
-                self.tasks[task].slot = Slot::Gone;
                 self.spill_failed(message);
                 false
             }
@@ -342,9 +328,7 @@ where
         let row = match &self.tasks[task].slot {
             Slot::Live(_) => return true,
             Slot::Gone => return false,
-            Slot::Memory(block) => {
-                row_only(block).map_err(|Damaged| "a parked task's block is damaged".to_string())
-            }
+            Slot::Memory(block) => row_only(block).map_err(|Damaged| DAMAGED.to_string()),
             Slot::Spilled { at, len } => {
                 let (at, len) = (*at, *len);
                 self.spill_read_with(at, len, row_only)
