@@ -77,7 +77,7 @@ impl Held {
     /// Holds a parse of `text` made by the mapped loader, if one of its
     /// parts may ever be parsed again alone (no anchors, no aliases).
     pub fn new(text: String, value: Value, map: SourceMap) -> Option<Held> {
-        if map.has_anchors() || has_lone_carriage_return(&text) {
+        if map.has_anchors() || has_lone_carriage_return(&text) || has_explicit_key(&text) {
             return None;
         }
         let lines = line_starts(&text);
@@ -354,7 +354,7 @@ fn only_entry(value: Value, step: &Step) -> Option<Value> {
 
 /// Whether the part's lines read alone as they read in the document.
 fn check_lines(region: &str, indent: usize, is_key: bool) -> Result<(), Refusal> {
-    if region.contains('\0') || has_lone_carriage_return(region) {
+    if region.contains('\0') || has_lone_carriage_return(region) || has_explicit_key(region) {
         return Err(Refusal::Whole);
     }
     let mut last_content = "";
@@ -418,6 +418,26 @@ fn is_marker(line: &str) -> bool {
 fn has_lone_carriage_return(text: &str) -> bool {
     let bytes = text.as_bytes();
     (0..bytes.len()).any(|i| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+}
+
+/// A block mapping's explicit key (`? key`, also as a sequence item's
+/// `- ? key`): its entry starts at the `?`, but the map places the entry at
+/// its key, which may start on a later line, so the part that holds the
+/// entry cannot be told from the map. Such a text is always parsed whole
+/// (a line of a scalar that reads so counts too: it is then parsed whole
+/// for nothing).
+fn has_explicit_key(text: &str) -> bool {
+    text.lines().any(|line| {
+        let mut rest = line.trim_start_matches(' ');
+        while let Some(item) = rest
+            .strip_prefix('-')
+            .filter(|r| r.starts_with([' ', '\t']))
+        {
+            rest = item.trim_start_matches([' ', '\t']);
+        }
+        rest.strip_prefix('?')
+            .is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t', '\r']))
+    })
 }
 
 /// Byte offset where each line starts (line 1 at index 0).

@@ -309,6 +309,33 @@ fn a_line_added_at_the_end_of_a_text_without_a_final_newline_moves_nothing_befor
 }
 
 #[test]
+fn a_text_with_an_explicit_key_is_parsed_whole() {
+    // Found by fuzzing: `?` on one line and its key on the next; the map
+    // places the entry at the key, so the key's line was taken for the
+    // whole entry and ` :` was read alone as an entry of its own.
+    let text = "?\n :ng";
+    let (value, map) = whole(text).unwrap();
+    assert!(Held::new(text.to_owned(), value, map).is_none());
+    for explicit in [
+        "? a\n: b\n",
+        "- ? a\n  : b\n",
+        "x:\n  ?\n    k\n  : v\n",
+        "?\t\n",
+    ] {
+        assert!(has_explicit_key(explicit), "{explicit:?}");
+    }
+    for implicit in ["a: b?\n", "'?': x\n", "?a: b\n", "- ?x\n"] {
+        assert!(!has_explicit_key(implicit), "{implicit:?}");
+    }
+    // An edit that brings one in is parsed whole.
+    let text = "a: 1\nb: 2\n";
+    let (value, map) = whole(text).unwrap();
+    let mut held = Held::new(text.to_owned(), value, map).unwrap();
+    assert!(!held.update("a: 1\n? b\n: 2\n"));
+    assert_eq!(held.text(), text);
+}
+
+#[test]
 fn typing_in_a_role_reparses_only_its_line() {
     let text = varied_playbook(3);
     let (value, map) = whole(&text).unwrap();
