@@ -16,6 +16,7 @@ pub mod commands;
 pub mod error;
 pub mod gateway;
 pub mod grants;
+pub mod inline_check;
 pub mod library;
 pub mod menu;
 pub mod opening;
@@ -66,6 +67,13 @@ pub fn run() {
                 webprocess::watch(&window);
             }
             Ok(())
+        })
+        // A keystroke's check, asked synchronously by the page (see `inline_check`).
+        .register_uri_scheme_protocol(inline_check::SCHEME, |ctx, request| {
+            inline_check::respond(
+                &ctx.app_handle().state::<workbench::LastChecked>(),
+                &request,
+            )
         })
         .invoke_handler(tauri::generate_handler![
             commands::check_document,

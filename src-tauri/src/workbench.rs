@@ -198,6 +198,36 @@ impl LastChecked {
         // Checks of one editor come one after the other; the lock is held
         // through the check so the document cannot change under it.
         let mut last = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        Self::check_held(&mut last, change, check)
+    }
+
+    /// [`LastChecked::check`] without waiting: while another check holds
+    /// the document it answers `busy` at once. For a caller that must not
+    /// block, the keystroke's check on the window's thread
+    /// ([`crate::inline_check`]).
+    pub fn try_check<R>(
+        &self,
+        change: DocumentChange,
+        check: impl FnOnce(&Value) -> R,
+    ) -> Result<R> {
+        let mut last = match self.0.try_lock() {
+            Ok(last) => last,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                return Err(AppError::new(
+                    ErrorCode::Busy,
+                    "another check of the document is running",
+                ));
+            }
+        };
+        Self::check_held(&mut last, change, check)
+    }
+
+    fn check_held<R>(
+        last: &mut Option<Held>,
+        change: DocumentChange,
+        check: impl FnOnce(&Value) -> R,
+    ) -> Result<R> {
         match change {
             DocumentChange::Whole { revision, document } => {
                 let held = last.insert(Held { revision, document });

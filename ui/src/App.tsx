@@ -92,7 +92,7 @@ export function App() {
   const [theme, toggleTheme, chooseTheme] = useTheme();
   const [help, setHelp] = useState<HelpTopic | null>(null);
   const seq = useRef(0);
-  const [check] = useState(createChecker);
+  const [{ check, checkNow }] = useState(() => createChecker());
   const loadedRevision = useRef(-1);
   /** Whether the person was told that the autosaved draft could not keep the comments (once per playbook opened). */
   const layoutWarned = useRef(false);
@@ -205,8 +205,30 @@ export function App() {
   useLayoutEffect(() => {
     view.current = { doc, source, revision, screen, tab, selectionKind: selection.kind };
   });
-  /** A check already sent for a revision by `trackedEdit`, for the effect below to take up. */
-  const early = useRef<{ doc: Playbook; revision: number; key: string; sent: number; answer: ReturnType<typeof check> } | null>(null);
+  /**
+   * A check already sent for a revision by `trackedEdit`, for the effect
+   * below to take up; `shown` when its answer was rendered with the edit.
+   */
+  const early = useRef<{ doc: Playbook; revision: number; key: string; sent: number; answer: ReturnType<typeof check>; shown: boolean } | null>(null);
+
+  /** Sets the state an answer for `answered` leads to, only where it differs from what is shown. */
+  const showAnswer = useCallback((answered: Playbook, result: Checked, keepFlow: boolean) => {
+    const { flow: graph, ...answer } = result;
+    const nextChecked = keepIfSame(shown.current.checked, answer);
+    // The graph comes only while its tab is open; an edit elsewhere makes
+    // the last one outdated, unless the document lost its structure (then
+    // the last valid graph is shown as such).
+    let nextFlow = shown.current.flow;
+    if (graph) {
+      nextFlow = keepIfSame(nextFlow, graph);
+      flowDoc.current = answered;
+    } else if (answer.structurally_valid && !keepFlow) {
+      nextFlow = null;
+      flowDoc.current = null;
+    }
+    if (nextChecked !== shown.current.checked) setChecked(nextChecked);
+    if (nextFlow !== shown.current.flow) setFlow(nextFlow);
+  }, []);
 
   // Validate every revision; only the newest answer is shown.
   useEffect(() => {
@@ -218,37 +240,21 @@ export function App() {
     const ahead = early.current;
     early.current = null;
     const same = ahead !== null && ahead.doc === doc && ahead.revision === revision && ahead.key === key;
+    // Answered in the edit's own event and rendered with it: nothing left to do.
+    if (same && ahead.shown) return;
     const sent = same ? ahead.sent : performance.now();
     if (!same) markSent();
     (same ? ahead.answer : check(doc, revision, include, source))
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
-        const { flow: graph, ...answer } = result;
-        const nextChecked = keepIfSame(shown.current.checked, answer);
-        // The graph comes only while its tab is open; an edit elsewhere makes
-        // the last one outdated, unless the document lost its structure (then
-        // the last valid graph is shown as such).
-        let nextFlow = shown.current.flow;
-        if (graph) {
-          nextFlow = keepIfSame(nextFlow, graph);
-          flowDoc.current = doc;
-        } else if (answer.structurally_valid && !keepFlow) {
-          nextFlow = null;
-          flowDoc.current = null;
-        }
-        if (nextChecked !== shown.current.checked || nextFlow !== shown.current.flow) {
-          // Rendered now rather than in a later task: the hints of a keystroke
-          // reach the DOM in the frame the answer arrives in.
-          flushSync(() => {
-            setChecked(nextChecked);
-            setFlow(nextFlow);
-          });
-        }
+        // Rendered now rather than in a later task: the hints of a keystroke
+        // reach the DOM in the frame the answer arrives in.
+        flushSync(() => showAnswer(doc, result, keepFlow));
         recordCheck();
       })
       .catch((e) => mine === seq.current && notify(`Validation failed: ${messageOf(e)}. Your edits are kept.`, "error"));
-  }, [doc, source, revision, check, notify, screen, tab, selection.kind, planFor]);
+  }, [doc, source, revision, check, notify, screen, tab, selection.kind, planFor, showAnswer]);
 
   // Autosave: every edit lands in the library's draft, so nothing typed is
   // lost on a crash or a quit. The first revision after opening is what was
@@ -296,24 +302,38 @@ export function App() {
   const trackedEdit = useCallback(
     (next: Playbook, key?: string, typed?: Authored) => {
       markEdit();
-      // The backend checks the edit while React renders it: the answer of a
-      // keystroke comes back that much sooner. The revision is the one the
-      // edit will get (see `useDocument`); if the render turns out otherwise,
-      // the effect above checks what was rendered instead.
+      // The backend checks the edit before or while React renders it. The
+      // revision is the one the edit will get (see `useDocument`); if the
+      // render turns out otherwise, the effect above checks what was
+      // rendered instead.
       const v = view.current;
-      if (v.doc && next !== v.doc) {
-        const { include, key: planned } = planFor(next, v);
-        const revisionNext = v.revision + 1;
-        const sent = performance.now();
-        const answer = check(next, revisionNext, include, typed ?? v.source);
-        // A check the render did not take up is dropped; its failure too (the effect's own check reports).
-        answer.catch(() => undefined);
-        early.current = { doc: next, revision: revisionNext, key: planned, sent, answer };
-        markSent();
+      if (!v.doc || next === v.doc) return edit(next, key, typed);
+      const { include, key: planned, keepFlow } = planFor(next, v);
+      const revisionNext = v.revision + 1;
+      const sent = performance.now();
+      markSent();
+      // A keystroke's small change is answered at once, and the edit is
+      // rendered with its hints: WebKit paints the key's own frame right
+      // after this event and the next one up to 16.7 ms later, so hints
+      // that come after the edit's frame are seen that much later.
+      const now = typed ? null : checkNow(next, revisionNext, include);
+      if (now) {
+        recordRoundTrip(performance.now() - sent);
+        early.current = { doc: next, revision: revisionNext, key: planned, sent, answer: Promise.resolve(now), shown: true };
+        flushSync(() => {
+          edit(next, key, typed);
+          showAnswer(next, now, keepFlow);
+        });
+        recordCheck();
+        return;
       }
+      const answer = check(next, revisionNext, include, typed ?? v.source);
+      // A check the render did not take up is dropped; its failure too (the effect's own check reports).
+      answer.catch(() => undefined);
+      early.current = { doc: next, revision: revisionNext, key: planned, sent, answer, shown: false };
       edit(next, key, typed);
     },
-    [edit, check, planFor],
+    [edit, check, checkNow, planFor, showAnswer],
   );
 
   /** A new library playbook from a document; the library picks a free id (`<id>-2`... when taken, deleted playbooks included). */

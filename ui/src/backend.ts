@@ -1,7 +1,7 @@
 // The one module that talks to the Rust side. Every screen calls these
 // functions, never `invoke` directly, so the IPC surface is visible in one
 // place and the UI could run against a different backend.
-import { invoke } from "@tauri-apps/api/core";
+import { convertFileSrc, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { AgentsFileChoice } from "./generated/AgentsFileChoice";
 import type { AppError } from "./generated/AppError";
@@ -86,6 +86,28 @@ export const backend = {
   /** With `source` (the author's text) the Source tab's text is that text rewritten to the document, comments kept. */
   checkDocument: (change: DocumentChange, include: Include, format: Format = "yaml", source: Authored | null = null) =>
     call<Checked>("check_document", { change, format, include, source }),
+  /**
+   * `checkDocument` answered before this returns, or `null` when it is not
+   * (no window, a check already running, a stale revision, a request too
+   * large...): then ask `checkDocument`, which says why if it fails too.
+   * Blocks the page for the round trip, so it is for one keystroke's small
+   * change only (`src-tauri/src/inline_check.rs`).
+   */
+  checkDocumentNow: (body: string): Checked | null => {
+    try {
+      const request = new XMLHttpRequest();
+      request.open("POST", convertFileSrc("", "check"), false);
+      // A simple request (no preflight): one round trip.
+      request.setRequestHeader("Content-Type", "text/plain");
+      request.send(body);
+      return request.status === 200 ? (JSON.parse(request.responseText) as Checked) : null;
+    } catch {
+      return null;
+    }
+  },
+  /** The body of `checkDocumentNow`: the arguments of `checkDocument`. */
+  checkDocumentBody: (change: DocumentChange, include: Include, format: Format = "yaml", source: Authored | null = null) =>
+    JSON.stringify({ change, format, include, source }),
   checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
   /** The language server's completions at a position of the Source text (0-based line, UTF-16 column). */
   sourceCompletions: (text: string, format: Format, position: SourcePosition) => call<SourceCompletion[]>("source_completions", { text, format, position }),

@@ -3,7 +3,9 @@
 // before, so a keystroke in a 200-role playbook moves a few bytes instead of
 // the whole document. When the backend no longer holds that revision
 // (answers crossed, or it restarted) it answers `stale` and the whole
-// document goes again.
+// document goes again. A keystroke's change can also be answered at once
+// (`checkNow`, a synchronous request), so the edit and its hints are
+// rendered in one frame.
 import { backend, BackendError } from "../backend";
 import type { Authored } from "../generated/Authored";
 import type { Checked } from "../generated/Checked";
@@ -13,9 +15,43 @@ import type { Playbook } from "../generated/Playbook";
 import { singleChange } from "../playbooks/change";
 
 /** `source`: the author's text, sent only when the Source tab's text is asked for (it is that text rewritten). */
-export function createChecker(): (doc: Playbook, revision: number, include: Include, source?: Authored | null) => Promise<Checked> {
+export type Checker = {
+  /** The check of a revision, through the asynchronous command. */
+  check: (doc: Playbook, revision: number, include: Include, source?: Authored | null) => Promise<Checked>;
+  /**
+   * The check of a revision answered at once, when it is one small change
+   * to the revision sent before and neither the Source text nor the flow
+   * graph is asked for; else `null`, and nothing was sent: ask `check`.
+   * Used inside a keystroke's event, so that the edit and its hints are
+   * rendered, and painted, together.
+   */
+  checkNow: (doc: Playbook, revision: number, include: Include) => Checked | null;
+};
+
+/** Sends a check's body at once, or says it could not (`backend.checkDocumentNow`). */
+export type SendNow = (body: string) => Checked | null;
+
+/** A larger change (a list of roles sent whole...) is not worth holding the page for. */
+export const NOW_MAX_CHARS = 16 * 1024;
+
+/**
+ * The page is blocked while it waits for a synchronous answer: one that
+ * takes longer than this pauses synchronous checks for `NOW_PAUSE_MS`,
+ * doubled after each slow one in a row (up to `NOW_PAUSE_MAX_MS`), so a
+ * document too large to check within a frame is typed in as before, and a
+ * single slow answer (the first after opening, a busy machine) costs
+ * little.
+ */
+export const NOW_BUDGET_MS = 4;
+export const NOW_PAUSE_MS = 1000;
+export const NOW_PAUSE_MAX_MS = 60_000;
+
+export function createChecker(sendNow: SendNow = backend.checkDocumentNow, clock: () => number = () => performance.now()): Checker {
   let sent: { revision: number; doc: Playbook } | null = null;
-  return async (doc, revision, include, source = null) => {
+  /** Synchronous checks wait until then (see `NOW_BUDGET_MS`), and the pause after the next slow one. */
+  let pausedUntil = -Infinity;
+  let pause = NOW_PAUSE_MS;
+  const check = async (doc: Playbook, revision: number, include: Include, source: Authored | null = null) => {
     const base = include.source ? source : null;
     const whole: DocumentChange = { kind: "whole", revision, document: doc };
     const change = sent && singleChange(sent.doc, doc);
@@ -30,6 +66,27 @@ export function createChecker(): (doc: Playbook, revision: number, include: Incl
       throw e;
     }
   };
+  const checkNow = (doc: Playbook, revision: number, include: Include) => {
+    if (include.source || include.flow || !sent || clock() < pausedUntil) return null;
+    const change = singleChange(sent.doc, doc);
+    if (!change || change.pointer === "") return null;
+    const body = backend.checkDocumentBody({ kind: "patch", base: sent.revision, revision, pointer: change.pointer, value: change.value }, include);
+    if (body.length > NOW_MAX_CHARS) return null;
+    const started = clock();
+    const answer = sendNow(body);
+    const done = clock();
+    if (done - started > NOW_BUDGET_MS) {
+      pausedUntil = done + pause;
+      pause = Math.min(pause * 2, NOW_PAUSE_MAX_MS);
+    } else {
+      pause = NOW_PAUSE_MS;
+    }
+    // Whether the backend took the change is not known when it failed: the
+    // next check sends the whole document.
+    sent = answer ? { revision, doc } : null;
+    return answer;
+  };
+  return { check, checkNow };
 }
 
 /**

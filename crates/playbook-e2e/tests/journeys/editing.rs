@@ -227,3 +227,55 @@ async fn a_quick_fix_clears_its_finding_and_undo_brings_it_back() -> Result<()> 
     app.screenshot("quick-fix-undone").await?;
     app.quit().await
 }
+
+/// A keystroke's check is asked synchronously through the app's `check`
+/// scheme, so the edit and its hints are painted in one frame. The page's
+/// own request is answered in the real window (WebKit's synchronous
+/// request to a custom scheme, the page's CSP and origin); a request that
+/// replaced the held document makes the next keystroke's patch stale, and
+/// the editor recovers by sending the whole document.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn a_keystroke_check_is_answered_synchronously_and_recovers_from_a_stale_revision()
+-> Result<()> {
+    let profile = Profile::new();
+    let mut app = launch("check-now", &profile).await?;
+    open_tdd(&mut app).await?;
+    select_role(&app, "reviewer").await?;
+    let ask = |method: &str, body: &str| {
+        format!(
+            "const r = new XMLHttpRequest(); r.open('{method}', 'check://localhost/', false); \
+             r.setRequestHeader('Content-Type', 'text/plain'); r.send({body}); \
+             return {{ status: r.status, answer: JSON.parse(r.responseText) }};"
+        )
+    };
+    let whole = "JSON.stringify({ change: { kind: 'whole', revision: 1000000, document: { schema_version: '1.0.0', id: 'x' } }, \
+                 format: 'yaml', include: { source: false, flow: false }, source: null })";
+    let answered = app.execute(&ask("POST", whole)).await?;
+    assert_eq!(answered["status"], 200, "{answered}");
+    assert_eq!(
+        answered["answer"]["structurally_valid"], false,
+        "{answered}"
+    );
+    assert!(
+        answered["answer"]["findings"]
+            .as_array()
+            .is_some_and(|f| !f.is_empty()),
+        "the answer carries the findings: {answered}"
+    );
+    let refused = app.execute(&ask("GET", "null")).await?;
+    assert_eq!(refused["status"], 405, "{refused}");
+    assert_eq!(refused["answer"]["code"], "invalid_input", "{refused}");
+
+    // The backend now holds another document: the editor's next patch is
+    // stale, and the hint still comes.
+    let field = app.find(MAX_ITERATIONS).await?;
+    app.clear_field(&field).await?;
+    app.find(MAX_ITERATIONS_HINT).await?;
+    app.until_text("[data-testid=validity]", "run blocked")
+        .await?;
+    field.send_keys("3").await?;
+    app.until_gone(MAX_ITERATIONS_HINT).await?;
+    app.until_text("[data-testid=validity]", "valid").await?;
+    app.quit().await
+}
