@@ -10,12 +10,6 @@ export default defineConfig({
     emptyOutDir: true,
     target: "safari15",
     chunkSizeWarningLimit: 1500,
-    rollupOptions: {
-      // @xyflow/react marks itself "use client" for server frameworks; irrelevant here.
-      onwarn(warning: { code?: string }, warn: (w: unknown) => void) {
-        if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
-      },
-    },
   },
   test: { environment: "node" },
 } as never);

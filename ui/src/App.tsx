@@ -9,7 +9,7 @@ import type { Example } from "./generated/Example";
 import type { FlowView } from "./generated/FlowView";
 import type { Playbook } from "./generated/Playbook";
 import type { PlaybookSummary } from "./generated/PlaybookSummary";
-import { markEdit, markSent, recordCheck, recordRoundTrip, recordStartup } from "./metrics";
+import { markAnsweredNow, markEdit, markSent, recordCheck, recordRoundTrip, recordStartup } from "./metrics";
 import { blankPlaybook, roleAt, type RoleAddress } from "./playbooks/document";
 import { Editor, type Selection, type Tab } from "./playbooks/Editor";
 import { FirstRun } from "./playbooks/FirstRun";
@@ -318,6 +318,7 @@ export function App() {
       // that come after the edit's frame are seen that much later.
       const now = typed ? null : checkNow(next, revisionNext, include);
       if (now) {
+        markAnsweredNow();
         recordRoundTrip(performance.now() - sent);
         early.current = { doc: next, revision: revisionNext, key: planned, sent, answer: Promise.resolve(now), shown: true };
         flushSync(() => {

@@ -14,8 +14,10 @@ type Metrics = {
   answered?: number | null;
   /** When the first frame after the edit began (the frame that paints the edit itself). */
   editFrame?: number | null;
+  /** Whether the pending edit's check was answered inside its own event (`checkNow`). */
+  now?: boolean;
   roundTrips: number[];
-  /** Per keystroke, ms from the edit: [request sent, answer back, hints in the DOM, next frame, the edit's own frame]. */
+  /** Per keystroke, ms from the edit: [request sent, answer back, hints in the DOM, next frame, the edit's own frame, 1 when answered in the edit's own event else 0]. */
   steps?: number[][];
   startup?: number;
 };
@@ -45,6 +47,7 @@ export function markEdit() {
     m.sent = null;
     m.answered = null;
     m.editFrame = null;
+    m.now = false;
     // The first frame after the edit paints it: hints in the DOM before
     // that frame are painted with the character itself.
     requestAnimationFrame(() => {
@@ -57,6 +60,12 @@ export function markEdit() {
 export function markSent() {
   const m = metrics();
   if (m.pending !== null) m.sent ??= performance.now();
+}
+
+/** The pending edit's check was answered inside its own event. */
+export function markAnsweredNow() {
+  const m = metrics();
+  if (m.pending !== null) m.now = true;
 }
 
 /** Time of one validation round trip (IPC + Rust), to split the latency. */
@@ -76,13 +85,14 @@ export function recordCheck() {
   const answered = m.answered ?? committed;
   // Not yet painted: the hints go out with the character.
   const ownFrame = m.editFrame;
+  const now = m.now ? 1 : 0;
   m.pending = null;
   requestAnimationFrame(() => {
     const painted = performance.now();
     const editFrame = ownFrame ?? painted;
     push(m.latencies, painted - start);
     m.steps ??= [];
-    push(m.steps, [sent - start, answered - start, committed - start, painted - start, editFrame - start]);
+    push(m.steps, [sent - start, answered - start, committed - start, painted - start, editFrame - start, now]);
   });
 }
 

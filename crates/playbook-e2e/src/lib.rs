@@ -348,26 +348,6 @@ impl App {
         Err(format!("could not click `{css}`: {last:?}").into())
     }
 
-    /// Clicks a node of the flow graph. The nodes live in React Flow's
-    /// transformed viewport, whose geometry WebKitWebDriver intermittently
-    /// reports as not interactable (about one run in four here) even when the
-    /// node is on screen. After the usual retries the click is dispatched to
-    /// the node itself, which runs the same handler; callers still assert
-    /// what the click must do.
-    pub async fn click_graph_node(&self, css: &str) -> Result<()> {
-        if self.click(css).await.is_ok() {
-            return Ok(());
-        }
-        let element = self.find(css).await?;
-        self.client
-            .execute(
-                "arguments[0].click()",
-                vec![serde_json::to_value(&element)?],
-            )
-            .await?;
-        Ok(())
-    }
-
     /// Clicks the first button whose text contains `text`.
     pub async fn click_button(&self, text: &str) -> Result<()> {
         let xpath = format!(

@@ -35,22 +35,25 @@ export type SendNow = (body: string) => Checked | null;
 export const NOW_MAX_CHARS = 16 * 1024;
 
 /**
- * The page is blocked while it waits for a synchronous answer: one that
- * takes longer than this pauses synchronous checks for `NOW_PAUSE_MS`,
- * doubled after each slow one in a row (up to `NOW_PAUSE_MAX_MS`), so a
- * document too large to check within a frame is typed in as before, and a
- * single slow answer (the first after opening, a busy machine) costs
- * little.
+ * The page is blocked while it waits for a synchronous answer. An answer
+ * slower than `NOW_BUDGET_MS` costs only itself: a single one is a hiccup
+ * (a frame being drawn, the first answer after opening). `NOW_SLOW_IN_ROW`
+ * of them in a row say the document is too large to check within a frame:
+ * synchronous checks then pause for `NOW_PAUSE_MS`, doubled after each
+ * pause that ends in slow answers again (up to `NOW_PAUSE_MAX_MS`), and
+ * the document is typed in as before, with its hints a frame later.
  */
 export const NOW_BUDGET_MS = 4;
+export const NOW_SLOW_IN_ROW = 3;
 export const NOW_PAUSE_MS = 1000;
 export const NOW_PAUSE_MAX_MS = 60_000;
 
 export function createChecker(sendNow: SendNow = backend.checkDocumentNow, clock: () => number = () => performance.now()): Checker {
   let sent: { revision: number; doc: Playbook } | null = null;
-  /** Synchronous checks wait until then (see `NOW_BUDGET_MS`), and the pause after the next slow one. */
+  /** Synchronous checks wait until then (see `NOW_BUDGET_MS`); the next pause; slow answers in a row. */
   let pausedUntil = -Infinity;
   let pause = NOW_PAUSE_MS;
+  let slow = 0;
   const check = async (doc: Playbook, revision: number, include: Include, source: Authored | null = null) => {
     const base = include.source ? source : null;
     const whole: DocumentChange = { kind: "whole", revision, document: doc };
@@ -75,11 +78,13 @@ export function createChecker(sendNow: SendNow = backend.checkDocumentNow, clock
     const started = clock();
     const answer = sendNow(body);
     const done = clock();
-    if (done - started > NOW_BUDGET_MS) {
+    if (done - started <= NOW_BUDGET_MS) {
+      slow = 0;
+      pause = NOW_PAUSE_MS;
+    } else if (++slow >= NOW_SLOW_IN_ROW) {
+      slow = 0;
       pausedUntil = done + pause;
       pause = Math.min(pause * 2, NOW_PAUSE_MAX_MS);
-    } else {
-      pause = NOW_PAUSE_MS;
     }
     // Whether the backend took the change is not known when it failed: the
     // next check sends the whole document.

@@ -59,7 +59,7 @@ async fn removing_the_review_loop_bound_shows_the_hint_and_the_unbounded_loop() 
     app.screenshot("loop-highlighted").await?;
 
     // Clicking the node edits the role; the Problems panel focuses the field.
-    app.click_graph_node("[data-role-node=reviewer]").await?;
+    app.click("[data-role-node=reviewer]").await?;
     app.find(".role-editor[data-role=reviewer]").await?;
     app.click(".problem[data-code=PB302]").await?;
     let focused = app.client.active_element().await?;

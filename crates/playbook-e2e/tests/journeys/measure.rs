@@ -187,7 +187,7 @@ async fn measure_desktop_app() -> Result<()> {
     let nodes = app
         .execute(
             "const n = (css) => document.querySelectorAll(css).length; \
-             return [n('*'), n('.outline *'), n('.react-flow *'), n('main *')].join(' / ')",
+             return [n('*'), n('.outline *'), n('.flow-canvas *'), n('main *')].join(' / ')",
         )
         .await?;
     println!(
@@ -272,6 +272,11 @@ async fn measure_desktop_app() -> Result<()> {
         "the edit's own frame (median) {:.1} ms; hints painted in that frame: {} of {} keystrokes",
         median_of(4),
         with_the_character,
+        steps.len()
+    );
+    let answered_now = steps.iter().filter(|r| r.get(5) == Some(&1.0)).count();
+    println!(
+        "checks answered inside the key's own event: {answered_now} of {} keystrokes",
         steps.len()
     );
     // The page's clock ticks in whole milliseconds: the means tell steps
