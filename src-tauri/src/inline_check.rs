@@ -147,7 +147,16 @@ pub fn respond(
         .headers()
         .get(tauri::http::header::ORIGIN)
         .and_then(|origin| origin.to_str().ok());
-    let answer = answer(last, request.method().as_str(), origin, request.body());
+    // This runs on the window's thread, called from WebKit: a panic must not
+    // unwind into C and end the app. The page then asks the command, which
+    // reports the failure; the held document's lock recovers from poisoning.
+    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        answer(last, request.method().as_str(), origin, request.body())
+    }))
+    .unwrap_or_else(|_| {
+        let failed_check = AppError::new(ErrorCode::Internal, "the check failed unexpectedly");
+        failed(500, &failed_check, None)
+    });
     let mut response = tauri::http::Response::builder()
         .status(answer.status)
         .header(tauri::http::header::CONTENT_TYPE, "application/json")
