@@ -13,8 +13,16 @@ cargo build -p playbook-testagent
 cargo build -p playbook-e2e --tests
 # The installable package of that build, for the package journey.
 ./scripts/package.sh --debug >/dev/null
-# The measurements' floor: an empty Tauri 2 window (src-tauri/examples).
-case " $* " in *measure*) cargo build -p playbook-studio --example empty_window ;; esac
+# The measurements are of the release build, the one that is shipped,
+# against the release build of their floor: an empty Tauri 2 window
+# (src-tauri/examples). PLAYBOOK_STUDIO_BIN picks another app binary.
+case " $* " in
+  *measure*)
+    cargo build --release -p playbook-studio --features custom-protocol --bin playbook-studio --example empty_window
+    export PLAYBOOK_STUDIO_BIN="${PLAYBOOK_STUDIO_BIN:-${CARGO_TARGET_DIR:-$PWD/target}/release/playbook-studio}"
+    export PLAYBOOK_EMPTY_WINDOW_BIN="${PLAYBOOK_EMPTY_WINDOW_BIN:-${CARGO_TARGET_DIR:-$PWD/target}/release/examples/empty_window}"
+    ;;
+esac
 
 rm -rf target/e2e-screenshots
 mkdir -p target/e2e-screenshots
