@@ -66,8 +66,13 @@ pub fn check_document(
 }
 
 #[tauri::command(async)]
-pub fn check_source(session: State<'_, SourceSession>, text: String, format: Format) -> Checked {
-    session.check(&text, format)
+pub fn check_source(
+    session: State<'_, SourceSession>,
+    text: String,
+    format: Format,
+    include: Include,
+) -> Checked {
+    session.check(&text, format, include)
 }
 
 /// The completions at a position of the Source tab's text: the language

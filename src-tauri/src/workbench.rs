@@ -302,6 +302,10 @@ pub fn check_source(text: &str, format: Format) -> Checked {
         text,
         format,
         validate_source(text, format, &Options::default()),
+        Include {
+            source: true,
+            flow: true,
+        },
     )
 }
 
@@ -313,23 +317,40 @@ pub fn check_source(text: &str, format: Format) -> Checked {
 pub struct SourceSession(Mutex<playbook_core::Session>);
 
 impl SourceSession {
-    pub fn check(&self, text: &str, format: Format) -> Checked {
+    /// The check of the Source tab's `text`, with the flow graph and the
+    /// text itself in the answer only when `include` asks: the page that
+    /// typed a 230 KB text has it, and a keystroke's answer should not carry
+    /// it back.
+    pub fn check(&self, text: &str, format: Format, include: Include) -> Checked {
         // Checks of one editor come one after the other; a poisoned lock
         // only means a check panicked, and the session parses whole texts
         // as well as parts.
         let mut session = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let report = session.check(text, format, &Options::default());
-        checked_source(text, format, report)
+        checked_source(text, format, report, include)
     }
 }
 
-fn checked_source(text: &str, format: Format, report: playbook_core::Report) -> Checked {
+fn checked_source(
+    text: &str,
+    format: Format,
+    report: playbook_core::Report,
+    include: Include,
+) -> Checked {
     Checked {
         allow: report.allow(),
         structurally_valid: report.playbook.is_some(),
-        flow: report.playbook.as_ref().map(FlowView::new),
+        flow: report
+            .playbook
+            .as_ref()
+            .filter(|_| include.flow)
+            .map(FlowView::new),
         playbook: report.playbook,
-        source: text.to_string(),
+        source: if include.source {
+            text.to_string()
+        } else {
+            String::new()
+        },
         format,
         findings: report.findings,
         comments_kept: None,

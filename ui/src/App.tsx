@@ -21,7 +21,7 @@ import type { HelpTopic } from "./shell/Help";
 import { visibleEditor } from "./editor/active";
 import { dispatchCommand, useCommands } from "./shell/commands";
 import { useTheme } from "./theme";
-import { createChecker, keepIfSame } from "./validation/check";
+import { asDocumentAnswer, createChecker, keepIfSame } from "./validation/check";
 import { planCheck, type CheckView } from "./validation/plan";
 
 // The screens a user does not see at start load on first use: their code is
@@ -300,7 +300,7 @@ export function App() {
   }, [doc, source, revision, current, notify]);
 
   const trackedEdit = useCallback(
-    (next: Playbook, key?: string, typed?: Authored) => {
+    (next: Playbook, key?: string, typed?: Authored, answered?: Checked) => {
       markEdit();
       // The backend checks the edit before or while React renders it. The
       // revision is the one the edit will get (see `useDocument`); if the
@@ -316,10 +316,14 @@ export function App() {
       // rendered with its hints: WebKit paints the key's own frame right
       // after this event and the next one up to 16.7 ms later, so hints
       // that come after the edit's frame are seen that much later.
-      const now = typed ? null : checkNow(next, revisionNext, include);
-      if (now) {
+      // Text typed in the Source tab comes with its own check's answer,
+      // which is the document's: it is not checked a second time.
+      const now = typed ? (answered ? asDocumentAnswer(answered, typed, include) : null) : checkNow(next, revisionNext, include);
+      if (now && !answered) {
         markAnsweredNow();
         recordRoundTrip(performance.now() - sent);
+      }
+      if (now) {
         early.current = { doc: next, revision: revisionNext, key: planned, sent, answer: Promise.resolve(now), shown: true };
         flushSync(() => {
           edit(next, key, typed);
@@ -475,7 +479,7 @@ export function App() {
       if (!current) return;
       try {
         const stored = await backend.version(current.id, number);
-        const checkedVersion = await backend.checkSource(JSON.stringify(stored.document), "json").catch(() => null);
+        const checkedVersion = await backend.checkSource(JSON.stringify(stored.document), "json", { source: true, flow: true }).catch(() => null);
         // `library` is made once here: the Preview reloads its runs when that object changes.
         setPreviewVersion({ id: current.id, number, doc: stored.document, checked: checkedVersion, library: { id: current.id, base: number } });
         setScreen("preview");

@@ -108,7 +108,8 @@ export const backend = {
   /** The body of `checkDocumentNow`: the arguments of `checkDocument`. */
   checkDocumentBody: (change: DocumentChange, include: Include, format: Format = "yaml", source: Authored | null = null) =>
     JSON.stringify({ change, format, include, source }),
-  checkSource: (text: string, format: Format = "yaml") => call<Checked>("check_source", { text, format }),
+  /** The check of a text; its answer carries the text back (`source`) and the flow graph only when `include` asks. */
+  checkSource: (text: string, format: Format, include: Include) => call<Checked>("check_source", { text, format, include }),
   /** The language server's completions at a position of the Source text (0-based line, UTF-16 column). */
   sourceCompletions: (text: string, format: Format, position: SourcePosition) => call<SourceCompletion[]>("source_completions", { text, format, position }),
   /** The schema's documentation of the field at a position of the Source text. */

@@ -393,19 +393,42 @@ fn the_source_tabs_session_answers_each_keystroke_as_a_fresh_check_does() {
         } else {
             text.remove(at);
         }
-        let got = session.check(&text, Format::Yaml);
+        let got = session.check(&text, Format::Yaml, EVERYTHING);
         let fresh = workbench::check_source(&text, Format::Yaml);
         assert_eq!(got.findings, fresh.findings, "keystroke {step}");
         assert_eq!(got.playbook, fresh.playbook, "keystroke {step}");
     }
     let broken = format!("{text}  bad: [unclosed\n");
     assert_eq!(
-        codes(&session.check(&broken, Format::Yaml)),
+        codes(&session.check(&broken, Format::Yaml, EVERYTHING)),
         codes(&workbench::check_source(&broken, Format::Yaml))
     );
     let json = serde_json::to_string(&document(LOOP)).unwrap();
     assert_eq!(
-        session.check(&json, Format::Json).playbook,
+        session.check(&json, Format::Json, EVERYTHING).playbook,
         workbench::check_source(&json, Format::Json).playbook
+    );
+}
+
+#[test]
+fn the_source_tabs_keystroke_answer_carries_neither_its_text_nor_the_graph_unless_asked() {
+    let session = workbench::SourceSession::default();
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../playbooks/tdd.yaml"),
+    )
+    .unwrap();
+    let lean = session.check(&text, Format::Yaml, Include::default());
+    assert_eq!(lean.source, "");
+    assert!(lean.flow.is_none());
+    // What the page needs from it is all there: the playbook and the located findings.
+    let full = session.check(&text, Format::Yaml, EVERYTHING);
+    assert_eq!(full.source, text);
+    assert!(full.flow.is_some());
+    assert_eq!(lean.playbook, full.playbook);
+    assert!(lean.playbook.is_some());
+    assert_eq!(lean.findings, full.findings);
+    assert_eq!(
+        (lean.allow, lean.structurally_valid),
+        (full.allow, full.structurally_valid)
     );
 }

@@ -44,8 +44,11 @@ type Props = {
   doc: Playbook;
   checked: Checked | null;
   flow: FlowView | null;
-  /** `source`: text the author typed in the Source tab, the author's text from then on. */
-  edit: (doc: Playbook, key?: string, source?: Authored) => void;
+  /**
+   * `source`: text the author typed in the Source tab, the author's text
+   * from then on; `answer`: that text's check, which is the document's.
+   */
+  edit: (doc: Playbook, key?: string, source?: Authored, answer?: Checked) => void;
   selection: Selection;
   setSelection: (s: Selection) => void;
   tab: Tab;
@@ -245,7 +248,7 @@ export function Editor(props: Props) {
               ) : (
                 <p className="muted">{checked && !checked.structurally_valid ? "The graph appears once the playbook has a valid structure." : "Drawing the graph…"}</p>
               ))}
-            {tab === "source" && <SourceTab ref={source} doc={doc} checked={checked} onDoc={(d, typed) => edit(d, "source", typed)} />}
+            {tab === "source" && <SourceTab ref={source} doc={doc} checked={checked} onDoc={(d, typed, answer) => edit(d, "source", typed, answer)} />}
           </div>
         </div>
         <MemoProblems findings={findings} onActivate={activate} quickFixes={quickFixes} />

@@ -16,8 +16,8 @@ import type { Playbook } from "../generated/Playbook";
 type Props = {
   doc: Playbook;
   checked: Checked | null;
-  /** The playbook of the typed text, and the text itself (the author's from now on). */
-  onDoc: (doc: Playbook, typed: Authored) => void;
+  /** The playbook of the typed text, the text itself (the author's from now on), and its check's answer. */
+  onDoc: (doc: Playbook, typed: Authored, answer: Checked) => void;
 };
 
 const MAX_SOURCE = 8 * 1024 * 1024;
@@ -77,13 +77,14 @@ export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({
     setDraft(text);
     const mine = ++seq.current;
     backend
-      .checkSource(text, format)
+      // The editor holds the text, and the graph is not shown here: neither comes back.
+      .checkSource(text, format, { source: false, flow: false })
       .then((result) => {
         if (mine !== seq.current) return;
         setDraftChecked(result);
         if (result.playbook) {
           pushed.current = result.playbook;
-          onDoc(result.playbook, { text, format });
+          onDoc(result.playbook, { text, format }, result);
         }
       })
       .catch((e) => mine === seq.current && setError(messageOf(e)));

@@ -3,7 +3,7 @@ import { backend } from "../backend";
 import type { Checked } from "../generated/Checked";
 import type { Include } from "../generated/Include";
 import type { Playbook } from "../generated/Playbook";
-import { createChecker, keepIfSame, NOW_BUDGET_MS, NOW_MAX_CHARS, NOW_PAUSE_MAX_MS, NOW_PAUSE_MS, NOW_SLOW_IN_ROW } from "./check";
+import { asDocumentAnswer, createChecker, keepIfSame, NOW_BUDGET_MS, NOW_MAX_CHARS, NOW_PAUSE_MAX_MS, NOW_PAUSE_MS, NOW_SLOW_IN_ROW } from "./check";
 
 describe("keepIfSame", () => {
   it("keeps the earlier answer when the new one says the same", () => {
@@ -115,5 +115,21 @@ describe("checkNow", () => {
       for (let j = 0; j < NOW_SLOW_IN_ROW; j++) expect(c.checkNow(doc((text += "b")), text.length, FORM)).not.toBeNull();
       time += NOW_PAUSE_MAX_MS;
     }
+  });
+});
+
+describe("asDocumentAnswer", () => {
+  const typed = { text: "id: p\n", format: "yaml" as const };
+  const fromSource = { ...answer(false), source: "", findings: [{ code: "PB302", path: "/x", location: { line: 1, column: 1 } }], playbook: doc("a"), flow: { lanes: [] }, comments_kept: true } as unknown as Checked;
+
+  it("stands in for the document's check: the typed text as the source, without the typed model", () => {
+    const made = asDocumentAnswer(fromSource, typed, { source: true, flow: false });
+    expect(made).toEqual({ source: "id: p\n", format: "yaml", findings: fromSource.findings, allow: false, structurally_valid: true });
+    expect(asDocumentAnswer(fromSource, typed, FORM)?.source).toBe("");
+  });
+
+  it("does not when the graph is asked for or the text has no playbook", () => {
+    expect(asDocumentAnswer(fromSource, typed, { source: true, flow: true })).toBeNull();
+    expect(asDocumentAnswer({ ...fromSource, playbook: undefined }, typed, { source: true, flow: false })).toBeNull();
   });
 });

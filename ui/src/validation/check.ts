@@ -101,3 +101,17 @@ export function createChecker(sendNow: SendNow = backend.checkDocumentNow, clock
 export function keepIfSame<T>(previous: T | null, next: T): T {
   return previous !== null && JSON.stringify(previous) === JSON.stringify(next) ? previous : next;
 }
+
+/**
+ * The answer `check_document` would give for the document of text typed in
+ * the Source tab, made from that text's own check (`check_source`), or
+ * `null` when it cannot stand in for it: the graph is asked for, or the
+ * text has no playbook. The same document is checked either way, and its
+ * findings are located in that very text; the typed model is dropped (the
+ * page holds the document).
+ */
+export function asDocumentAnswer(answer: Checked, typed: Authored, include: Include): Checked | null {
+  if (include.flow || !answer.playbook) return null;
+  const { playbook: _model, flow: _graph, comments_kept: _kept, ...checked } = answer;
+  return { ...checked, source: include.source ? typed.text : "", format: typed.format };
+}

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use playbook_e2e::{App, Profile, Result, procs};
+use playbook_e2e::{App, Key, Profile, Result, procs};
 
 /// Resident memory (PSS, shared pages split fairly) of the app and every
 /// process below it (WebKit's web and network processes), in MiB.
@@ -74,6 +74,50 @@ fn playbook_with_roles(n: usize) -> String {
         ));
     }
     text
+}
+
+/// Typing in the Source tab of the open (200-role) playbook at a fast
+/// typist's pace, 20 keys a second, at the end of its `id` line (each key a
+/// valid playbook): from each keydown to the frame that paints it. Work the
+/// page still does for the key before (its check, completions, the
+/// document's update) delays the next key's frame, so this is what typing
+/// feels like.
+async fn source_tab_keystrokes(app: &App) -> Result<()> {
+    app.click("[data-tab=source]").await?;
+    app.find("[data-testid=source-text]").await?.click().await?;
+    let key = |k: Key| char::from(k).to_string();
+    app.keys(&(Key::Control + key(Key::Home).as_str())).await?;
+    app.keys(&key(Key::Down)).await?;
+    app.keys(&key(Key::End)).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    app.execute(
+        "window.__sourceKeys = []; document.addEventListener('keydown', () => { \
+         const start = performance.now(); \
+         requestAnimationFrame(() => window.__sourceKeys.push(performance.now() - start)); }, true); \
+         return 0",
+    )
+    .await?;
+    for _ in 0..30 {
+        app.keys("x").await?;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let keys = app.recorded_ms("window.__sourceKeys").await?;
+    let mean = keys.0.iter().sum::<f64>() / keys.len().max(1) as f64;
+    println!(
+        "Source tab, 200 roles, 20 keys a second: keydown to its frame: {} samples, median {:.1} ms, \
+         mean {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        keys.len(),
+        keys.at(0.5),
+        mean,
+        keys.at(0.95),
+        keys.at(1.0)
+    );
+    let typed = app
+        .execute("return document.querySelector('[data-testid=source-text]').textContent.includes('id: bigxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx')")
+        .await?;
+    println!("Source tab: the 30 keys are in the text: {typed}");
+    Ok(())
 }
 
 /// The keystroke floor: a textarea on the empty window's page, typed into
@@ -337,6 +381,7 @@ async fn measure_desktop_app() -> Result<()> {
     );
     let memory = app.pid().map(memory_of_tree).unwrap_or(f64::NAN);
     println!("memory with the 200-role playbook open: {memory:.1} MiB PSS");
+    source_tab_keystrokes(&app).await?;
     app.screenshot("200-roles").await?;
     app.quit().await
 }
