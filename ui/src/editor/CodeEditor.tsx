@@ -7,7 +7,7 @@
 import { autocompletion, completionKeymap, type Completion, type CompletionContext, type CompletionResult } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab, redo, undo } from "@codemirror/commands";
 import { json } from "@codemirror/lang-json";
-import { yaml } from "@codemirror/lang-yaml";
+import { yamlLanguage } from "./yamlLanguage";
 import { bracketMatching, foldGutter, foldKeymap, HighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { lintGutter, lintKeymap, setDiagnostics, type Diagnostic } from "@codemirror/lint";
 import { highlightSelectionMatches, openSearchPanel, search, searchKeymap } from "@codemirror/search";
@@ -194,7 +194,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       search({ top: true }),
       autocompletion({ override: [completionSource], icons: true }),
       hoverTooltip(hoverSource, { hideOnChange: true }),
-      language === "json" ? json() : yaml(),
+      language === "json" ? json() : yamlLanguage(),
       EditorState.tabSize.of(2),
       // Tab indents; Escape then Tab leaves the editor (CodeMirror's own
       // escape hatch), so the keyboard is never trapped.

@@ -1,0 +1,59 @@
+import { EditorState } from "@codemirror/state";
+import { describe, expect, it } from "vitest";
+import { indentationFold } from "./yamlLanguage";
+
+const text = ["id: x", "workflow:", "  build:", "    roles:", "      - name: a", "", "        # a comment", "        mode: worker", "      - name: b", "name: last", ""].join("\n");
+const state = EditorState.create({ doc: text });
+const fold = (n: number) => {
+  const line = state.doc.line(n);
+  const range = indentationFold(state, line.from, line.to);
+  return range && state.doc.sliceString(range.from, range.to);
+};
+
+describe("indentationFold", () => {
+  it("folds the lines indented deeper than a line, blank lines and comments inside, up to the next line that is not", () => {
+    expect(fold(2)).toBe("\n  build:\n    roles:\n      - name: a\n\n        # a comment\n        mode: worker\n      - name: b");
+    expect(fold(5)).toBe("\n\n        # a comment\n        mode: worker");
+    expect(fold(4)).toBe("\n      - name: a\n\n        # a comment\n        mode: worker\n      - name: b");
+  });
+
+  it("does not fold a line with nothing deeper after it, a blank line or a comment", () => {
+    expect(fold(1)).toBeNull();
+    expect(fold(9)).toBeNull();
+    expect(fold(10)).toBeNull();
+    expect(fold(6)).toBeNull();
+    expect(fold(7)).toBeNull();
+    expect(fold(11)).toBeNull();
+  });
+});
+
+import { StringStream } from "@codemirror/language";
+import { yamlParser } from "./yamlLanguage";
+
+/** Each line's tokens as [text, style], runs of unstyled characters merged. */
+function yamlTokens(lines: string[]): [string, string | null][][] {
+  const state = yamlParser.startState!(2);
+  return lines.map((line) => {
+    const stream = new StringStream(line, 4, 2);
+    const tokens: [string, string | null][] = [];
+    while (!stream.eol()) {
+      stream.start = stream.pos;
+      const style = yamlParser.token(stream, state) ?? null;
+      const text = stream.current();
+      const last = tokens[tokens.length - 1];
+      if (style === null && last && last[1] === null) last[0] += text;
+      else tokens.push([text, style]);
+    }
+    return tokens;
+  });
+}
+
+describe("yaml tokens", () => {
+  it("give a mapping's key as a token of its own, without the line's indentation", () => {
+    expect(yamlTokens(["id: x", "    mode: worker", "  - name: a"])).toEqual([
+      [["id", "atom"], [": ", "meta"], ["x", null]],
+      [["    ", null], ["mode", "atom"], [": ", "meta"], ["worker", null]],
+      [["  - ", "meta"], ["name", "atom"], [": ", "meta"], ["a", null]],
+    ]);
+  });
+});
