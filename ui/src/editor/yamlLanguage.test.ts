@@ -56,4 +56,12 @@ describe("yaml tokens", () => {
       [["  - ", "meta"], ["name", "atom"], [": ", "meta"], ["a", null]],
     ]);
   });
+
+  it("keep a quote inside a word in its plain value, and quoted values quoted", () => {
+    expect(yamlTokens(["a: the task's tests", "b: 'quoted' and", 'c: "double"'])).toEqual([
+      [["a", "atom"], [": ", "meta"], ["the task's tests", null]],
+      [["b", "atom"], [": ", "meta"], ["'quoted'", "string"], [" and", null]],
+      [["c", "atom"], [": ", "meta"], ['"double"', "string"]],
+    ]);
+  });
 });

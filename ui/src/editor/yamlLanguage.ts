@@ -64,6 +64,16 @@ export const yamlParser: StreamParser<State> = {
       state.key = 0;
       return "atom";
     }
+    // A quote inside a word (`task's`) is part of a plain value, not the
+    // start of a quoted one, which the mode would colour to the line's end.
+    const next = stream.peek();
+    if ((next === "'" || next === '"') && /\w/.test(stream.string.charAt(stream.pos - 1))) {
+      stream.next();
+      // What the mode does with a character it does not recognise.
+      state.mode.pairStart = false;
+      state.mode.escaped = false;
+      return null;
+    }
     const style = mode.token(stream, state.mode);
     if (style === "atom") {
       const text = stream.current();
