@@ -312,12 +312,13 @@ export function App() {
       const revisionNext = v.revision + 1;
       const sent = performance.now();
       markSent();
-      // A keystroke's small change is answered at once, and the edit is
-      // rendered with its hints: WebKit paints the key's own frame right
-      // after this event and the next one up to 16.7 ms later, so hints
-      // that come after the edit's frame are seen that much later.
-      // Text typed in the Source tab comes with its own check's answer,
-      // which is the document's: it is not checked a second time.
+      // The answer, when there is one before the edit is rendered; then the
+      // edit is rendered with its hints. A keystroke's small change is
+      // checked at once (`checkNow`): WebKit paints the key's own frame right
+      // after this event and the next one up to 16.7 ms later, so hints that
+      // miss the edit's frame are seen that much later. Text typed in the
+      // Source tab comes with its own check's answer, which is the
+      // document's: it is not checked a second time.
       const now = typed ? (answered ? asDocumentAnswer(answered, typed, include) : null) : checkNow(next, revisionNext, include);
       if (now && !answered) {
         markAnsweredNow();
