@@ -277,6 +277,34 @@ mod tests {
                 "{error}"
             );
         }
+        // Hostile bodies: nesting deeper than the JSON reader's limit, a
+        // pointer to an index no list has, a number too large for any field.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(answer(&last, "POST", PAGE, deep.as_bytes()).status, 400);
+        let (status, _) = ask(
+            &last,
+            request(json!({ "kind": "whole", "revision": 1, "document": playbook() })),
+        );
+        assert_eq!(status, 200);
+        let far = request(
+            json!({ "kind": "patch", "base": 1, "revision": 2, "pointer": "/workflow/build/roles/18446744073709551616/name", "value": "x" }),
+        );
+        let (status, error) = ask(&last, far);
+        assert_eq!((status, &error["code"]), (409, &json!("stale")), "{error}");
+        let (status, _) = ask(
+            &last,
+            request(json!({ "kind": "whole", "revision": 3, "document": playbook() })),
+        );
+        assert_eq!(status, 200);
+        let huge = request(
+            json!({ "kind": "patch", "base": 3, "revision": 4, "pointer": "/workflow/build/roles/2/retry_policy/max_iterations", "value": 1e308 }),
+        );
+        let (status, checked) = ask(&last, huge);
+        assert_eq!(status, 200, "{checked}");
+        assert_eq!(
+            checked["allow"], false,
+            "a retry limit of 1e308 is refused: {checked}"
+        );
         // A foreign origin is not told it may read the answer.
         assert_eq!(
             answer(&last, "POST", Some("https://example.com"), body.as_bytes()).allow_origin,
