@@ -33,8 +33,8 @@ import { LegacyNotice } from "./Upgrade";
 
 const MemoProblems = memo(Problems);
 
-// The graph library is the largest part of the UI; it loads when the Flow
-// graph tab is first opened, so the window becomes interactive sooner.
+// The graph's code loads when the Flow graph tab is first opened: a window
+// that only edits never parses it.
 const FlowGraph = lazy(() => import("./FlowGraph").then((m) => ({ default: m.FlowGraph })));
 
 export type Selection = { kind: "playbook" } | { kind: "stage"; stage: string } | ({ kind: "role" } & RoleAddress);
