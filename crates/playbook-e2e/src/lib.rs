@@ -683,6 +683,33 @@ impl App {
         Ok(())
     }
 
+    /// Drags with the mouse's left button from the middle of an element by
+    /// `dx`, `dy` pixels, as a user pans a view.
+    pub async fn drag(&self, css: &str, dx: f64, dy: f64) -> Result<()> {
+        use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+        let element = self.find(css).await?;
+        let actions = MouseActions::new("mouse".to_string())
+            .then(PointerAction::MoveToElement {
+                element,
+                duration: Some(Duration::from_millis(50)),
+                x: 0.0,
+                y: 0.0,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::MoveBy {
+                duration: Some(Duration::from_millis(200)),
+                x: dx,
+                y: dy,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        self.client.perform_actions(actions).await?;
+        Ok(())
+    }
+
     /// Presses a shortcut such as Ctrl+Z or Ctrl+Shift+Z through the
     /// WebDriver actions API, as a user's keyboard would.
     pub async fn shortcut(&self, modifiers: &[Key], key: char) -> Result<()> {

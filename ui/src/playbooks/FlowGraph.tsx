@@ -57,6 +57,30 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
     return () => view.removeEventListener("wheel", onWheel);
   }, []);
 
+  // Dragging the background scrolls the view, as in any graph or map view;
+  // a press on a role is a click on its button.
+  const drag = useRef<{ x: number; y: number; left: number; top: number } | null>(null);
+  const onPointerDown = (e: React.PointerEvent<HTMLDivElement>) => {
+    const view = canvas.current;
+    if (!view || e.button !== 0 || (e.target as Element).closest("button")) return;
+    drag.current = { x: e.clientX, y: e.clientY, left: view.scrollLeft, top: view.scrollTop };
+    view.setPointerCapture(e.pointerId);
+    view.classList.add("dragging");
+  };
+  const onPointerMove = (e: React.PointerEvent<HTMLDivElement>) => {
+    const view = canvas.current;
+    const from = drag.current;
+    if (!view || !from) return;
+    view.scrollLeft = from.left - (e.clientX - from.x);
+    view.scrollTop = from.top - (e.clientY - from.y);
+  };
+  const onPointerUp = (e: React.PointerEvent<HTMLDivElement>) => {
+    if (!drag.current) return;
+    drag.current = null;
+    canvas.current?.releasePointerCapture(e.pointerId);
+    canvas.current?.classList.remove("dragging");
+  };
+
   const markers = useId();
   const unboundedRoles = useMemo(() => new Set(flow.loops.filter((l) => l.bound === undefined).flatMap((l) => l.roles)), [flow]);
   const unbounded = flow.loops.filter((l) => l.bound === undefined).length;
@@ -88,7 +112,7 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
           {Math.round(zoom * 100)} %
         </span>
       </div>
-      <div className="flow-canvas" ref={canvas}>
+      <div className="flow-canvas" ref={canvas} data-testid="flow-canvas" onPointerDown={onPointerDown} onPointerMove={onPointerMove} onPointerUp={onPointerUp} onPointerCancel={onPointerUp}>
         {/* The scrolled size is the zoomed size; the plane inside is drawn at 100 % and scaled. */}
         <div className="flow-extent" style={{ width: layout.width * zoom + 16, height: layout.height * zoom + 16 }}>
           <div className="flow-plane" style={{ width: layout.width, height: layout.height, transform: `scale(${zoom})` }}>

@@ -31,6 +31,23 @@ async fn first_run_explains_a_role_contract_and_opens_the_tdd_example() -> Resul
     app.click("[data-tab=flow]").await?;
     app.find("[data-role-node=reviewer]").await?;
     app.screenshot("dark-flow").await?;
+
+    // Zoomed in, the graph is larger than its view: dragging the
+    // background pans it, as in any graph view.
+    // At most 200 %, whatever the zoom it opened at.
+    for _ in 0..8 {
+        app.click("[aria-label='Zoom in']").await?;
+    }
+    app.until_text("[data-testid=flow-zoom]", "200 %").await?;
+    let scrolled = "const c = document.querySelector('[data-testid=flow-canvas]'); return [c.scrollLeft, c.scrollTop]";
+    assert_eq!(app.execute(scrolled).await?, serde_json::json!([0, 0]));
+    app.drag("[data-testid=flow-canvas]", -150.0, -100.0)
+        .await?;
+    let after = app.execute(scrolled).await?;
+    assert!(
+        after[0].as_f64().is_some_and(|x| x > 100.0) && after[1].as_f64().is_some_and(|y| y > 50.0),
+        "dragging the background left and up scrolls the graph right and down: {after}"
+    );
     app.quit().await
 }
 
