@@ -100,7 +100,7 @@ pub fn answer(last: &LastChecked, method: &str, origin: Option<&str>, body: &[u8
             );
         }
     };
-    let checked = last
+    let answered = last
         .try_check(request.change, |document| {
             check_document_in(
                 document,
@@ -109,10 +109,12 @@ pub fn answer(last: &LastChecked, method: &str, origin: Option<&str>, body: &[u8
                 request.source.as_ref(),
             )
         })
-        .and_then(|checked| checked);
-    match checked.and_then(|checked| {
-        serde_json::to_vec(&checked).map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
-    }) {
+        .flatten()
+        .and_then(|checked| {
+            serde_json::to_vec(&checked)
+                .map_err(|e| AppError::new(ErrorCode::Internal, e.to_string()))
+        });
+    match answered {
         Ok(body) => Answer {
             status: 200,
             body,

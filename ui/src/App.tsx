@@ -207,9 +207,9 @@ export function App() {
   });
   /**
    * A check already sent for a revision by `trackedEdit`, for the effect
-   * below to take up; `shown` when its answer was rendered with the edit.
+   * below to take up; its `answer` is `null` when it was rendered with the edit.
    */
-  const early = useRef<{ doc: Playbook; revision: number; key: string; sent: number; answer: ReturnType<typeof check>; shown: boolean } | null>(null);
+  const early = useRef<{ doc: Playbook; revision: number; key: string; sent: number; answer: ReturnType<typeof check> | null } | null>(null);
 
   /** Sets the state an answer for `answered` leads to, only where it differs from what is shown. */
   const showAnswer = useCallback((answered: Playbook, result: Checked, keepFlow: boolean) => {
@@ -241,10 +241,10 @@ export function App() {
     early.current = null;
     const same = ahead !== null && ahead.doc === doc && ahead.revision === revision && ahead.key === key;
     // Answered in the edit's own event and rendered with it: nothing left to do.
-    if (same && ahead.shown) return;
+    if (same && ahead.answer === null) return;
     const sent = same ? ahead.sent : performance.now();
     if (!same) markSent();
-    (same ? ahead.answer : check(doc, revision, include, source))
+    ((same && ahead.answer) || check(doc, revision, include, source))
       .then((result) => {
         recordRoundTrip(performance.now() - sent);
         if (mine !== seq.current) return;
@@ -325,7 +325,7 @@ export function App() {
         recordRoundTrip(performance.now() - sent);
       }
       if (now) {
-        early.current = { doc: next, revision: revisionNext, key: planned, sent, answer: Promise.resolve(now), shown: true };
+        early.current = { doc: next, revision: revisionNext, key: planned, sent, answer: null };
         flushSync(() => {
           edit(next, key, typed);
           showAnswer(next, now, keepFlow);
@@ -336,7 +336,7 @@ export function App() {
       const answer = check(next, revisionNext, include, typed ?? v.source);
       // A check the render did not take up is dropped; its failure too (the effect's own check reports).
       answer.catch(() => undefined);
-      early.current = { doc: next, revision: revisionNext, key: planned, sent, answer, shown: false };
+      early.current = { doc: next, revision: revisionNext, key: planned, sent, answer };
       edit(next, key, typed);
     },
     [edit, check, checkNow, planFor, showAnswer],

@@ -31,19 +31,23 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
   const large = flow.nodes.length >= LARGE;
   const canvas = useRef<HTMLDivElement>(null);
   const [zoom, setZoom] = useState(1);
-  const fit = useCallback(() => {
-    const view = canvas.current;
-    if (view) setZoom(openingZoom(layout, { width: view.clientWidth - 16, height: view.clientHeight - 16 }, false));
-  }, [layout]);
+  /** The zoom at which the graph fits its view (a large one: 100 %, see `openingZoom`). */
+  const fit = useCallback(
+    (large: boolean) => {
+      const view = canvas.current;
+      // The view's padding (8 px a side) is not room for the graph.
+      if (view) setZoom(openingZoom(layout, { width: view.clientWidth - 16, height: view.clientHeight - 16 }, large));
+    },
+    [layout],
+  );
   // Opened once per graph shown, at the zoom its size calls for; later
   // edits keep the zoom the person chose.
   const opened = useRef(false);
   useLayoutEffect(() => {
     if (opened.current) return;
     opened.current = true;
-    const view = canvas.current;
-    if (view) setZoom(openingZoom(layout, { width: view.clientWidth - 16, height: view.clientHeight - 16 }, large));
-  }, [layout, large]);
+    fit(large);
+  }, [fit, large]);
   // Ctrl+wheel zooms; a plain wheel scrolls. Not passive: the page must not zoom too.
   useLayoutEffect(() => {
     const view = canvas.current;
@@ -102,7 +106,7 @@ export function FlowGraph({ flow, stale, selected, onSelectRole }: Props) {
         <button type="button" title="Zoom out (Ctrl+wheel)" aria-label="Zoom out" onClick={() => setZoom((z) => clampZoom(z / ZOOM_STEP))}>
           −
         </button>
-        <button type="button" title="Show the whole graph" onClick={fit}>
+        <button type="button" title="Show the whole graph" onClick={() => fit(false)}>
           Fit
         </button>
         <button type="button" title="Actual size" onClick={() => setZoom(1)}>

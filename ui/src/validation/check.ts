@@ -54,12 +54,15 @@ export function createChecker(sendNow: SendNow = backend.checkDocumentNow, clock
   let pausedUntil = -Infinity;
   let pause = NOW_PAUSE_MS;
   let slow = 0;
+  /** `doc` as one change to the revision sent before, when it is one below the top. */
+  const patchTo = (doc: Playbook, revision: number): DocumentChange | null => {
+    const change = sent && singleChange(sent.doc, doc);
+    return sent && change && change.pointer !== "" ? { kind: "patch", base: sent.revision, revision, pointer: change.pointer, value: change.value } : null;
+  };
   const check = async (doc: Playbook, revision: number, include: Include, source: Authored | null = null) => {
     const base = include.source ? source : null;
     const whole: DocumentChange = { kind: "whole", revision, document: doc };
-    const change = sent && singleChange(sent.doc, doc);
-    const request: DocumentChange =
-      sent && change && change.pointer !== "" ? { kind: "patch", base: sent.revision, revision, pointer: change.pointer, value: change.value } : whole;
+    const request = patchTo(doc, revision) ?? whole;
     sent = { revision, doc };
     try {
       return await backend.checkDocument(request, include, "yaml", base);
@@ -70,10 +73,10 @@ export function createChecker(sendNow: SendNow = backend.checkDocumentNow, clock
     }
   };
   const checkNow = (doc: Playbook, revision: number, include: Include) => {
-    if (include.source || include.flow || !sent || clock() < pausedUntil) return null;
-    const change = singleChange(sent.doc, doc);
-    if (!change || change.pointer === "") return null;
-    const body = backend.checkDocumentBody({ kind: "patch", base: sent.revision, revision, pointer: change.pointer, value: change.value }, include);
+    if (include.source || include.flow || clock() < pausedUntil) return null;
+    const patch = patchTo(doc, revision);
+    if (!patch) return null;
+    const body = backend.checkDocumentBody(patch, include);
     if (body.length > NOW_MAX_CHARS) return null;
     const started = clock();
     const answer = sendNow(body);
