@@ -17,6 +17,45 @@ describe("indentationFold", () => {
     expect(fold(4)).toBe("\n      - name: a\n\n        # a comment\n        mode: worker\n      - name: b");
   });
 
+  it("answers every line as a line-by-line scan would, whichever line is asked first", () => {
+    // The old way: from each line, read on until a line not indented deeper.
+    const naive = (doc: EditorState["doc"], n: number): number | null => {
+      const own = /^[ \t]*(?=[^ \t#])/.exec(doc.line(n).text)?.[0].length;
+      if (own === undefined) return null;
+      let end: number | null = null;
+      for (let m = n + 1; m <= doc.lines; m++) {
+        const indent = /^[ \t]*(?=[^ \t#])/.exec(doc.line(m).text)?.[0].length;
+        if (indent === undefined) continue;
+        if (indent <= own) break;
+        end = doc.line(m).to;
+      }
+      return end;
+    };
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 20; round++) {
+      const lines = Array.from({ length: 60 }, () => {
+        const kind = random(8);
+        const indent = " ".repeat(random(5) * 2);
+        return kind === 0 ? "" : kind === 1 ? `${indent}# note` : `${indent}key${random(9)}: v`;
+      });
+      // A fresh text each order, so nothing is remembered between them.
+      const orders = [(n: number) => n, (n: number) => lines.length + 1 - n, () => 1 + random(lines.length)];
+      for (const order of orders) {
+        const fresh = EditorState.create({ doc: lines.join("\n") });
+        for (let i = 1; i <= lines.length; i++) {
+          const n = order(i);
+          const line = fresh.doc.line(n);
+          const range = indentationFold(fresh, line.from, line.to);
+          expect(range ? range.to : null, `line ${n} of ${JSON.stringify(lines)}`).toBe(naive(fresh.doc, n));
+        }
+      }
+    }
+  });
+
   it("does not fold a line with nothing deeper after it, a blank line or a comment", () => {
     expect(fold(1)).toBeNull();
     expect(fold(9)).toBeNull();

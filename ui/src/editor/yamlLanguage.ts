@@ -10,37 +10,78 @@
 // needs; the rest is read when the editor is idle.
 import { foldService, StreamLanguage, type StreamParser } from "@codemirror/language";
 import { yaml as yamlMode } from "@codemirror/legacy-modes/mode/yaml";
-import type { EditorState, Extension } from "@codemirror/state";
+import type { EditorState, Extension, Text } from "@codemirror/state";
 import { tags } from "@lezer/highlight";
 
 /** Columns of leading whitespace of `text`, or `null` for a blank line or a comment (they do not end a block). */
 function indentOf(text: string): number | null {
-  const match = /^[ \t]*/.exec(text)!;
-  const rest = text.slice(match[0].length);
-  return rest === "" || rest.startsWith("#") ? null : match[0].length;
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  return i === text.length || text.charCodeAt(i) === 35 /* # */ ? null : i;
+}
+
+/**
+ * Where each block ends, by line number, for one version of the text: the
+ * end of its last deeper line, or -1 when no line after it is deeper.
+ * A line such as `roles:` opens a block to the end of a large file; one
+ * scan answers every block it passes, so folding every block on screen
+ * reads the text once, not once per block.
+ */
+const blockEnds = new WeakMap<Text, Map<number, number>>();
+
+function blockEnd(doc: Text, lineNumber: number): number {
+  let ends = blockEnds.get(doc);
+  if (!ends) {
+    ends = new Map();
+    blockEnds.set(doc, ends);
+  }
+  const known = ends.get(lineNumber);
+  if (known !== undefined) return known;
+  // Blocks still open, outermost first; every line between an open block's
+  // start and the line that closes it is deeper, so a block closes at the
+  // last non-blank line seen before the line that closes it.
+  const open: { line: number; indent: number }[] = [];
+  let last = { line: 0, to: -1 };
+  const close = (block: { line: number }) => ends.set(block.line, last.line > block.line ? last.to : -1);
+  for (let n = lineNumber; n <= doc.lines; n++) {
+    const line = doc.line(n);
+    const indent = indentOf(line.text);
+    if (indent === null) continue;
+    while (open.length > 0 && indent <= open[open.length - 1].indent) close(open.pop()!);
+    if (open.length === 0 && n > lineNumber) break;
+    open.push({ line: n, indent });
+    last = { line: n, to: line.to };
+  }
+  while (open.length > 0) close(open.pop()!);
+  return ends.get(lineNumber) ?? -1;
 }
 
 /**
  * The block under line `lineStart`..`lineEnd` that folds: from the end of
  * that line to the end of the last line after it that is indented deeper
  * (blank lines and comments inside are folded with it), or `null` when no
- * line after it is deeper.
+ * line after it is deeper. Whether a line folds is read from the next line
+ * that is not blank or a comment; where its block ends is read only when
+ * asked (`to`), since the fold gutter asks only whether each line on screen
+ * folds, after every keystroke.
  */
 export function indentationFold(state: EditorState, lineStart: number, lineEnd: number): { from: number; to: number } | null {
-  const line = state.doc.lineAt(lineStart);
+  const doc = state.doc;
+  const line = doc.lineAt(lineStart);
   const own = indentOf(line.text);
   if (own === null) return null;
-  let end = -1;
-  let at = line.to;
-  // Lines in order after this one; each is followed by its line break.
-  for (const text of state.doc.iterLines(line.number + 1)) {
-    const indent = indentOf(text);
-    at += 1 + text.length;
+  for (let n = line.number + 1; n <= doc.lines; n++) {
+    const indent = indentOf(doc.line(n).text);
     if (indent === null) continue;
-    if (indent <= own) break;
-    end = at;
+    if (indent <= own) return null;
+    return {
+      from: lineEnd,
+      get to() {
+        return blockEnd(doc, line.number);
+      },
+    };
   }
-  return end < 0 ? null : { from: lineEnd, to: end };
+  return null;
 }
 
 /** The mode's state is a flat record of flags and counters. */
