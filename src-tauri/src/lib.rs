@@ -35,6 +35,7 @@ use tauri::Manager;
 /// left, the menu bar, the dialog plugin, the commands, the window.
 pub fn run() {
     prefer_software_drawing();
+    interpret_page_scripts();
     let library = library::Library::open_default();
     let recent = recent::Recent::beside(library.path());
     let instance = instance_id(library.path());
@@ -163,6 +164,24 @@ pub fn prefer_software_drawing() {
             // starts any thread that could read the environment.
             unsafe { std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1") };
         }
+    }
+}
+
+/// The page's scripts run in JavaScriptCore's interpreter, without its JIT
+/// compilers, unless the user set `JSC_useJIT` either way (the web process
+/// inherits this environment). The page is the app's own interface code — a
+/// form, a flow graph, a code editor — not a compute load: without the JIT
+/// the window holds about 12 MiB less (compiled code, the profiling data
+/// and stubs the tiers keep), and a form's keystroke, start-up and the
+/// what-if panel keep their figures; typing in the Source tab of a very
+/// large playbook is slower (docs/benchmarks.md, "Desktop app"). A page
+/// that cannot make executable memory is also a smaller target for a
+/// script that gets into it.
+pub fn interpret_page_scripts() {
+    if std::env::var_os("JSC_useJIT").is_none() {
+        // SAFETY: called first thing on the main thread, before the app
+        // starts any thread that could read the environment.
+        unsafe { std::env::set_var("JSC_useJIT", "0") };
     }
 }
 
