@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { EditorState } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
 import { indentationFold } from "./yamlLanguage";
@@ -67,7 +68,7 @@ describe("indentationFold", () => {
 });
 
 import { StringStream } from "@codemirror/language";
-import { yamlParser } from "./yamlLanguage";
+import { yamlParser, yamlStreamParser } from "./yamlLanguage";
 
 /** Each line's tokens as [text, style], runs of unstyled characters merged. */
 function yamlTokens(lines: string[]): [string, string | null][][] {
@@ -102,5 +103,51 @@ describe("yaml tokens", () => {
       [["b", "atom"], [": ", "meta"], ["'quoted'", "string"], [" and", null]],
       [["c", "atom"], [": ", "meta"], ['"double"', "string"]],
     ]);
+  });
+});
+
+/** The style of every character of `lines`, read by `parser` as the editor reads them. */
+function styles(parser: ReturnType<typeof yamlStreamParser>, lines: string[]): (string | null)[][] {
+  const state = parser.startState!(2);
+  return lines.map((line) => {
+    const stream = new StringStream(line, 4, 2);
+    const out: (string | null)[] = [];
+    while (!stream.eol()) {
+      stream.start = stream.pos;
+      const style = parser.token(stream, state) ?? null;
+      if (stream.pos <= stream.start) throw new Error(`no progress at ${stream.pos} of ${JSON.stringify(line)}`);
+      for (let i = stream.start; i < stream.pos; i++) out.push(style);
+    }
+    return out;
+  });
+}
+
+describe("plain runs in values", () => {
+  const runs = yamlStreamParser(true);
+  const byCharacter = yamlStreamParser(false);
+
+  it("colour every character of the shipped playbooks as the mode does a character at a time", () => {
+    const files = import.meta.glob<string>("../../../playbooks/**/*.yaml", { query: "?raw", import: "default", eager: true });
+    expect(Object.keys(files).length).toBeGreaterThan(3);
+    for (const [file, text] of Object.entries(files)) {
+      const lines = text.split("\n");
+      expect(styles(runs, lines), file).toEqual(styles(byCharacter, lines));
+    }
+  });
+
+  it("colour random lines with every character that starts a token as the mode does", () => {
+    const pieces = ["key", ": ", " ", "value", "#", " # note", "'", '"', "{", "}", "[", "]", ",", "\\", ":", "- ", "|", ">", "&a", "*a", "42", "true", "x's", "http://h:1/p", "\t"];
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 300; round++) {
+      const lines = Array.from({ length: 8 }, () => {
+        const indent = " ".repeat(random(3) * 2);
+        return indent + Array.from({ length: 1 + random(7) }, () => pieces[random(pieces.length)]).join("");
+      });
+      expect(styles(runs, lines), JSON.stringify(lines)).toEqual(styles(byCharacter, lines));
+    }
   });
 });

@@ -91,46 +91,78 @@ const mode = yamlMode as StreamParser<ModeState>;
 type State = { mode: ModeState; key: number };
 
 /**
+ * Characters that can start a token of the mode's in a mapping's value:
+ * a comment, a quoted string, an inline collection and its separator, an
+ * escape and a further `:`. Any other character the mode takes alone as
+ * plain text, trying each of its patterns first.
+ */
+const VALUE_STOPS = /[#'"{}[\],\\:]/g;
+
+/**
  * The mode, with a mapping's key as a token of its own: the mode's key token
  * starts with the line's indentation, and the key alone is what is
  * coloured, hovered (field documentation) and found in the page.
+ *
+ * `plainRuns`: after a key, the plain text of its value is taken as one run
+ * up to the next character that could start a token. The mode reads it a
+ * character at a time, trying a dozen regular expressions for each; the
+ * page runs them interpreted (JIT off, `src-tauri/src/lib.rs`), and the
+ * editor reads the rest of the text again after each change. Same styles
+ * either way (tested); `false` is the mode's own way, for that test.
  */
-export const yamlParser: StreamParser<State> = {
-  name: "yaml",
-  startState: (indentUnit) => ({ mode: mode.startState?.(indentUnit) ?? {}, key: 0 }),
-  copyState: (state) => ({ mode: { ...state.mode }, key: state.key }),
-  token(stream, state) {
-    if (state.key > 0) {
-      stream.pos += state.key;
-      state.key = 0;
-      return "atom";
-    }
-    // A quote inside a word (`task's`) is part of a plain value, not the
-    // start of a quoted one, which the mode would colour to the line's end.
-    const next = stream.peek();
-    if ((next === "'" || next === '"') && /\w/.test(stream.string.charAt(stream.pos - 1))) {
-      stream.next();
-      // What the mode does with a character it does not recognise.
-      state.mode.pairStart = false;
-      state.mode.escaped = false;
-      return null;
-    }
-    const style = mode.token(stream, state.mode);
-    if (style === "atom") {
-      const text = stream.current();
-      const indent = text.length - text.trimStart().length;
-      if (indent > 0 && indent < text.length) {
-        state.key = text.length - indent;
-        stream.backUp(state.key);
+export function yamlStreamParser(plainRuns = true): StreamParser<State> {
+  return {
+    name: "yaml",
+    startState: (indentUnit) => ({ mode: mode.startState?.(indentUnit) ?? {}, key: 0 }),
+    copyState: (state) => ({ mode: { ...state.mode }, key: state.key }),
+    token(stream, state) {
+      if (state.key > 0) {
+        stream.pos += state.key;
+        state.key = 0;
+        return "atom";
+      }
+      const m = state.mode;
+      if (plainRuns && m.pair && !m.pairStart && !m.literal && stream.pos > 0) {
+        VALUE_STOPS.lastIndex = stream.pos;
+        const stop = VALUE_STOPS.exec(stream.string);
+        const end = stop ? stop.index : stream.string.length;
+        if (end > stream.pos) {
+          stream.pos = end;
+          // What the mode leaves after plain characters other than `\`.
+          m.pairStart = false;
+          m.escaped = false;
+          return null;
+        }
+      }
+      // A quote inside a word (`task's`) is part of a plain value, not the
+      // start of a quoted one, which the mode would colour to the line's end.
+      const next = stream.peek();
+      if ((next === "'" || next === '"') && /\w/.test(stream.string.charAt(stream.pos - 1))) {
+        stream.next();
+        // What the mode does with a character it does not recognise.
+        m.pairStart = false;
+        m.escaped = false;
         return null;
       }
-    }
-    return style;
-  },
-  languageData: mode.languageData,
-  // The mode calls a mapping's key `atom`: the editor colours it as a key.
-  tokenTable: { atom: tags.propertyName },
-};
+      const style = mode.token(stream, m);
+      if (style === "atom") {
+        const text = stream.current();
+        const indent = text.length - text.trimStart().length;
+        if (indent > 0 && indent < text.length) {
+          state.key = text.length - indent;
+          stream.backUp(state.key);
+          return null;
+        }
+      }
+      return style;
+    },
+    languageData: mode.languageData,
+    // The mode calls a mapping's key `atom`: the editor colours it as a key.
+    tokenTable: { atom: tags.propertyName },
+  };
+}
+
+export const yamlParser = yamlStreamParser();
 
 const language = StreamLanguage.define(yamlParser);
 
