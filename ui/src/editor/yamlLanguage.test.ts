@@ -3,6 +3,14 @@ import { EditorState } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
 import { indentationFold } from "./yamlLanguage";
 
+/** Numbers below `n` from a fixed seed: the same random cases on every run. */
+function seededRandom(seed: number): (n: number) => number {
+  return (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+}
+
 const text = ["id: x", "workflow:", "  build:", "    roles:", "      - name: a", "", "        # a comment", "        mode: worker", "      - name: b", "name: last", ""].join("\n");
 const state = EditorState.create({ doc: text });
 const fold = (n: number) => {
@@ -32,11 +40,7 @@ describe("indentationFold", () => {
       }
       return end;
     };
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const random = seededRandom(7);
     for (let round = 0; round < 20; round++) {
       const lines = Array.from({ length: 60 }, () => {
         const kind = random(8);
@@ -137,11 +141,7 @@ describe("plain runs in values", () => {
 
   it("colour random lines with every character that starts a token as the mode does", () => {
     const pieces = ["key", ": ", " ", "value", "#", " # note", "'", '"', "{", "}", "[", "]", ",", "\\", ":", "- ", "|", ">", "&a", "*a", "42", "true", "x's", "http://h:1/p", "\t"];
-    let seed = 11;
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const random = seededRandom(11);
     for (let round = 0; round < 300; round++) {
       const lines = Array.from({ length: 8 }, () => {
         const indent = " ".repeat(random(3) * 2);
