@@ -106,6 +106,37 @@ fn web_process_of(app: u32) -> Option<u32> {
         .map(|p| p.pid)
 }
 
+/// The page's scripts run in JavaScriptCore's interpreter: the web process
+/// is started with `JSC_useJIT=0` (docs/architecture-app.md, "Scripts"),
+/// or with the value the person set, which the app keeps.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs a display and the built app: scripts/e2e.sh"]
+async fn the_page_runs_its_scripts_interpreted_unless_the_person_says_otherwise() -> Result<()> {
+    let profile = Profile::new();
+    let app = App::launch("interpreted", &profile).await?;
+    app.find("[data-screen=library]").await?;
+    let pid = app.pid().ok_or("the app's process id is not known")?;
+    let web = web_process_of(pid).ok_or("the app has no web process")?;
+    let environ = std::fs::read(format!("/proc/{web}/environ"))?;
+    let jit: Vec<&[u8]> = environ
+        .split(|b| *b == 0)
+        .filter(|entry| entry.starts_with(b"JSC_useJIT="))
+        .collect();
+    let wanted = format!(
+        "JSC_useJIT={}",
+        std::env::var("JSC_useJIT").unwrap_or_else(|_| "0".into())
+    );
+    assert_eq!(
+        jit,
+        [wanted.as_bytes()],
+        "the web process's JIT setting: {:?}",
+        jit.iter()
+            .map(|e| String::from_utf8_lossy(e))
+            .collect::<Vec<_>>()
+    );
+    app.quit().await
+}
+
 /// When WebKit's page process dies (a crash, or killed by the system for
 /// memory), the window loads its page again instead of staying blank.
 /// WebKitWebDriver ends its session when the page crashes, so the page is
