@@ -11,7 +11,7 @@ import tseslint from "typescript-eslint";
 
 export default defineConfig(
   // Generated from the Rust types by ts-rs: fixed by regenerating, not by hand.
-  { ignores: ["dist/", "node_modules/", "src/generated/"] },
+  { ignores: ["dist/", ".dist-next/", "node_modules/", "src/generated/"] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
