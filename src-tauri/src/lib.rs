@@ -159,10 +159,8 @@ pub fn prefer_software_drawing() {
                     .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
             })
             .unwrap_or(false);
-        if !has_render_node && std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none() {
-            // SAFETY: called first thing on the main thread, before the app
-            // starts any thread that could read the environment.
-            unsafe { std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1") };
+        if !has_render_node {
+            default_env("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
         }
     }
 }
@@ -178,10 +176,17 @@ pub fn prefer_software_drawing() {
 /// that cannot make executable memory is also a smaller target for a
 /// script that gets into it.
 pub fn interpret_page_scripts() {
-    if std::env::var_os("JSC_useJIT").is_none() {
+    default_env("JSC_useJIT", "0");
+}
+
+/// Sets `key` to `value` for this process and the WebKit processes it
+/// starts, unless the user set `key` either way. Only for the start-up
+/// functions above, which run first thing on the main thread.
+fn default_env(key: &str, value: &str) {
+    if std::env::var_os(key).is_none() {
         // SAFETY: called first thing on the main thread, before the app
         // starts any thread that could read the environment.
-        unsafe { std::env::set_var("JSC_useJIT", "0") };
+        unsafe { std::env::set_var(key, value) };
     }
 }
 

@@ -99,6 +99,16 @@ type State = { mode: ModeState; key: number };
 const VALUE_STOPS = /[#'"{}[\],\\:]/g;
 
 /**
+ * What the mode does with plain text it does not recognise (no `\` in it):
+ * the next token is not a value's first, and nothing is escaped. Unstyled.
+ */
+function plain(m: ModeState): null {
+  m.pairStart = false;
+  m.escaped = false;
+  return null;
+}
+
+/**
  * The mode, with a mapping's key as a token of its own: the mode's key token
  * starts with the line's indentation, and the key alone is what is
  * coloured, hovered (field documentation) and found in the page.
@@ -128,10 +138,7 @@ export function yamlStreamParser(plainRuns = true): StreamParser<State> {
         const end = stop ? stop.index : stream.string.length;
         if (end > stream.pos) {
           stream.pos = end;
-          // What the mode leaves after plain characters other than `\`.
-          m.pairStart = false;
-          m.escaped = false;
-          return null;
+          return plain(m);
         }
       }
       // A quote inside a word (`task's`) is part of a plain value, not the
@@ -139,10 +146,7 @@ export function yamlStreamParser(plainRuns = true): StreamParser<State> {
       const next = stream.peek();
       if ((next === "'" || next === '"') && /\w/.test(stream.string.charAt(stream.pos - 1))) {
         stream.next();
-        // What the mode does with a character it does not recognise.
-        m.pairStart = false;
-        m.escaped = false;
-        return null;
+        return plain(m);
       }
       const style = mode.token(stream, m);
       if (style === "atom") {
