@@ -15,6 +15,7 @@
 //! gate alike, so the three cannot disagree.
 
 mod agent_file;
+mod command;
 mod export;
 mod gate;
 mod import;

@@ -21,6 +21,7 @@
 
 use serde_json::{Value, json};
 
+use super::command;
 use super::import::EXTENSION_KEY;
 use super::tools::{FILE_WRITERS, tools_behind};
 use crate::model::{Playbook, Role};
@@ -184,7 +185,15 @@ pub fn decide(
     let r = found.role;
     let tool = input.tool_name.as_str();
     let who = format!("role `{}` of playbook `{}`", r.name, playbook.id);
-    if let Some(why) = tool_refusal(r, tool) {
+    // A `Bash` call is held to the role's tools behind it (`command.rs`);
+    // what it then stands for decides whether it changes the workspace.
+    let mut stands_for = None;
+    if tool == BASH {
+        match bash_call(r, input, scopes) {
+            Ok(call) => stands_for = call,
+            Err(why) => return Decision::new(Permission::Deny, format!("{who} {why}")),
+        }
+    } else if let Some(why) = tool_refusal(r, tool) {
         return Decision::new(Permission::Deny, format!("{who} {why}"));
     }
     if let Some((_, key)) = FILE_WRITERS.iter().find(|(t, _)| *t == tool) {
@@ -199,32 +208,15 @@ pub fn decide(
                 );
             }
         };
-        match project_relative(path, input.cwd.as_deref()) {
-            Err(why) => {
-                return Decision::new(
-                    Permission::Deny,
-                    format!("{why}; {who} writes only inside the project"),
-                );
-            }
-            Ok(rel) => {
-                if let Some(p) = protected(&rel, input.cwd.as_deref(), &scopes.protected) {
-                    return Decision::new(
-                        Permission::Deny,
-                        format!(
-                            "`{path}` is the playbook `{p}` whose contracts the gate enforces; {who} may not change it"
-                        ),
-                    );
-                }
-                if let Some(why) = guarded(&rel) {
-                    return Decision::new(Permission::Deny, format!("{who}: {why}"));
-                }
-                if let Some(why) = scope_refusal(&rel, r, scopes) {
-                    return Decision::new(Permission::Deny, format!("{who}: {why}"));
-                }
-            }
+        if let Some(why) = write_refusal(path, input.cwd.as_deref(), r, scopes, false) {
+            return Decision::new(Permission::Deny, format!("{who}: {why}"));
         }
     }
-    if r.requires_user_approval() && is_mutating(playbook, tool) {
+    let mutating = match stands_for {
+        Some(ours) => listed_mutating(playbook, ours),
+        None => is_mutating(playbook, tool),
+    };
+    if r.requires_user_approval() && mutating {
         return Decision::new(
             Permission::Ask,
             format!(
@@ -271,15 +263,133 @@ fn tool_refusal(role: &Role, tool: &str) -> Option<String> {
 }
 
 fn is_mutating(playbook: &Playbook, tool: &str) -> bool {
-    let listed = |t: &str| match &playbook.mutating_actions {
-        Some(list) => list.iter().any(|m| m == t),
-        None => DEFAULT_MUTATING_ACTIONS.contains(&t),
-    };
-    FILE_WRITERS.iter().any(|(t, _)| *t == tool) || listed(tool) || tools_behind(tool).any(listed)
+    FILE_WRITERS.iter().any(|(t, _)| *t == tool)
+        || listed_mutating(playbook, tool)
+        || tools_behind(tool).any(|t| listed_mutating(playbook, t))
 }
 
-/// The protected path that the project-relative `rel` (under `cwd`) is, if any.
-fn protected<'a>(rel: &str, cwd: Option<&str>, protected: &'a [String]) -> Option<&'a str> {
+/// Whether the playbook counts `tool` as changing the workspace.
+fn listed_mutating(playbook: &Playbook, tool: &str) -> bool {
+    match &playbook.mutating_actions {
+        Some(list) => list.iter().any(|m| m == tool),
+        None => DEFAULT_MUTATING_ACTIONS.contains(&tool),
+    }
+}
+
+const BASH: &str = "Bash";
+
+/// Whether the role may make this `Bash` call: `Ok(Some(tool))` when the
+/// command is one of its narrow tools behind `Bash`, `Ok(None)` when the
+/// role may run any command (or a Claude Code rule it keeps allows this
+/// one), `Err` why not.
+fn bash_call(
+    role: &Role,
+    input: &GateInput,
+    scopes: &Scopes,
+) -> Result<Option<&'static str>, String> {
+    // No actions_allowed: every tool.
+    let Some(actions) = role.actions_allowed.as_deref() else {
+        return Ok(None);
+    };
+    let kept = kept_claude_tools(role);
+    let any_command =
+        actions.iter().any(|a| a == BASH || a == "run_command") || kept.contains(&BASH);
+    if any_command {
+        return Ok(None);
+    }
+    let granted: Vec<&str> = tools_behind(BASH)
+        .filter(|ours| actions.iter().any(|a| a == ours))
+        .collect();
+    let rules: Vec<&str> = kept
+        .iter()
+        .filter_map(|t| t.strip_prefix("Bash(")?.strip_suffix(')'))
+        .collect();
+    if granted.is_empty() && rules.is_empty() {
+        return Err(tool_refusal(role, BASH).unwrap_or_else(|| "may not use `Bash`".into()));
+    }
+    let Some(Value::String(command)) = input.tool_input.get("command") else {
+        return Err("calls `Bash` without a `tool_input.command` to hold to its tools".into());
+    };
+    let words = command::plain(command).map_err(|why| {
+        format!("may run through `Bash` only one plain command of its tools: {why}")
+    })?;
+    if rules
+        .iter()
+        .any(|rule| command::rule_matches(rule, command))
+    {
+        return Ok(None);
+    }
+    if granted.is_empty() {
+        return Err(format!(
+            "may run through `Bash` only what its Claude Code rules allow ({}); `{command}` matches none",
+            rules
+                .iter()
+                .map(|r| format!("`Bash({r})`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let (tool, args) = command::tool_of(&words, &granted)?;
+    if tool == "delete_file" {
+        for path in command::deleted_paths(args)? {
+            if let Some(why) = write_refusal(path, input.cwd.as_deref(), role, scopes, true) {
+                return Err(format!("may not delete `{path}`: {why}"));
+            }
+        }
+    }
+    Ok(Some(tool))
+}
+
+/// The Claude Code tools the role keeps from import (`Bash(npm run lint:*)`).
+fn kept_claude_tools(role: &Role) -> Vec<&str> {
+    role.extra
+        .get(EXTENSION_KEY)
+        .and_then(|x| x.get("tools_unmapped"))
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_str).map(str::trim).collect())
+        .unwrap_or_default()
+}
+
+/// Why the role may not write (or, `deleting`, remove) `path`, or `None`.
+fn write_refusal(
+    path: &str,
+    cwd: Option<&str>,
+    role: &Role,
+    scopes: &Scopes,
+    deleting: bool,
+) -> Option<String> {
+    let rel = match project_relative(path, cwd) {
+        Err(why) => return Some(format!("{why}; it writes only inside the project")),
+        Ok(rel) => rel,
+    };
+    if let Some(p) = protected(&rel, cwd, &scopes.protected, deleting) {
+        return Some(format!(
+            "`{path}` is (or holds) the playbook `{p}` whose contracts the gate enforces; it may not change it"
+        ));
+    }
+    if let Some(why) = guarded(&rel) {
+        return Some(why);
+    }
+    // A directory removed with what is in it: nothing guarded may be in it.
+    if deleting {
+        let lower = rel.to_ascii_lowercase();
+        if let Some(g) = GUARDED.iter().find(|g| within(g, &lower)) {
+            return Some(format!(
+                "`{path}` holds `{g}`, Claude Code configuration that holds subagents to their contracts"
+            ));
+        }
+    }
+    scope_refusal(&rel, role, scopes)
+}
+
+/// The protected path that the project-relative `rel` (under `cwd`) is,
+/// or, `or_holds`, that lies inside it, if any.
+fn protected<'a>(
+    rel: &str,
+    cwd: Option<&str>,
+    protected: &'a [String],
+    or_holds: bool,
+) -> Option<&'a str> {
     let cwd = lexical(&cwd?.replace('\\', "/"))?;
     let full: Vec<String> = cwd
         .into_iter()
@@ -289,7 +399,7 @@ fn protected<'a>(rel: &str, cwd: Option<&str>, protected: &'a [String]) -> Optio
         .iter()
         .find(|p| {
             lexical(&p.replace('\\', "/")).is_some_and(|pp| {
-                pp.len() == full.len()
+                (pp.len() == full.len() || or_holds && pp.len() > full.len())
                     && pp.iter().zip(&full).all(|(a, b)| a.eq_ignore_ascii_case(b))
             })
         })
