@@ -707,6 +707,36 @@ fn a_deletion_through_bash_is_held_like_a_write() {
 }
 
 #[test]
+fn a_tool_granted_only_by_a_claude_code_rule_is_left_to_a_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let playbook = dir.path().join("team.yaml");
+    let text = std::fs::read_to_string(repo_file("playbooks/tdd.yaml"))
+        .unwrap()
+        .replace(
+            "actions_allowed: [read_file, search_code, git_diff]",
+            "actions_allowed: [read_file]\n        x_claude_code:\n          tools_unmapped: ['WebFetch(domain:docs.rs)', WebSearch]",
+        );
+    write(&playbook, &text);
+    let path = playbook.display().to_string();
+    let pb = ["--playbook", path.as_str()];
+    let call = |tool: &str| {
+        gate(
+            &pb,
+            &hook_input(
+                Some("reviewer"),
+                tool,
+                json!({"url": "https://evil.example/x", "prompt": "p"}),
+            ),
+        )
+    };
+    let (d, why) = call("WebFetch");
+    assert_eq!(d.as_deref(), Some("ask"), "{why}");
+    assert!(why.contains("WebFetch(domain:docs.rs)"), "{why}");
+    assert_eq!(call("WebSearch").0.as_deref(), Some("allow"));
+    assert_eq!(call("Bash").0.as_deref(), Some("deny"));
+}
+
+#[test]
 fn gate_fails_closed_on_what_it_cannot_read() {
     let tdd = repo_file("playbooks/tdd.yaml");
     let pb = ["--playbook", tdd.as_str()];

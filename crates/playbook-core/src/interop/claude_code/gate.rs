@@ -194,6 +194,16 @@ pub fn decide(
             Err(why) => return Decision::new(Permission::Deny, format!("{who} {why}")),
         }
     } else if let Some(why) = tool_refusal(r, tool) {
+        // Only a Claude Code rule the gate does not read grants the tool:
+        // a person decides, rather than the hook approving any use of it.
+        if let Some(rule) = restricted_rule(r, tool) {
+            return Decision::new(
+                Permission::Ask,
+                format!(
+                    "{who} may use `{tool}` only as `{rule}` (kept from Claude Code), which the gate does not read"
+                ),
+            );
+        }
         return Decision::new(Permission::Deny, format!("{who} {why}"));
     }
     if let Some((_, key)) = FILE_WRITERS.iter().find(|(t, _)| *t == tool) {
@@ -234,16 +244,12 @@ pub fn decide(
 fn tool_refusal(role: &Role, tool: &str) -> Option<String> {
     let actions = role.actions_allowed.as_deref()?;
     let ours: Vec<&str> = tools_behind(tool).collect();
-    let base = |t: &str| t.split('(').next().unwrap_or(t).trim().to_string();
+    // A restricted form kept from Claude Code (`WebFetch(domain:x)`) does
+    // not grant the whole tool: see `restricted_rule`.
     let granted = actions
         .iter()
         .any(|a| a == tool || ours.contains(&a.as_str()))
-        || role
-            .extra
-            .get(EXTENSION_KEY)
-            .and_then(|x| x.get("tools_unmapped"))
-            .and_then(Value::as_array)
-            .is_some_and(|l| l.iter().filter_map(Value::as_str).any(|t| base(t) == tool));
+        || kept_claude_tools(role).contains(&tool);
     if granted {
         return None;
     }
@@ -338,6 +344,15 @@ fn bash_call(
         }
     }
     Ok(Some(tool))
+}
+
+/// A restricted form of `tool` the role keeps from Claude Code
+/// (`WebFetch(domain:example.com)`), if any.
+fn restricted_rule<'r>(role: &'r Role, tool: &str) -> Option<&'r str> {
+    kept_claude_tools(role).into_iter().find(|t| {
+        t.strip_prefix(tool)
+            .is_some_and(|rest| rest.starts_with('(') && rest.ends_with(')'))
+    })
 }
 
 /// The Claude Code tools the role keeps from import (`Bash(npm run lint:*)`).
