@@ -636,8 +636,16 @@ fn a_bash_call_is_held_to_the_tools_behind_it() {
         why.contains("`git diff`") && why.contains("run_command"),
         "{why}"
     );
-    // The tester runs tests; not a build, not a deletion.
+    // The tester runs tests, its output kept short; not a build.
     assert_eq!(bash("tester", "npx vitest run").0.as_deref(), Some("allow"));
+    assert_eq!(
+        bash("tester", "cargo test 2>&1 | tail -30").0.as_deref(),
+        Some("allow")
+    );
+    assert_eq!(
+        bash("tester", "cargo test | tee log").0.as_deref(),
+        Some("deny")
+    );
     assert_eq!(bash("tester", "npm run build").0.as_deref(), Some("deny"));
     // The test author commits (a mutating tool: approval asked) and may
     // not delete.

@@ -76,50 +76,92 @@ const GIT_HARMLESS: &[&str] = &[
     "--literal-pathspecs",
 ];
 
-/// Why `command` is not one plain command, or its words.
+/// Programs that only read: a plain command's output may pass through
+/// them, as agents do to keep it short (`cargo test 2>&1 | tail -20`).
+const FILTERS: &[&str] = &[
+    "head", "tail", "grep", "egrep", "fgrep", "wc", "cut", "sort", "cat",
+];
+
+/// Why `command` is not one plain command, or its words. Its output may be
+/// piped through [`FILTERS`], and `2>&1` may join its error output to it.
 pub(super) fn plain(command: &str) -> Result<Vec<String>, String> {
+    let refused = |what: &str| {
+        Err(format!(
+            "`{command}` is not one plain command (`{}` would chain, group, redirect or substitute commands or expand a name)",
+            what.escape_default()
+        ))
+    };
+    let chars: Vec<char> = command.chars().collect();
+    let mut stages = vec![String::new()];
     let mut quote = None;
-    let mut chars = command.chars().peekable();
-    while let Some(c) = chars.next() {
-        let operator = match (quote, c) {
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let at_word_start = i == 0 || chars[i - 1].is_whitespace();
+        let stage = stages.last_mut().expect("one stage at least");
+        match (quote, c) {
             (Some('\''), '\'') | (Some('"'), '"') => {
                 quote = None;
-                None
+                stage.push(c);
             }
-            (Some('\''), _) => None,
+            (Some('\''), _) => stage.push(c),
             (None, '\'' | '"') => {
                 quote = Some(c);
-                None
+                stage.push(c);
             }
             // Inside double quotes, `$` and backquotes still substitute.
-            (_, '$' | '`') => Some(c),
+            (_, '$' | '`') => return refused(&c.to_string()),
             (Some('"'), '\\') => {
-                chars.next();
-                None
+                stage.push(c);
+                if let Some(&next) = chars.get(i + 1) {
+                    stage.push(next);
+                    i += 1;
+                }
             }
-            (Some(_), _) => None,
-            (
-                None,
-                ';' | '&' | '|' | '<' | '>' | '(' | ')' | '{' | '}' | '\n' | '\r' | '\\' | '#',
-            ) => Some(c),
-            (None, _) => None,
-        };
-        if let Some(op) = operator {
+            (Some(_), _) => stage.push(c),
+            (None, '|') if chars.get(i + 1) == Some(&'|') => return refused("||"),
+            (None, '|') => stages.push(String::new()),
+            (None, '2')
+                if at_word_start
+                    && chars[i + 1..].starts_with(&['>', '&', '1'])
+                    && chars
+                        .get(i + 4)
+                        .is_none_or(|n| n.is_whitespace() || *n == '|') =>
+            {
+                i += 3;
+            }
+            (None, ';' | '&' | '<' | '>' | '(' | ')' | '{' | '}' | '\n' | '\r' | '\\' | '#') => {
+                return refused(&c.to_string());
+            }
+            (None, _) => stage.push(c),
+        }
+        i += 1;
+    }
+    let mut words = Vec::new();
+    for (n, stage) in stages.iter().enumerate() {
+        let stage_words = shlex::split(stage)
+            .filter(|w| !w.is_empty())
+            .ok_or_else(|| {
+                format!("`{command}` is not one plain command (no command, or a quote left open)")
+            })?;
+        if let Some(assignment) = stage_words.first().filter(|w| is_assignment(w)) {
             return Err(format!(
-                "`{command}` is not one plain command (`{}` would chain, group, redirect or substitute commands or expand a name)",
-                op.escape_default()
+                "`{command}` sets `{assignment}` for the command, which can make it run another program"
             ));
         }
-    }
-    let words = shlex::split(command)
-        .filter(|w| !w.is_empty())
-        .ok_or_else(|| {
-            format!("`{command}` is not one plain command (no command, or a quote left open)")
-        })?;
-    if let Some(assignment) = words.first().filter(|w| is_assignment(w)) {
-        return Err(format!(
-            "`{command}` sets `{assignment}` for the command, which can make it run another program"
-        ));
+        if n == 0 {
+            words = stage_words;
+        } else if !FILTERS.contains(&stage_words[0].as_str())
+            || stage_words
+                .iter()
+                .any(|w| w.starts_with("-o") || w.starts_with("--output"))
+        {
+            return Err(format!(
+                "`{command}` pipes into `{}`; only {} may read a command's output",
+                stage_words.join(" "),
+                FILTERS.join(", ")
+            ));
+        }
     }
     Ok(words)
 }
@@ -318,6 +360,23 @@ mod tests {
             words("git diff -- 'a b' \"c;d\""),
             ["git", "diff", "--", "a b", "c;d"]
         );
+        // Output kept short, as agents do.
+        assert_eq!(words("cargo test 2>&1 | tail -20"), ["cargo", "test"]);
+        assert_eq!(words("git log | grep -c fix | head"), ["git", "log"]);
+        for command in [
+            "cargo test | sh",
+            "cargo test | tee out.txt",
+            "cargo test | sort -o out.txt",
+            "cargo test |",
+            "| cargo test",
+            "cargo test 2>&1x",
+            "cargo test 2>&12",
+            "cargo test 1>&2",
+            "cargo test >&2",
+            "cargo test | X=1 head",
+        ] {
+            assert!(plain(command).is_err(), "{command:?}");
+        }
         assert_eq!(
             words("git commit -m 'fix: a > b; c'"),
             ["git", "commit", "-m", "fix: a > b; c"]
