@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Defaults: 20 seconds for each of validate_source, scenario, envelope, gate,
-# preview and reparse. Every run starts from the checked-in seeds (fuzz/seeds/T) and
+# preview, reparse and hook (the Claude Code gate on Bash commands). Every run starts from the checked-in seeds (fuzz/seeds/T) and
 # regression inputs (fuzz/regressions/T), so an input that once crashed is
 # replayed first. What a run discovers goes to a scratch corpus
 # ($FUZZ_WORK, default target/fuzz-work/T) and never into the repository;
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(validate_source scenario envelope gate preview reparse)
+[ ${#targets[@]} -gt 0 ] || targets=(validate_source scenario envelope gate preview reparse hook)
 
 command -v cargo-fuzz >/dev/null || { echo "fuzz: cargo-fuzz is missing; run scripts/setup.sh" >&2; exit 1; }
 
@@ -50,6 +50,7 @@ dict_of() {
     scenario | preview) echo scenario ;;
     envelope) echo envelope ;;
     gate) echo gate ;;
+    hook) echo hook ;;
   esac
 }
 
