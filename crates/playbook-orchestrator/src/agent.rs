@@ -227,6 +227,16 @@ pub trait Tools {
     /// Runs the call. A failure of the tool itself (a file that does not
     /// exist) is a result the agent reads, not a contract denial.
     fn run(&mut self, ctx: &ToolContext<'_>, call: &ToolCall) -> impl Future<Output = Value>;
+
+    /// The worktree paths a commit made now would record: changed, added
+    /// or deleted since the task branch's last commit. The engine holds each
+    /// to the task's scopes before a commit tool runs, since a program that
+    /// `run_command` started, or the agent's own process, may have written
+    /// them without a tool. `Err` (the list cannot be made) refuses the
+    /// commit. Simulated tools change nothing.
+    fn uncommitted_paths(&mut self, _ctx: &ToolContext<'_>) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
+    }
 }
 
 /// Preview tools: nothing runs; every call answers `{"ok": true}`.

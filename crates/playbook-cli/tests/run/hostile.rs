@@ -124,6 +124,65 @@ fn forbidden_tools_paths_and_git_actions_are_refused_before_they_run() {
 }
 
 #[test]
+fn a_commit_does_not_carry_a_change_made_without_a_tool_outside_the_scope() {
+    // A program the worker may run writes where the task may not; the
+    // gateway never saw that write, so the commit is where it is caught.
+    let repo = Repo::new();
+    let playbook = single("read_file, write_file, run_command, git_commit");
+    let script = json!({"worker": [{
+        "calls": [
+            {"tool": "run_command", "args": {"argv": ["sh", "-c", "mkdir -p docs && echo defaced > docs/outside.txt"]}},
+            {"tool": "write_file", "args": {"path": "src/ok.txt", "content": "allowed"}},
+            {"tool": "git_commit", "args": {"message": "both"}},
+            {"tool": "run_command", "args": {"argv": ["rm", "docs/outside.txt"]}},
+            {"tool": "git_commit", "args": {"message": "only the task's change"}}
+        ],
+        "answer": answer()
+    }]});
+    let input = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        input.path(),
+        "goal: g\ntasks:\n  - id: T-1\n    title: t\n    acceptance_criteria: [it works]\n    lock_scope: [src/]\n",
+    )
+    .unwrap();
+    let run = run(
+        &repo,
+        &playbook,
+        script,
+        &["--input", input.path().to_str().unwrap()],
+    );
+    assert_eq!(
+        run.blocked("git_commit").as_deref(),
+        Some("SCOPE_VIOLATION"),
+        "{}",
+        run.stderr
+    );
+    let told: Vec<String> = run
+        .agent_log
+        .iter()
+        .filter(|l| l["error"] == true)
+        .map(|l| l["text"].to_string())
+        .collect();
+    assert!(
+        told.iter()
+            .any(|t| t.contains("docs/outside.txt") && t.contains("lock_scope")),
+        "{told:?}"
+    );
+    // The second commit, once the stray file is gone, records the task's
+    // change only.
+    let branch = git(
+        repo.path(),
+        &[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/playbook/",
+        ],
+    );
+    let files = git(repo.path(), &["diff", "--name-only", "main", branch.trim()]);
+    assert_eq!(files.trim(), "src/ok.txt", "{}", run.stderr);
+}
+
+#[test]
 fn an_inspect_task_cannot_run_commands_or_write() {
     let repo = Repo::new();
     let playbook = single("read_file, write_file, run_command, git_status");

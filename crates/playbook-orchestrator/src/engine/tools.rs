@@ -39,7 +39,8 @@ where
         };
         let refusal = self
             .contract_refusal(task, role_index, call)
-            .or_else(|| self.ports.tools.check(&ctx, call).err());
+            .or_else(|| self.ports.tools.check(&ctx, call).err())
+            .or_else(|| self.commit_refusal(task, &ctx, call));
         if let Some(ToolDenial { code, message }) = refusal {
             *blocked_tool = true;
             self.emit(Event::ToolCallBlocked {
@@ -180,6 +181,52 @@ where
         }
         self.run_tool_calls += 1;
         None
+    }
+
+    /// Why a commit tool may not record the worktree's changes: a path
+    /// changed outside the tools (by a program `run_command` started, or by
+    /// the agent's own process) that the task's scopes do not allow, which
+    /// a commit would carry onto the task's branch.
+    fn commit_refusal(
+        &mut self,
+        task: usize,
+        ctx: &ToolContext<'_>,
+        call: &ToolCall,
+    ) -> Option<ToolDenial> {
+        if toolset::spec(&call.tool).is_none_or(|s| s.effect != toolset::Effect::Commit) {
+            return None;
+        }
+        let paths = match self.ports.tools.uncommitted_paths(ctx) {
+            Ok(paths) => paths,
+            Err(why) => {
+                return Some(ToolDenial {
+                    code: ErrorCode::ScopeViolation,
+                    message: format!(
+                        "the changes a commit would record cannot be checked against the task's scopes ({why}); `{}` was not run",
+                        call.tool
+                    ),
+                });
+            }
+        };
+        let refused: Vec<String> = paths
+            .iter()
+            .filter_map(|raw| match toolset::normalize(raw) {
+                Ok(path) => self.scope_refusal(task, &path),
+                Err(why) => Some(why),
+            })
+            .collect();
+        let first = refused.first()?;
+        let more = match refused.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        Some(ToolDenial {
+            code: ErrorCode::ScopeViolation,
+            message: format!(
+                "the worktree holds a change the task may not make, written without a tool: {first}{more}; restore it (git_checkout) or remove it, then commit; `{}` was not run",
+                call.tool
+            ),
+        })
     }
 
     /// Why writing `path` breaks the task's scopes, if it does.

@@ -95,6 +95,33 @@ pub fn status(task: &Task<'_>) -> Value {
     json!({ "ok": true, "status": text, "clean": clean, "clipped": out.stdout.clipped })
 }
 
+/// Every path `git add -A` would record in the worktree at `root`: changed,
+/// added, deleted, and both sides of a rename; untracked files one by one,
+/// ignored ones not (`git add -A` leaves them).
+pub fn uncommitted_paths(root: &Path) -> Result<Vec<String>, String> {
+    let args = [
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+    ];
+    let out = git::run_limited(root, &args, git::GIT_OUTPUT_LIMIT).map_err(|e| e.message)?;
+    if !out.success() {
+        return Err(git::failure(root, &["status"], &out).message);
+    }
+    if out.stdout.clipped {
+        return Err("the worktree has more changes than can be listed".into());
+    }
+    // Entries are `XY path`, NUL-terminated (no renames: one path each).
+    let text = out.stdout.text();
+    Ok(text
+        .split('\0')
+        .filter(|entry| entry.len() > 3)
+        .map(|entry| entry[3..].to_string())
+        .collect())
+}
+
 pub fn diff(task: &Task<'_>, args: &Value) -> Value {
     let against = match args.get("ref") {
         None | Some(Value::Null) => task.base.to_string(),

@@ -163,6 +163,13 @@ impl Tools for WorktreeTools {
         }
     }
 
+    fn uncommitted_paths(&mut self, ctx: &ToolContext<'_>) -> Result<Vec<String>, String> {
+        let place = self
+            .place(ctx.task_id)
+            .map_err(|e| format!("the task's worktree is not available: {e}"))?;
+        git_tools::uncommitted_paths(&place.root)
+    }
+
     async fn run(&mut self, ctx: &ToolContext<'_>, call: &ToolCall) -> Value {
         let place = match self.place(ctx.task_id) {
             Ok(p) => p,
