@@ -663,18 +663,31 @@ fn a_bash_call_is_held_to_the_tools_behind_it() {
     assert_eq!(d.as_deref(), Some("deny"));
 }
 
-#[test]
-fn a_deletion_through_bash_is_held_like_a_write() {
+/// playbooks/tdd.yaml as `team.yaml` in a new directory, its reviewer's
+/// `actions_allowed` line replaced by `reviewer`; the directory and the path.
+fn tdd_with_reviewer(reviewer: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let playbook = dir.path().join("team.yaml");
     let text = std::fs::read_to_string(repo_file("playbooks/tdd.yaml"))
         .unwrap()
         .replace(
             "actions_allowed: [read_file, search_code, git_diff]",
-            "actions_allowed: [read_file, delete_file]\n        x_claude_code:\n          tools_unmapped: ['Bash(npm run lint:*)']\n        x_scope: {lock_scope: [src]}",
+            reviewer,
         );
+    assert_ne!(
+        text,
+        std::fs::read_to_string(repo_file("playbooks/tdd.yaml")).unwrap()
+    );
     write(&playbook, &text);
     let path = playbook.display().to_string();
+    (dir, path)
+}
+
+#[test]
+fn a_deletion_through_bash_is_held_like_a_write() {
+    let (dir, path) = tdd_with_reviewer(
+        "actions_allowed: [read_file, delete_file]\n        x_claude_code:\n          tools_unmapped: ['Bash(npm run lint:*)']\n        x_scope: {lock_scope: [src]}",
+    );
     let pb = ["--playbook", path.as_str()];
     let cwd = dir.path().display().to_string();
     let bash = |command: &str| {
@@ -716,16 +729,9 @@ fn a_deletion_through_bash_is_held_like_a_write() {
 
 #[test]
 fn a_tool_granted_only_by_a_claude_code_rule_is_left_to_a_person() {
-    let dir = tempfile::tempdir().unwrap();
-    let playbook = dir.path().join("team.yaml");
-    let text = std::fs::read_to_string(repo_file("playbooks/tdd.yaml"))
-        .unwrap()
-        .replace(
-            "actions_allowed: [read_file, search_code, git_diff]",
-            "actions_allowed: [read_file]\n        x_claude_code:\n          tools_unmapped: ['WebFetch(domain:docs.rs)', WebSearch]",
-        );
-    write(&playbook, &text);
-    let path = playbook.display().to_string();
+    let (_dir, path) = tdd_with_reviewer(
+        "actions_allowed: [read_file]\n        x_claude_code:\n          tools_unmapped: ['WebFetch(domain:docs.rs)', WebSearch]",
+    );
     let pb = ["--playbook", path.as_str()];
     let call = |tool: &str| {
         gate(

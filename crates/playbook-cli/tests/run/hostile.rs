@@ -10,6 +10,34 @@ fn answer() -> serde_json::Value {
     json!({"output": {"summary": "tried"}, "result": done()})
 }
 
+/// Runs one task, T-1, whose `lock_scope` is `src/`.
+fn run_in_src(repo: &Repo, playbook: &str, script: serde_json::Value) -> crate::harness::Run {
+    let input = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        input.path(),
+        "goal: g\ntasks:\n  - id: T-1\n    title: t\n    acceptance_criteria: [it works]\n    lock_scope: [src/]\n",
+    )
+    .unwrap();
+    run(
+        repo,
+        playbook,
+        script,
+        &["--input", input.path().to_str().unwrap()],
+    )
+}
+
+/// The branch the run made for its task.
+fn task_branch(repo: &Repo) -> String {
+    git(
+        repo.path(),
+        &[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/playbook/",
+        ],
+    )
+}
+
 #[test]
 fn forbidden_tools_paths_and_git_actions_are_refused_before_they_run() {
     let repo = Repo::new();
@@ -30,18 +58,7 @@ fn forbidden_tools_paths_and_git_actions_are_refused_before_they_run() {
         ],
         "answer": answer()
     }]});
-    let input = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(
-        input.path(),
-        "goal: g\ntasks:\n  - id: T-1\n    title: t\n    acceptance_criteria: [it works]\n    lock_scope: [src/]\n",
-    )
-    .unwrap();
-    let run = run(
-        &repo,
-        &playbook,
-        script,
-        &["--input", input.path().to_str().unwrap()],
-    );
+    let run = run_in_src(&repo, &playbook, script);
     assert_eq!(
         run.blocked("run_command").as_deref(),
         Some("TOOL_NOT_ALLOWED"),
@@ -108,14 +125,7 @@ fn forbidden_tools_paths_and_git_actions_are_refused_before_they_run() {
         .find(|e| e["type"] == "run_finished")
         .is_some();
     assert!(wt);
-    let branch = git(
-        repo.path(),
-        &[
-            "for-each-ref",
-            "--format=%(refname:short)",
-            "refs/heads/playbook/",
-        ],
-    );
+    let branch = task_branch(&repo);
     assert_eq!(
         git(repo.path(), &["rev-parse", &branch]),
         git(repo.path(), &["rev-parse", "main"]),
@@ -139,18 +149,7 @@ fn a_commit_does_not_carry_a_change_made_without_a_tool_outside_the_scope() {
         ],
         "answer": answer()
     }]});
-    let input = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(
-        input.path(),
-        "goal: g\ntasks:\n  - id: T-1\n    title: t\n    acceptance_criteria: [it works]\n    lock_scope: [src/]\n",
-    )
-    .unwrap();
-    let run = run(
-        &repo,
-        &playbook,
-        script,
-        &["--input", input.path().to_str().unwrap()],
-    );
+    let run = run_in_src(&repo, &playbook, script);
     assert_eq!(
         run.blocked("git_commit").as_deref(),
         Some("SCOPE_VIOLATION"),
@@ -170,14 +169,7 @@ fn a_commit_does_not_carry_a_change_made_without_a_tool_outside_the_scope() {
     );
     // The second commit, once the stray file is gone, records the task's
     // change only.
-    let branch = git(
-        repo.path(),
-        &[
-            "for-each-ref",
-            "--format=%(refname:short)",
-            "refs/heads/playbook/",
-        ],
-    );
+    let branch = task_branch(&repo);
     let files = git(repo.path(), &["diff", "--name-only", "main", branch.trim()]);
     assert_eq!(files.trim(), "src/ok.txt", "{}", run.stderr);
 }
