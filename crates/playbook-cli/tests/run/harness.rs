@@ -200,6 +200,15 @@ impl Run {
             .unwrap_or_default()
     }
 
+    /// The text of every tool result the agents were told was an error.
+    pub fn errors_told(&self) -> Vec<String> {
+        self.agent_log
+            .iter()
+            .filter(|l| l["error"] == true)
+            .map(|l| l["text"].to_string())
+            .collect()
+    }
+
     pub fn blocked(&self, tool: &str) -> Option<String> {
         self.events
             .iter()

@@ -98,12 +98,7 @@ fn forbidden_tools_paths_and_git_actions_are_refused_before_they_run() {
         "{blocked:?}"
     );
     // The agent was told why, in words.
-    let told: Vec<String> = run
-        .agent_log
-        .iter()
-        .filter(|l| l["error"] == true)
-        .map(|l| l["text"].to_string())
-        .collect();
+    let told = run.errors_told();
     assert!(
         told.iter()
             .any(|t| t.contains("SCOPE_VIOLATION") && t.contains("lock_scope")),
@@ -156,12 +151,7 @@ fn a_commit_does_not_carry_a_change_made_without_a_tool_outside_the_scope() {
         "{}",
         run.stderr
     );
-    let told: Vec<String> = run
-        .agent_log
-        .iter()
-        .filter(|l| l["error"] == true)
-        .map(|l| l["text"].to_string())
-        .collect();
+    let told = run.errors_told();
     assert!(
         told.iter()
             .any(|t| t.contains("docs/outside.txt") && t.contains("lock_scope")),
