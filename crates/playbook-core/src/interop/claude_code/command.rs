@@ -200,10 +200,48 @@ pub(super) fn tool_of<'w>(
     }
 }
 
-/// The tool a plain command is, and the words after its subcommand.
+/// Options of test runners that make them run a program of the caller's
+/// choosing (`go test -exec`, `cargo --config`, `gradle --init-script`,
+/// `make -f`), which would let `run_tests` run any command.
+const RUNNER_HOOKS: &[&str] = &[
+    "-exec",
+    "-toolexec",
+    "--exec",
+    "--config",
+    "-Z",
+    "--script-shell",
+    "--node-options",
+    "--init-script",
+    "-I",
+    "-f",
+    "--file",
+    "--makefile",
+    "-C",
+    "--directory",
+];
+
+/// The tool a plain command is, and the words after its subcommand; a test
+/// run whose options would run another program is none.
 fn identify(words: &[String]) -> Option<(&'static str, &[String])> {
+    let found = identify_command(words)?;
+    let program = words.first()?.as_str();
+    let hooked = |w: &String| {
+        RUNNER_HOOKS.iter().any(|h| {
+            w.strip_prefix(h)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+        })
+        // `make test CC=…`: a variable set for the makefile's commands.
+        || (program == "make" && w.contains('='))
+    };
+    if found.0 == "run_tests" && words.iter().skip(1).any(hooked) {
+        return None;
+    }
+    Some(found)
+}
+
+fn identify_command(words: &[String]) -> Option<(&'static str, &[String])> {
     let (program, mut rest) = words.split_first()?;
-    let mut program = program.as_str();
+    let program = program.as_str();
     // A runner behind a launcher: `npx jest`, `python -m pytest`.
     if let Some((_, via)) = LAUNCHERS.iter().find(|(l, _)| *l == program) {
         let skip = via.len();
@@ -241,7 +279,6 @@ fn identify(words: &[String]) -> Option<(&'static str, &[String])> {
         {
             return None;
         }
-        program = "git";
     }
     COMMANDS.iter().find_map(|(tool, p, subs)| {
         if *p != program {
@@ -407,6 +444,16 @@ mod tests {
         assert_eq!(is("python -c 'import os'"), None);
         assert_eq!(is("cargo build"), None);
         assert_eq!(is("sh -c 'git diff'"), None);
+        // A test run told to run another program is not a test run.
+        assert_eq!(is("go test -exec 'rm -rf /' ./..."), None);
+        assert_eq!(is("go test -toolexec=./x ./..."), None);
+        assert_eq!(is("cargo test --config target.x.runner='rm'"), None);
+        assert_eq!(is("make test SHELL=/bin/evil"), None);
+        assert_eq!(is("make -f /tmp/evil.mk test"), None);
+        assert_eq!(is("npm test --script-shell=./evil"), None);
+        assert_eq!(is("./gradlew test --init-script evil.gradle"), None);
+        assert_eq!(is("npx --package=evil jest"), None);
+        assert_eq!(is("go test -run TestX ./..."), Some("run_tests"));
     }
 
     #[test]
