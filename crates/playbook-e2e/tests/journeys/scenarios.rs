@@ -6,22 +6,25 @@ use playbook_e2e::{App, Key, Profile, Result};
 
 use crate::{launch, open_tdd, select_role};
 
-/// Chooses an option of a `<select>` as a person does, by its value.
+/// Chooses an option of a `<select>` as a person does, by its value, and
+/// waits until the page holds the choice. The select is controlled: React
+/// puts the old value back until it renders the new one, and a render
+/// racing the change (of the iteration just added) can drop it, so the
+/// option is chosen again until a later look finds it still chosen.
 async fn choose(app: &App, select: &str, value: &str) -> Result<()> {
     let script = format!(
         "const el = document.querySelector({select:?});
+         if (!el) return false;
+         if (el.value === {value:?}) return true;
          const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set;
          set.call(el, {value:?});
          el.dispatchEvent(new Event('change', {{ bubbles: true }}));
-         return el.value;"
+         return false;"
     );
-    let chosen = app.execute(&script).await?;
-    assert_eq!(
-        chosen.as_str(),
-        Some(value),
-        "{select} has the option {value}"
-    );
-    Ok(())
+    app.until(&format!("{select} has the option {value}"), || async {
+        Ok(app.execute(&script).await?.as_bool() == Some(true))
+    })
+    .await
 }
 
 /// Types into a field found by `css`, after emptying it.
