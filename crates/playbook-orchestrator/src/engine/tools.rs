@@ -150,22 +150,8 @@ where
                 );
             }
         };
-        for raw in paths {
-            let path = match toolset::normalize(&raw) {
-                Ok(p) => p,
-                Err(why) => {
-                    return deny(
-                        ErrorCode::PathEscape,
-                        format!("{why}; the call was not run"),
-                    );
-                }
-            };
-            if let Some(why) = self.scope_refusal(task, &path) {
-                return deny(
-                    ErrorCode::ScopeViolation,
-                    format!("{why}; the call was not run"),
-                );
-            }
+        if let Some((code, why)) = paths.iter().find_map(|raw| self.write_refusal(task, raw)) {
+            return deny(code, format!("{why}; the call was not run"));
         }
         // Counted only for calls the contract lets through, so a hostile
         // agent's denied attempts do not use up the budget of honest work.
@@ -208,25 +194,33 @@ where
                 });
             }
         };
-        let refused: Vec<String> = paths
+        let refused: Vec<(ErrorCode, String)> = paths
             .iter()
-            .filter_map(|raw| match toolset::normalize(raw) {
-                Ok(path) => self.scope_refusal(task, &path),
-                Err(why) => Some(why),
-            })
+            .filter_map(|raw| self.write_refusal(task, raw))
             .collect();
-        let first = refused.first()?;
+        let (code, first) = refused.first()?;
         let more = match refused.len() {
             1 => String::new(),
             n => format!(" (and {} more)", n - 1),
         };
         Some(ToolDenial {
-            code: ErrorCode::ScopeViolation,
+            code: *code,
             message: format!(
                 "the worktree holds a change the task may not make, written without a tool: {first}{more}; restore it (git_checkout) or remove it, then commit; `{}` was not run",
                 call.tool
             ),
         })
+    }
+
+    /// Why the task may not write `raw` (a path relative to the worktree):
+    /// it leaves the worktree, or breaks the task's scopes.
+    fn write_refusal(&self, task: usize, raw: &str) -> Option<(ErrorCode, String)> {
+        match toolset::normalize(raw) {
+            Ok(path) => self
+                .scope_refusal(task, &path)
+                .map(|why| (ErrorCode::ScopeViolation, why)),
+            Err(why) => Some((ErrorCode::PathEscape, why)),
+        }
     }
 
     /// Why writing `path` breaks the task's scopes, if it does.

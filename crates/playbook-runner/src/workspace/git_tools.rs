@@ -106,7 +106,7 @@ pub fn uncommitted_paths(root: &Path) -> Result<Vec<String>, String> {
         "--untracked-files=all",
         "--no-renames",
     ];
-    let out = git::run_limited(root, &args, git::GIT_OUTPUT_LIMIT).map_err(|e| e.message)?;
+    let out = git::run(root, &args).map_err(|e| e.message)?;
     if !out.success() {
         return Err(git::failure(root, &["status"], &out).message);
     }

@@ -295,8 +295,7 @@ fn identify_command(words: &[String]) -> Option<(&'static str, &[String])> {
 /// Commands that are `tool`, for a refusal's list.
 fn examples(tool: &str) -> String {
     let mut out: Vec<String> = Vec::new();
-    for (t, program, subs) in COMMANDS.iter().filter(|(t, ..)| *t == tool) {
-        debug_assert_eq!(*t, tool);
+    for (_, program, subs) in COMMANDS.iter().filter(|(t, ..)| *t == tool) {
         if subs.is_empty() {
             out.push(format!("`{program}`"));
         } else {
