@@ -109,6 +109,23 @@ impl Writer<'_> {
     }
 }
 
+/// A map a block's entries are read into, sized before it is filled.
+pub(crate) trait Entries: Extend<(String, Value)> {
+    fn with_len(n: usize) -> Self;
+}
+
+impl Entries for Map<String, Value> {
+    fn with_len(n: usize) -> Self {
+        Map::with_capacity(n)
+    }
+}
+
+impl Entries for indexmap::IndexMap<String, Value> {
+    fn with_len(n: usize) -> Self {
+        indexmap::IndexMap::with_capacity(n)
+    }
+}
+
 pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
 }
@@ -265,13 +282,16 @@ impl<'a> Reader<'a> {
         (0..n).map(|_| self.str()).collect()
     }
 
-    pub(crate) fn map<M: Default + Extend<(String, Value)>>(&mut self) -> Read<M> {
+    pub(crate) fn map<M: Entries>(&mut self) -> Read<M> {
         self.map_at(0)
     }
 
-    fn map_at<M: Default + Extend<(String, Value)>>(&mut self, depth: u32) -> Read<M> {
+    fn map_at<M: Entries>(&mut self, depth: u32) -> Read<M> {
         let n = self.len()?;
-        let mut map = M::default();
+        // Sized once: growing a map of a task's ten or so values rehashes
+        // it twice or three times. `n` is at most the bytes left, so a
+        // damaged length cannot ask for more than the block could hold.
+        let mut map = M::with_len(n);
         for _ in 0..n {
             let k = self.str()?;
             let v = self.value_at(depth)?;
