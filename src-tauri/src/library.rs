@@ -482,6 +482,25 @@ impl Library {
                 format!("{}: {why}; fix it or move it away, then export again (nothing was written)", settings.display()),
             )
         })?;
+        // The playbook copy carries the export's header, so the next export
+        // knows it may replace it; nothing an export did not write is
+        // replaced (the CLI's rule, `cc::replaceable`), and the check comes
+        // before any write.
+        let copy = cc::playbook_copy(&text);
+        let mut files = vec![(playbook_file.clone(), copy)];
+        files.extend(export.files);
+        let conflicts = playbook_store::agent_files::export_conflicts(dir, &files);
+        if !conflicts.is_empty() {
+            return Err(AppError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the export would replace {} file(s) it did not write: {}; move them away or choose another folder, then export again (nothing was written)",
+                    conflicts.len(),
+                    conflicts.join("; ")
+                ),
+            )
+            .with_details(serde_json::json!({ "conflicts": conflicts })));
+        }
         for sub in ["agents", "playbooks"] {
             let folder = dir.join(".claude").join(sub);
             std::fs::create_dir_all(&folder).map_err(|e| {
@@ -491,9 +510,8 @@ impl Library {
                 )
             })?;
         }
-        let mut written = vec![playbook_file.clone()];
-        crate::workbench::write_text_file(&dir.join(&playbook_file), &text)?;
-        for (relative, content) in &export.files {
+        let mut written = Vec::new();
+        for (relative, content) in &files {
             crate::workbench::write_text_file(&dir.join(relative), content)?;
             written.push(relative.clone());
         }

@@ -63,6 +63,12 @@ pub struct ExportArgs {
     /// Paths the subagents must not write; passed to the gate.
     #[arg(long)]
     forbidden_scope: Vec<String>,
+    /// Replace existing files the export did not write (a hand-written
+    /// subagent with a role's file name). Without it the export refuses,
+    /// naming them, and writes nothing; its own earlier files are always
+    /// replaced and settings.json is always merged.
+    #[arg(long)]
+    force: bool,
 }
 
 pub fn import(args: ImportArgs) -> Result<ExitCode> {
@@ -194,6 +200,19 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
                 "{shown}: {why}; fix it or move it away, then export again (nothing was written)"
             )
         })?;
+    // Checked before anything is written: a refusal leaves the project as
+    // it was, and a person's own subagent is never silently replaced.
+    let conflicts = playbook_store::agent_files::export_conflicts(project, &export.files);
+    if !conflicts.is_empty() && !args.force {
+        bail!(
+            "the export would replace {} file(s) it did not write; nothing was written:\n  {}\nmove them away, export into another directory, or pass --force to replace them",
+            conflicts.len(),
+            conflicts.join("\n  ")
+        );
+    }
+    for conflict in &conflicts {
+        eprintln!("warning: replacing (--force) {conflict}");
+    }
     for note in &export.notes {
         eprintln!("note: {note}");
     }

@@ -18,7 +18,7 @@ use playbook_orchestrator::scenario::{MAX_SCENARIO_BYTES, RunInput};
 use playbook_whatif::diff::{BehaviourDiff, scenario_change};
 use playbook_whatif::model::MAX_MODEL_BYTES;
 use playbook_whatif::sim::{DEFAULT_RUNS, MAX_RUNS};
-use playbook_whatif::{Report, SimModel};
+use playbook_whatif::{Report, SimError, SimModel};
 
 use crate::input;
 
@@ -182,13 +182,26 @@ fn read_text(path: &str, limit: usize, what: &str) -> Result<String> {
         .map_err(|_| anyhow::anyhow!("cannot read {path}: it is not UTF-8 text"))
 }
 
-fn load_model(path: Option<&str>) -> Result<SimModel> {
+/// The model at `path`, checked against the playbooks it will simulate
+/// while its text is at hand: every error names the model file, a pointer
+/// that exists in it and its line (never the playbook, whose roles the
+/// message names).
+fn load_model(path: Option<&str>, playbooks: &[&Playbook]) -> Result<SimModel> {
     match path {
         None => Ok(SimModel::default()),
         Some(path) => {
             let text = read_text(path, MAX_MODEL_BYTES, "models")?;
-            SimModel::parse(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))
+            SimModel::parse_for(&text, playbooks).map_err(|e| anyhow::anyhow!("{path}: {e}"))
         }
+    }
+}
+
+/// A simulation's error, named after the file it is about: the model's
+/// when the model is at fault, else the playbook's.
+fn sim_error(error: SimError, playbook: &str, model: Option<&str>) -> anyhow::Error {
+    match (&error, model) {
+        (SimError::Model(e), Some(model)) => anyhow::anyhow!("{model}: {e}"),
+        _ => anyhow::anyhow!("{playbook}: {error}"),
     }
 }
 
@@ -227,7 +240,7 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
 /// `playbook whatif PLAYBOOK`.
 pub fn whatif(args: WhatifArgs) -> Result<ExitCode> {
     let playbook = load_playbook(&args.file)?;
-    let model = load_model(args.sim.model.as_deref())?;
+    let model = load_model(args.sim.model.as_deref(), &[&playbook])?;
     let options = options(&args.sim)?;
     catch_interrupt();
     let progress = Progress::new(options.runs);
@@ -235,7 +248,7 @@ pub fn whatif(args: WhatifArgs) -> Result<ExitCode> {
         progress.tell(done)
     });
     progress.finish();
-    let report: Report = result.map_err(|e| anyhow::anyhow!("{}: {e}", args.file))?;
+    let report: Report = result.map_err(|e| sim_error(e, &args.file, args.sim.model.as_deref()))?;
     match args.format {
         WhatifFormat::Json => print_json(&report)?,
         WhatifFormat::Text => print!("{}", report.to_text()),
@@ -288,7 +301,7 @@ pub fn behaviour(
     args: &BehaviourArgs,
     json: bool,
 ) -> Result<ExitCode> {
-    let model = load_model(args.sim.model.as_deref())?;
+    let model = load_model(args.sim.model.as_deref(), &[before, after])?;
     let options = options(&args.sim)?;
     let scenarios = scenarios(&args.scenarios)?;
     catch_interrupt();
@@ -297,7 +310,10 @@ pub fn behaviour(
         progress.tell(done)
     });
     progress.finish();
-    let mut diff: BehaviourDiff = result?;
+    let mut diff: BehaviourDiff = result.map_err(|e| match (&e, args.sim.model.as_deref()) {
+        (SimError::Model(m), Some(model)) => anyhow::anyhow!("{model}: {m}"),
+        _ => anyhow::Error::new(e),
+    })?;
     for (name, scenario) in &scenarios {
         diff.scenarios.push(scenario_change(
             name,

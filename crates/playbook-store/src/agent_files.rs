@@ -73,3 +73,78 @@ pub fn read_agent_files(dir: &Path) -> Result<AgentFiles, String> {
     }
     Ok(AgentFiles { files, skipped })
 }
+
+/// The files of a Claude Code export (`(path relative to project, text)`,
+/// as `cc::export_project` gives them) that already exist in `project` and
+/// were not written by an export, each as `"<path>: <why>"`. An export
+/// refuses to replace them (`cc::replaceable` decides; docs/interop.md), so
+/// the CLI and the app check the same way before writing anything.
+pub fn export_conflicts(project: &Path, files: &[(String, String)]) -> Vec<String> {
+    let mut conflicts = Vec::new();
+    for (relative, _) in files {
+        let path = project.join(relative);
+        let shown = path.display();
+        // Not `exists()`: a dangling symbolic link is still something the
+        // write would replace.
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                conflicts.push(format!("{shown}: cannot be read ({e})"));
+                continue;
+            }
+            Ok(_) => {}
+        }
+        // Bounded like every file a user names: the largest file an export
+        // writes is the app's playbook copy, a playbook.
+        let why = match read_bounded(&path, playbook_core::MAX_DOCUMENT_BYTES) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => match cc::replaceable(relative, &text) {
+                    Ok(()) => continue,
+                    Err(why) => why,
+                },
+                Err(_) => "not UTF-8 text: `playbook export` did not write it".to_string(),
+            },
+            Err(e) => format!("cannot be read ({e})"),
+        };
+        conflicts.push(format!("{shown}: {why}"));
+    }
+    conflicts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_may_replace_only_its_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let agents = dir.path().join(".claude/agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        std::fs::write(
+            agents.join("mine.md"),
+            "---\nname: mine\ndescription: hand-written\n---\nPrompt.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            agents.join("ours.md"),
+            "---\nname: ours\nx_playbook: {role: {name: ours}}\n---\nPrompt.\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(agents.join("dir.md")).unwrap();
+        std::fs::write(dir.path().join(".claude/settings.json"), "{}").unwrap();
+        let files: Vec<(String, String)> = [
+            ".claude/agents/mine.md",
+            ".claude/agents/ours.md",
+            ".claude/agents/dir.md",
+            ".claude/agents/new.md",
+            ".claude/settings.json",
+        ]
+        .iter()
+        .map(|p| (p.to_string(), String::new()))
+        .collect();
+        let conflicts = export_conflicts(dir.path(), &files);
+        assert_eq!(conflicts.len(), 2, "{conflicts:?}");
+        assert!(conflicts[0].contains("mine.md") && conflicts[0].contains("x_playbook"));
+        assert!(conflicts[1].contains("dir.md") && conflicts[1].contains("directory"));
+    }
+}

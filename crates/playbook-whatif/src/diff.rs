@@ -13,6 +13,7 @@ use playbook_orchestrator::{Approval, Scenario, run_scenario};
 
 use crate::report::{Report, pct};
 use crate::stats::{Rate, Summary};
+use crate::text::printable;
 
 /// How a figure reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -276,10 +277,13 @@ impl BehaviourDiff {
         }
     }
 
-    /// The diff as text for a terminal.
+    /// The diff as text for a terminal. Sentences and notes quote stage
+    /// and role names, scenarios are named by their file names: each goes
+    /// through [`printable`], as in [`Report::to_text`].
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
+        let unit = &*printable(&self.cost_unit);
         let _ = writeln!(
             out,
             "behaviour: {} simulated run(s) of each version, seed {}, same model{}",
@@ -298,10 +302,10 @@ impl BehaviourDiff {
             let ci = match (c.before_ci, c.after_ci) {
                 (Some(x), Some(y)) => format!(
                     "  (95 % CI {}–{} vs {}–{})",
-                    format_value(c.kind, x[0], &self.cost_unit),
-                    format_value(c.kind, x[1], &self.cost_unit),
-                    format_value(c.kind, y[0], &self.cost_unit),
-                    format_value(c.kind, y[1], &self.cost_unit)
+                    format_value(c.kind, x[0], unit),
+                    format_value(c.kind, x[1], unit),
+                    format_value(c.kind, y[0], unit),
+                    format_value(c.kind, y[1], unit)
                 ),
                 _ => String::new(),
             };
@@ -310,20 +314,20 @@ impl BehaviourDiff {
             } else {
                 "            "
             };
-            let _ = writeln!(out, "  {flag}{}{ci}", c.sentence);
+            let _ = writeln!(out, "  {flag}{}{ci}", printable(&c.sentence));
         }
         for n in &self.notes {
-            let _ = writeln!(out, "  note: {n}");
+            let _ = writeln!(out, "  note: {}", printable(n));
         }
         if !self.scenarios.is_empty() {
             out.push_str("scenarios:\n");
             for s in &self.scenarios {
                 let what = if s.changed {
-                    format!("{} → {}", s.before, s.after)
+                    format!("{} → {}", printable(&s.before), printable(&s.after))
                 } else {
-                    format!("{} (unchanged)", s.after)
+                    format!("{} (unchanged)", printable(&s.after))
                 };
-                let _ = writeln!(out, "  {}: {what}", s.scenario);
+                let _ = writeln!(out, "  {}: {what}", printable(&s.scenario));
             }
         }
         out

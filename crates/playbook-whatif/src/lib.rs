@@ -21,6 +21,7 @@ pub mod report;
 pub mod sim;
 pub mod sink;
 pub mod stats;
+pub mod text;
 
 use std::sync::atomic::AtomicBool;
 

@@ -20,6 +20,8 @@ use serde_json::Value;
 
 use playbook_core::model::{Playbook, RoleMode};
 
+use crate::text::printable;
+
 /// Largest model file accepted, in bytes.
 pub const MAX_MODEL_BYTES: usize = 1024 * 1024;
 /// Highest iteration an override may name.
@@ -209,6 +211,17 @@ impl Resolved {
     fn exclusive_sum(&self) -> f64 {
         self.pass + self.violation + self.blocked_tool + self.needs_input + self.error
     }
+
+    /// One of the [`EXCLUSIVE`] outcomes by name.
+    fn exclusive(&self, field: &str) -> f64 {
+        match field {
+            "pass" => self.pass,
+            "violation" => self.violation,
+            "blocked_tool" => self.blocked_tool,
+            "needs_input" => self.needs_input,
+            _ => self.error,
+        }
+    }
 }
 
 /// Where a resolved value came from.
@@ -251,10 +264,12 @@ pub struct Explained {
 }
 
 /// Why a model was refused.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}{}: {message}{}", if pointer.is_empty() { "model" } else { pointer.as_str() }, location.map(|(l, c)| format!(" (line {l}, column {c})")).unwrap_or_default(), if hint.is_empty() { String::new() } else { format!("; {hint}") })]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelError {
-    /// JSON pointer of the offending value; empty for the whole model.
+    /// JSON pointer of the offending value, as the model's text writes it
+    /// (an alias such as `contract_violation` is named as written); empty
+    /// for the whole model. [`SimModel::parse`] and [`SimModel::parse_for`]
+    /// only return pointers that exist in the text.
     pub pointer: String,
     /// Line and column in the source text, when known.
     pub location: Option<(usize, usize)>,
@@ -262,6 +277,31 @@ pub struct ModelError {
     /// How to fix it.
     pub hint: String,
 }
+
+impl std::fmt::Display for ModelError {
+    /// `POINTER (line L, column C): message; hint`. Keys and values of the
+    /// model are quoted in messages, so everything shown goes through
+    /// [`printable`]: a key holding an escape sequence cannot act on the
+    /// terminal the error is printed on.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pointer = if self.pointer.is_empty() {
+            "model"
+        } else {
+            self.pointer.as_str()
+        };
+        write!(f, "{}", printable(pointer))?;
+        if let Some((line, column)) = self.location {
+            write!(f, " (line {line}, column {column})")?;
+        }
+        write!(f, ": {}", printable(&self.message))?;
+        if !self.hint.is_empty() {
+            write!(f, "; {}", printable(&self.hint))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ModelError {}
 
 fn error(pointer: impl Into<String>, message: impl Into<String>, hint: &str) -> ModelError {
     ModelError {
@@ -287,10 +327,104 @@ fn escape(key: &str) -> String {
 
 const PROBABILITY_HINT: &str = "a probability is a number from 0 to 1";
 
+/// How to start a model: there is no `playbook template` for models.
+const START_HINT: &str = "a model is a mapping such as `defaults: {pass: 0.8}`; docs/whatif.md (\"The model\") shows a whole one and schemas/whatif-model.schema.json lists every field; without a model the built-in defaults apply";
+
+/// The exclusive outcomes of a call, whose probabilities sum to at most 1.
+const EXCLUSIVE: [&str; 5] = ["pass", "violation", "blocked_tool", "needs_input", "error"];
+
+/// The other names serde reads for a field of [`Params`] (its `alias`
+/// attributes): an error about `violation` is placed at `contract_violation`
+/// when that is what the text writes.
+const ALIASES: [(&str, &str); 3] = [
+    ("violation", "contract_violation"),
+    ("blocked_tool", "tool_blocked"),
+    ("error", "agent_error"),
+];
+
+/// The pointer of the value `pointer` names, as the text writes it: each
+/// field under the name the text uses (an alias, see [`ALIASES`]), and cut
+/// back to the nearest value that exists when the checker names a part the
+/// text does not write (`duration/fixed` of `duration: -5`). So an error
+/// never points at something that is not in the model.
+fn written_pointer(value: &Value, pointer: &str) -> String {
+    let mut node = value;
+    let mut out = String::new();
+    for token in playbook_core::finding::pointer_tokens(pointer) {
+        let Value::Object(map) = node else {
+            break;
+        };
+        let key = if map.contains_key(&token) {
+            token
+        } else if let Some((_, alias)) = ALIASES
+            .iter()
+            .find(|(name, alias)| *name == token && map.contains_key(*alias))
+        {
+            (*alias).to_string()
+        } else {
+            break;
+        };
+        out.push('/');
+        out.push_str(&escape(&key));
+        node = &map[&key];
+    }
+    out
+}
+
+/// `e` with a pointer that exists in the model's text and, when the text
+/// places it, its line and column.
+fn place(mut e: ModelError, text: &str, value: &Value) -> ModelError {
+    e.pointer = written_pointer(value, &e.pointer);
+    if e.location.is_none() {
+        // Built only for an error: a model that is read without one never
+        // pays for the walk.
+        e.location = playbook_core::locate::SourceMap::new(text)
+            .locate(&e.pointer)
+            .map(|l| (l.line, l.column));
+    }
+    e
+}
+
+/// A refusal of the document reader, worded for a model: the reader's
+/// messages and hints speak of playbooks.
+fn document_error(f: playbook_core::Finding) -> ModelError {
+    let location = f.location.map(|l| (l.line, l.column));
+    if f.message == "the document is empty" {
+        return ModelError {
+            pointer: String::new(),
+            location,
+            message: "the model is empty: it holds no mapping (only `null`, `~` or comments)"
+                .into(),
+            hint: START_HINT.into(),
+        };
+    }
+    let reword = |text: &str| {
+        text.replace("a playbook", "a model")
+            .replace("one playbook", "one model")
+    };
+    ModelError {
+        pointer: f.path.clone(),
+        location,
+        message: format!("not a valid model: {}", reword(&f.message)),
+        hint: reword(&f.hint),
+    }
+}
+
 impl SimModel {
     /// Parses a model from YAML or JSON text and checks every value that
     /// can be checked without the playbook.
     pub fn parse(text: &str) -> Result<SimModel, ModelError> {
+        SimModel::parse_for(text, &[])
+    }
+
+    /// [`SimModel::parse`], then the checks against `playbooks` (the
+    /// playbook simulated, or both versions of a behavioural diff): every
+    /// role key names a role of one of them, and the outcomes that apply to
+    /// each of their roles sum to at most 1 ([`SimModel::check_sums`]).
+    /// Done here, with the text at hand, so these errors too name a pointer
+    /// that exists in the model and its line and column; a simulation run
+    /// later checks the same and does not fail on them.
+    pub fn parse_for(text: &str, playbooks: &[&Playbook]) -> Result<SimModel, ModelError> {
         if text.len() > MAX_MODEL_BYTES {
             return Err(error(
                 "",
@@ -305,23 +439,27 @@ impl SimModel {
             return Ok(SimModel::default());
         }
         let text = text.trim_start_matches('\u{feff}');
-        let map = playbook_core::locate::SourceMap::new(text);
-        let locate = |mut e: ModelError| {
-            if e.location.is_none() {
-                e.location = map.locate(&e.pointer).map(|l| (l.line, l.column));
-            }
-            e
-        };
         // JSON is YAML: one reader for both, as for scenarios.
         let value = playbook_core::document::parse_value(text, playbook_core::Format::Yaml)
-            .map_err(|f| ModelError {
-                pointer: f.path.clone(),
-                location: f.location.map(|l| (l.line, l.column)),
-                message: format!("not a valid model: {}", f.message),
-                hint: f.hint.clone(),
-            })?;
-        let model = from_value(&value).map_err(locate)?;
-        model.check().map_err(locate)?;
+            .map_err(document_error)?;
+        let located = |e: ModelError| place(e, text, &value);
+        if !value.is_object() {
+            // serde would read a list as the fields in order and complain
+            // about its first item; the mistake is the shape.
+            return Err(located(error(
+                "",
+                "the model is not a mapping of keys to values",
+                START_HINT,
+            )));
+        }
+        let model = from_value(&value).map_err(located)?;
+        model.check().map_err(located)?;
+        if !playbooks.is_empty() {
+            model.check_against_any(playbooks).map_err(located)?;
+            for playbook in playbooks {
+                model.check_sums(playbook).map_err(located)?;
+            }
+        }
         Ok(model)
     }
 
@@ -338,14 +476,27 @@ impl SimModel {
                 "this version of Playbook Studio reads models 1.x.y",
             ));
         }
-        if let Some(unit) = &self.cost_unit
-            && (unit.trim().is_empty() || unit.chars().count() > 40)
-        {
-            return Err(error(
-                "/cost_unit",
-                "the cost unit must be 1 to 40 characters",
-                "e.g. `USD` or `tokens`",
-            ));
+        if let Some(unit) = &self.cost_unit {
+            if unit.trim().is_empty() || unit.chars().count() > 40 {
+                return Err(error(
+                    "/cost_unit",
+                    "the cost unit must be 1 to 40 characters",
+                    "e.g. `USD` or `tokens`",
+                ));
+            }
+            // Refused rather than escaped: the unit is printed after every
+            // cost of the report, and a unit that is only readable escaped
+            // (`\u{1b}[31m`) is no unit; the error names the character.
+            if let Some(c) = unit.chars().find(|c| crate::text::is_unprintable(*c)) {
+                return Err(error(
+                    "/cost_unit",
+                    format!(
+                        "the cost unit contains the control or invisible character U+{:04X}",
+                        c as u32
+                    ),
+                    "the unit is printed after every cost: write plain text, e.g. `USD` or `tokens`",
+                ));
+            }
         }
         if self.roles.len() > MAX_ENTRIES {
             return Err(error(
@@ -416,26 +567,31 @@ impl SimModel {
     }
 
     /// Checks that the exclusive outcomes that apply to each role of
-    /// `playbook`, at every iteration, sum to at most 1.
+    /// `playbook`, at every iteration, sum to at most 1. The error points
+    /// into the model, at the most specific entry that sets one of the
+    /// outcomes for that role and iteration (the field itself when it sets
+    /// only one), and lists where each of the five values comes from, as
+    /// the sum may mix the role's values with `defaults` and the built-in
+    /// default.
     pub fn check_sums(&self, playbook: &Playbook) -> Result<(), ModelError> {
         for role in playbook.roles() {
+            let name = role.role.name.as_str();
             let mode = role.role.mode;
             let mut iterations = vec![1u32];
-            iterations.extend(self.override_keys(&role.role.name, mode));
+            iterations.extend(self.override_keys(name, mode));
             for k in iterations {
-                let explained = self.resolve(&role.role.name, mode, k);
+                let explained = self.resolve(name, mode, k);
                 let sum = explained.values.exclusive_sum();
-                if sum > 1.0 + 1e-9 {
-                    return Err(error(
-                        format!("/roles/{}", escape(&role.role.name)),
-                        format!(
-                            "for role `{}` at iteration {k} the exclusive outcomes sum to {sum:.4} (pass, violation, blocked_tool, needs_input, error from {}); the sum must be at most 1",
-                            role.role.name,
-                            describe_sources(&explained)
-                        ),
-                        "lower one of them: what the sum leaves is the chance the output fails its gate",
-                    ));
+                if sum <= 1.0 + 1e-9 {
+                    continue;
                 }
+                return Err(sum_refusal(
+                    name,
+                    k,
+                    sum,
+                    &explained.values,
+                    &self.stack(name, mode, k),
+                ));
             }
         }
         Ok(())
@@ -446,7 +602,7 @@ impl SimModel {
         let mut keys: Vec<u32> = self
             .layers(role, mode)
             .into_iter()
-            .flat_map(|(_, p)| p.iterations.iter().flat_map(|i| i.keys()))
+            .flat_map(|(_, _, p)| p.iterations.iter().flat_map(|i| i.keys()))
             .filter_map(|k| k.parse().ok())
             .collect();
         keys.sort_unstable();
@@ -454,30 +610,41 @@ impl SimModel {
         keys
     }
 
-    fn layers(&self, role: &str, mode: Option<RoleMode>) -> Vec<(Source, &Params)> {
+    /// The entries that apply to `role`, most specific first, each with
+    /// the pointer where the model writes it.
+    fn layers(&self, role: &str, mode: Option<RoleMode>) -> Vec<(Source, String, &Params)> {
         let mut layers = Vec::new();
         if let Some(p) = self.roles.get(role) {
-            layers.push((Source::Role(role.to_string()), p));
+            layers.push((
+                Source::Role(role.to_string()),
+                format!("/roles/{}", escape(role)),
+                p,
+            ));
         }
         if let Some(mode) = mode {
             let key = format!("mode:{}", mode.as_str());
             if let Some(p) = self.roles.get(&key) {
-                layers.push((Source::Mode(key), p));
+                let pointer = format!("/roles/{}", escape(&key));
+                layers.push((Source::Mode(key), pointer, p));
             }
         }
         if let Some(p) = &self.defaults {
-            layers.push((Source::Defaults("defaults".into()), p));
+            layers.push((Source::Defaults("defaults".into()), "/defaults".into(), p));
         }
         layers
     }
 
-    /// The values that apply to `role` (of `mode`) on its `iteration`-th
-    /// call for a task, and where each came from.
-    pub fn resolve(&self, role: &str, mode: Option<RoleMode>, iteration: u32) -> Explained {
+    /// The entries that apply to `role` on its `iteration`-th call, most
+    /// specific first: each layer's iteration override, then the layer.
+    fn stack(
+        &self,
+        role: &str,
+        mode: Option<RoleMode>,
+        iteration: u32,
+    ) -> Vec<(Source, String, &Params)> {
         let key = iteration.to_string();
-        // Most specific first: each layer's iteration override, then the layer.
-        let mut stack: Vec<(Source, &Params)> = Vec::new();
-        for (source, params) in self.layers(role, mode) {
+        let mut stack = Vec::new();
+        for (source, pointer, params) in self.layers(role, mode) {
             if let Some(over) = params.iterations.as_ref().and_then(|i| i.get(&key)) {
                 let at = match &source {
                     Source::Role(k) => Source::Role(format!("{k} iteration {iteration}")),
@@ -485,10 +652,21 @@ impl SimModel {
                     Source::Defaults(k) => Source::Defaults(format!("{k} iteration {iteration}")),
                     Source::Builtin => Source::Builtin,
                 };
-                stack.push((at, over));
+                stack.push((at, format!("{pointer}/iterations/{key}"), over));
             }
-            stack.push((source, params));
+            stack.push((source, pointer, params));
         }
+        stack
+    }
+
+    /// The values that apply to `role` (of `mode`) on its `iteration`-th
+    /// call for a task, and where each came from.
+    pub fn resolve(&self, role: &str, mode: Option<RoleMode>, iteration: u32) -> Explained {
+        let stack: Vec<(Source, &Params)> = self
+            .stack(role, mode, iteration)
+            .into_iter()
+            .map(|(source, _, params)| (source, params))
+            .collect();
         let mut sources = IndexMap::new();
         macro_rules! pick {
             ($field:ident) => {{
@@ -522,17 +700,91 @@ impl SimModel {
     }
 }
 
-fn describe_sources(explained: &Explained) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for (field, source) in &explained.sources {
-        if ["pass", "violation", "blocked_tool", "needs_input", "error"].contains(field) {
-            let d = source.describe();
-            if !seen.contains(&d) {
-                seen.push(d);
-            }
-        }
+/// The refusal of a sum above 1 for `role` at iteration `k`, whose values
+/// `values` come from the entries of `stack` (most specific first) and the
+/// built-in default: it points at the most specific entry that sets one of
+/// the outcomes (the field itself when it sets only one), as that entry is
+/// the one written for this role, and lists where each value comes from.
+fn sum_refusal(
+    role: &str,
+    k: u32,
+    sum: f64,
+    values: &Resolved,
+    stack: &[(Source, String, &Params)],
+) -> ModelError {
+    // Each outcome's value and the entry that sets it (None: built in).
+    let parts: Vec<(&str, f64, Option<&str>)> = EXCLUSIVE
+        .iter()
+        .map(|&field| {
+            let at = stack
+                .iter()
+                .find(|(_, _, p)| p.exclusive(field).is_some())
+                .map(|(_, pointer, _)| pointer.as_str());
+            (field, values.exclusive(field), at)
+        })
+        .collect();
+    // Some entry sets an outcome: the built-in values alone sum to 0.75.
+    let (pointer, fields) = stack
+        .iter()
+        .find_map(|(_, pointer, params)| {
+            let set: Vec<&str> = EXCLUSIVE
+                .into_iter()
+                .filter(|f| params.exclusive(f).is_some())
+                .collect();
+            (!set.is_empty()).then(|| (pointer.clone(), set))
+        })
+        .unwrap_or_default();
+    let pointer = match fields.as_slice() {
+        [only] => format!("{pointer}/{only}"),
+        _ => pointer,
+    };
+    let listed: Vec<String> = parts
+        .iter()
+        .map(|(field, v, at)| match at {
+            Some(at) => format!("{field} {} (from {at})", show(*v)),
+            None => format!("{field} {} (built-in default)", show(*v)),
+        })
+        .collect();
+    let builtin: Vec<&str> = parts
+        .iter()
+        .filter(|(_, v, at)| at.is_none() && *v > 0.0)
+        .map(|(field, _, _)| *field)
+        .collect();
+    let rest = "what the sum leaves is the chance the output fails its gate";
+    let hint = if builtin.is_empty() {
+        format!("lower one of them: {rest}")
+    } else {
+        let added: f64 = parts
+            .iter()
+            .filter(|(_, _, at)| at.is_none())
+            .map(|(_, v, _)| v)
+            .sum();
+        // Rounded: 0.02 + 0.01 + ... must not print as 0.05000000000000001.
+        let added = show((added * 1e6).round() / 1e6);
+        let (verb, together, pronoun) = match builtin.len() {
+            1 => ("comes", String::new(), "it"),
+            _ => ("come", " together".to_string(), "them"),
+        };
+        // The example lowers a failure outcome, never `pass`.
+        let example = builtin
+            .iter()
+            .find(|f| **f != "pass")
+            .map(|f| format!(", e.g. `{f}: 0`"))
+            .unwrap_or_default();
+        format!(
+            "lower one of them; {} {verb} from the built-in default ({added}{together}) until the model sets {pronoun}{example}; {rest}",
+            builtin.join(", "),
+        )
+    };
+    ModelError {
+        pointer,
+        location: None,
+        message: format!(
+            "for role `{role}` at iteration {k} the exclusive outcomes sum to {sum:.4}, above 1: {}",
+            listed.join(", ")
+        ),
+        hint,
     }
-    seen.join(", ")
 }
 
 /// Reads a mode name.
@@ -541,6 +793,17 @@ pub fn parse_mode(name: &str) -> Option<RoleMode> {
 }
 
 impl Params {
+    /// One of the [`EXCLUSIVE`] outcomes by name, when this entry sets it.
+    fn exclusive(&self, field: &str) -> Option<f64> {
+        match field {
+            "pass" => self.pass,
+            "violation" => self.violation,
+            "blocked_tool" => self.blocked_tool,
+            "needs_input" => self.needs_input,
+            _ => self.error,
+        }
+    }
+
     fn check(&self, at: &str, top: bool) -> Result<(), ModelError> {
         for (field, value) in [
             ("pass", self.pass),
@@ -635,10 +898,17 @@ impl Duration {
             if v.is_finite() && (0.0..=MAX_DURATION_SECONDS).contains(&v) {
                 Ok(())
             } else {
+                // A fixed duration is most often a bare number
+                // (`duration: 60`), which has no `fixed` to name.
+                let name = if field == "fixed" {
+                    "the duration".to_string()
+                } else {
+                    format!("`{field}`")
+                };
                 Err(error(
                     format!("{at}/{field}"),
                     format!(
-                        "`{field}` is {}; it must be from 0 to {MAX_DURATION_SECONDS:e} seconds",
+                        "{name} is {}; it must be from 0 to {MAX_DURATION_SECONDS:e} seconds",
                         show(v)
                     ),
                     "durations are virtual seconds per call",

@@ -13,6 +13,7 @@ use crate::agent::Plan;
 use crate::model::{Explained, SimModel};
 use crate::sim::{Acc, Outcomes};
 use crate::stats::{Histogram, Rate, Summary};
+use crate::text::printable;
 
 /// Everything a simulation found. Its TypeScript type (`WhatIfReport`, in
 /// ui/src/generated/whatif) is generated; counts are typed `number`, as
@@ -298,14 +299,17 @@ impl Report {
         }
     }
 
-    /// The report as text for a terminal.
+    /// The report as text for a terminal. Every name in it (playbook id,
+    /// stages, roles, tasks, triggers, notes quoting them) goes through
+    /// [`printable`]: the playbook schema does not keep control characters
+    /// out of role or stage names, and a task id comes from the run input.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let unit = &self.cost_unit;
+        let unit = &*printable(&self.cost_unit);
         let _ = writeln!(
             out,
             "what-if `{}`: {} run(s), seed {}{}",
-            self.playbook_id,
+            printable(&self.playbook_id),
             self.runs,
             self.seed,
             if self.partial {
@@ -323,8 +327,8 @@ impl Report {
             let _ = writeln!(
                 out,
                 "  {} ({}): {}",
-                row.role,
-                row.stage,
+                printable(&row.role),
+                printable(&row.stage),
                 explain(&row.values, unit)
             );
             for (k, e) in &row.overrides {
@@ -332,16 +336,16 @@ impl Report {
             }
         }
         for note in &self.notes {
-            let _ = writeln!(out, "  note: {note}");
+            let _ = writeln!(out, "  note: {}", printable(note));
         }
         out.push_str("\nruns:\n");
         for (k, r) in &self.outcomes {
-            let _ = writeln!(out, "  {k:<10} {}", rate(r));
+            let _ = writeln!(out, "  {:<10} {}", printable(k), rate(r));
         }
         let _ = writeln!(out, "  tasks passing {}", rate(&self.tasks_passing));
         let _ = writeln!(out, "  escalations   {} of tasks", rate(&self.escalation));
         for (t, r) in &self.escalation_by_trigger {
-            let _ = writeln!(out, "    on {t:<18} {}", rate(r));
+            let _ = writeln!(out, "    on {:<18} {}", printable(t), rate(r));
         }
         let _ = writeln!(
             out,
@@ -368,7 +372,7 @@ impl Report {
             let _ = writeln!(
                 out,
                 "  {}: calls {}; passing {}; escalated {}",
-                t.task_id,
+                printable(&t.task_id),
                 summary(&t.calls, ""),
                 pct(t.passing.rate),
                 pct(t.escalation.rate)
@@ -388,7 +392,7 @@ impl Report {
             let _ = writeln!(
                 out,
                 "  {}: calls {} (bound {}); escalated {}; cost {:.3} {unit}/run",
-                s.stage,
+                printable(&s.stage),
                 summary(&s.calls, ""),
                 s.bound_per_task,
                 rate(&s.escalation),
@@ -400,8 +404,8 @@ impl Report {
             let _ = writeln!(
                 out,
                 "  {} ({}): calls {}; cost {:.3} {unit}/run",
-                r.role,
-                r.stage,
+                printable(&r.role),
+                printable(&r.stage),
                 summary(&r.calls, ""),
                 r.mean_cost
             );
@@ -412,7 +416,7 @@ impl Report {
                 let _ = writeln!(
                     out,
                     "  {}: {:.2} calls, {:.3} {unit} per run{}",
-                    l.name,
+                    printable(&l.name),
                     l.mean_calls,
                     l.mean_cost,
                     if Some(&l.name) == self.costliest_loop.as_ref() {
@@ -426,7 +430,7 @@ impl Report {
         if !self.bound_violations.is_empty() {
             out.push_str("\nBOUND EXCEEDED:\n");
             for v in &self.bound_violations {
-                let _ = writeln!(out, "  {v}");
+                let _ = writeln!(out, "  {}", printable(v));
             }
         }
         out
@@ -472,7 +476,7 @@ fn notes(model: &SimModel, plan: &Plan, rows: &[RoleModel], acc: &Acc) -> Vec<St
 fn explain(e: &Explained, unit: &str) -> String {
     let v = &e.values;
     let mark = |field: &str| match e.sources.get(field) {
-        Some(s) if s.is_default() => format!(" [{}]", s.describe()),
+        Some(s) if s.is_default() => format!(" [{}]", printable(&s.describe())),
         _ => String::new(),
     };
     format!(

@@ -68,10 +68,11 @@ pub enum SimError {
     #[error("--runs is {0}; it must be from 1 to {MAX_RUNS}")]
     Runs(u64),
     /// The engine refused the run (invalid input, a failed preflight ...).
-    #[error("the engine refused the run: {0}")]
+    /// Its reason may quote role names and task ids: shown escaped.
+    #[error("the engine refused the run: {}", crate::text::printable(.0))]
     Refused(String),
     /// A run exceeded the engine's static worst-case bound.
-    #[error("{0}")]
+    #[error("{}", crate::text::printable(.0))]
     Bound(String),
 }
 

@@ -115,6 +115,31 @@ fn a_library_playbook_exports_for_claude_code_with_its_file_and_the_gate_hook() 
         "{hook}"
     );
 
+    // Its own files (the subagents, the marked playbook copy) are replaced
+    // by the next export; a file it did not write stops it, untouched.
+    library
+        .export_claude_code("tdd", &project)
+        .expect("an export replaces its own files");
+    let mine = "---\nname: my-helper\ndescription: my own hand-written subagent\n---\nPrecious prompt I wrote.\n";
+    std::fs::write(project.join(".claude/agents/worker.md"), mine).unwrap();
+    std::fs::write(project.join(".claude/playbooks/tdd.yaml"), "# mine\n").unwrap();
+    let refused = library
+        .export_claude_code("tdd", &project)
+        .expect_err("a hand-written subagent is not replaced");
+    let message = refused.to_string();
+    assert!(
+        message.contains("worker.md") && message.contains("playbooks/tdd.yaml"),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join(".claude/agents/worker.md")).unwrap(),
+        mine
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join(".claude/playbooks/tdd.yaml")).unwrap(),
+        "# mine\n"
+    );
+
     // Settings that cannot be merged stop the export before anything is written.
     let other = dir.path().join("other");
     std::fs::create_dir_all(other.join(".claude")).unwrap();

@@ -291,6 +291,63 @@ fn export_merges_into_the_users_settings() {
 }
 
 #[test]
+fn export_never_replaces_a_file_it_did_not_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    let playbook = tmp.path().join("team.yaml");
+    std::fs::copy(repo_file("playbooks/tdd.yaml"), &playbook).unwrap();
+    let mine_path = project.join(".claude/agents/worker.md");
+    let mine = "---\nname: my-helper\ndescription: my own hand-written subagent\n---\nPrecious prompt I wrote.\n";
+    write(&mine_path, mine);
+
+    // Refused, naming the file and the ways on; nothing at all written.
+    let out = export(&playbook, &project);
+    refused(
+        &out,
+        &[
+            "worker.md",
+            "x_playbook",
+            "nothing was written",
+            "move them away",
+            "--force",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&mine_path).unwrap(), mine);
+    let agents: Vec<_> = std::fs::read_dir(project.join(".claude/agents"))
+        .unwrap()
+        .collect();
+    assert_eq!(agents.len(), 1, "no other subagent written: {agents:?}");
+    assert!(!project.join(".claude/settings.json").exists());
+
+    // The export's own files are replaced: export → edit → export again.
+    let elsewhere = tmp.path().join("q");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    ok(&export(&playbook, &elsewhere));
+    let own = elsewhere.join(".claude/agents/worker.md");
+    let exported = std::fs::read_to_string(&own).unwrap();
+    std::fs::write(&own, exported.replace("Read, Write", "Read")).unwrap();
+    ok(&export(&playbook, &elsewhere));
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), exported);
+
+    // --force replaces the person's file, and says so.
+    let out = run(&[
+        "export",
+        "--to",
+        "claude-code",
+        playbook.to_str().unwrap(),
+        project.to_str().unwrap(),
+        "--force",
+    ]);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("replacing (--force)") && stderr.contains("worker.md"),
+        "{stderr}"
+    );
+    assert_eq!(front_matter(&mine_path)["name"], "worker");
+}
+
+#[test]
 fn import_refuses_bad_files_naming_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     let cases: &[(&str, &str, &[&str])] = &[
@@ -626,6 +683,12 @@ fn a_bash_call_is_held_to_the_tools_behind_it() {
         "git push --force",
         "cargo test",
         "sh -c 'git diff'",
+        // Options that write or run, however spelled: combined, abbreviated,
+        // attached.
+        "git diff --outp=src/a.rs",
+        "git diff | sort -uo .claude/settings.json",
+        "git diff | sort --outp=.claude/settings.json",
+        "git log | sort -S1 --compress-program=./x.sh",
     ] {
         let (d, why) = bash("reviewer", command);
         assert_eq!(d.as_deref(), Some("deny"), "{command}: {why}");
@@ -647,6 +710,27 @@ fn a_bash_call_is_held_to_the_tools_behind_it() {
         Some("deny")
     );
     assert_eq!(bash("tester", "npm run build").0.as_deref(), Some("deny"));
+    for command in [
+        "make check --eval 'check: ; touch /tmp/pwned'",
+        "make test -f/tmp/evil.mk",
+        "make test -C/tmp",
+        "make test install",
+        "go test -exec=/bin/sh ./...",
+        "npm test -- --config evil.js",
+    ] {
+        let (d, why) = bash("tester", command);
+        assert_eq!(d.as_deref(), Some("deny"), "{command}: {why}");
+        assert!(why.contains("the gate"), "{command}: {why}");
+    }
+    assert_eq!(
+        bash(
+            "tester",
+            "cargo test -p core -- --nocapture 2>&1 | grep -c ok"
+        )
+        .0
+        .as_deref(),
+        Some("allow")
+    );
     // The test author commits (a mutating tool: approval asked) and may
     // not delete.
     let (d, why) = bash("test_author", "git commit -m 'red: a > b'");
@@ -716,6 +800,12 @@ fn a_deletion_through_bash_is_held_like_a_write() {
         "rm --no-preserve-root src",
         "rm src/*.rs",
         "rm {src/a,/etc/passwd}",
+        // git reads these paths as other paths: the top, any case, all but.
+        "git rm -r ':/.claude'",
+        "git rm -r ':(icase).CLAUDE'",
+        "git rm -r ':/'",
+        "git rm -r ':!src'",
+        "git rm -r 'src/*'",
     ] {
         let (d, why) = bash(command);
         assert_eq!(d.as_deref(), Some("deny"), "{command}: {why}");
@@ -725,6 +815,77 @@ fn a_deletion_through_bash_is_held_like_a_write() {
     assert_eq!(bash("npm run lint -- --fix").0.as_deref(), Some("allow"));
     assert_eq!(bash("npm run lint; rm -rf /").0.as_deref(), Some("deny"));
     assert_eq!(bash("npm run linter").0.as_deref(), Some("deny"));
+}
+
+#[test]
+fn a_restore_through_bash_is_held_like_a_write() {
+    let (dir, path) = tdd_with_reviewer(
+        "actions_allowed: [read_file, git_checkout, git_reset, git_checkpoint]\n        x_scope: {lock_scope: [src]}",
+    );
+    let pb = ["--playbook", path.as_str()];
+    let cwd = dir.path().display().to_string();
+    let bash = |command: &str| {
+        let mut input: Value = serde_json::from_str(&hook_input(
+            Some("reviewer"),
+            "Bash",
+            json!({"command": command}),
+        ))
+        .unwrap();
+        input["cwd"] = json!(cwd);
+        gate(&pb, &input.to_string())
+    };
+    for command in [
+        "git checkout HEAD~1 -- src/a.rs",
+        "git restore --source=HEAD~1 src/a.rs",
+        "git restore --staged .",
+        "git checkout -b topic",
+        "git reset HEAD~1",
+        "git stash list",
+    ] {
+        let (d, why) = bash(command);
+        assert_eq!(d.as_deref(), Some("allow"), "{command}: {why}");
+    }
+    // Each restored file is held like a write; a whole-tree change cannot
+    // be, and would restore the hook's configuration and the playbook too.
+    for command in [
+        "git checkout HEAD -- .claude/settings.json team.yaml",
+        "git checkout HEAD -- README.md",
+        "git restore .",
+        "git restore ':/.claude'",
+        "git checkout main",
+        "git checkout HEAD .claude/settings.json",
+        "git switch main",
+        "git reset --hard",
+        "git reset --merge HEAD~1",
+        "git stash -u",
+        "git stash",
+    ] {
+        let (d, why) = bash(command);
+        assert_eq!(d.as_deref(), Some("deny"), "{command}: {why}");
+    }
+}
+
+#[test]
+fn a_write_without_an_absolute_cwd_is_refused() {
+    let (_dir, path) = tdd_with_reviewer("actions_allowed: [read_file, write_file]");
+    let pb = ["--playbook", path.as_str()];
+    for cwd in [None, Some("relative/dir"), Some("")] {
+        let mut input: Value = serde_json::from_str(&hook_input(
+            Some("reviewer"),
+            "Write",
+            json!({"file_path": "team.yaml", "content": "x"}),
+        ))
+        .unwrap();
+        match cwd {
+            Some(c) => input["cwd"] = json!(c),
+            None => {
+                input.as_object_mut().unwrap().remove("cwd");
+            }
+        }
+        let (d, why) = gate(&pb, &input.to_string());
+        assert_eq!(d.as_deref(), Some("deny"), "{cwd:?}: {why}");
+        assert!(why.contains("cwd"), "{why}");
+    }
 }
 
 #[test]

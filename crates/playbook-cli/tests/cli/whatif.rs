@@ -214,3 +214,191 @@ fn ctrl_c_stops_cleanly_with_a_partial_result() {
         text(&out.stderr)
     );
 }
+
+/// One worker, retried once: the playbook of the reports these tests keep.
+const SINGLE: &str = r#"schema_version: 1.0.0
+id: single
+name: Single
+description: one worker
+workflow:
+  build:
+    roles:
+      - name: worker
+        responsibilities: Do it.
+        allowed_agents: [claude]
+        suggested_prompt: "Do {task}."
+        mode: worker
+        inputs_required: [task]
+        outputs_contract:
+          type: work_result
+          required: [commit_sha, failed_cases]
+        actions_allowed: [read_file]
+        gates:
+          requires_user_approval: false
+          pass_condition: failed_cases == 0
+        retry_policy:
+          max_iterations: 2
+          escalate_on: [tool_blocked, needs_input]
+        completion_criteria: [done]
+"#;
+
+/// `playbook whatif PLAYBOOK --model MODEL`'s standard error, the model's
+/// path written `MODEL`; `playbook_file` None is [`SINGLE`].
+fn refused_model(playbook_file: Option<&str>, model_text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single.yaml");
+    std::fs::write(&single, SINGLE).unwrap();
+    let playbook_file = playbook_file.unwrap_or(single.to_str().unwrap());
+    let model = dir.path().join("team.whatif.yaml");
+    std::fs::write(&model, model_text).unwrap();
+    let out = playbook(&[
+        "whatif",
+        playbook_file,
+        "--model",
+        model.to_str().unwrap(),
+        "--runs",
+        "5",
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{model_text:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err.replace(model.to_str().unwrap(), "MODEL")
+}
+
+#[test]
+fn a_model_error_names_the_model_file_a_pointer_in_it_and_its_line() {
+    // Each kind of check: the reader, serde, the model's own checks, the
+    // checks against the playbook, and a sum that only defaults merged with
+    // built-in values exceed (which named the playbook and `/roles/worker`).
+    let cases: &[(&str, &str)] = &[
+        (
+            "defaults: {pass: 0x1}\n",
+            "error: MODEL: /defaults/pass (line 1, column 12): for role `planner` at iteration 1 the exclusive outcomes sum to 1.0500",
+        ),
+        (
+            "defaults:\n  pass: 0.5\nroles:\n  worker:\n    iterations:\n      2: {pass: 0.99}\n",
+            "error: MODEL: /roles/worker/iterations/2/pass (line 6, column 11): for role `worker` at iteration 2",
+        ),
+        (
+            "defaults:\n  contract_violation: 3\n",
+            "error: MODEL: /defaults/contract_violation (line 2, column 3):",
+        ),
+        (
+            "defaults:\n  duration: -5\n",
+            "error: MODEL: /defaults/duration (line 2, column 3): the duration is -5",
+        ),
+        (
+            "roles:\n  nobody: {pass: 0.5}\n",
+            "error: MODEL: /roles/nobody (line 2, column 3): the model sets role `nobody`",
+        ),
+        (
+            "roles:\n  worker: {passs: 0.5}\n",
+            "error: MODEL: /roles/worker/passs (line 2, column 12):",
+        ),
+        (
+            "defaults: {pass: 0.5}\ndefaults: {pass: 0.6}\n",
+            "error: MODEL: /defaults (line 2, column 1):",
+        ),
+    ];
+    for (model, says) in cases {
+        let err = refused_model(Some("playbooks/tdd.yaml"), model);
+        assert!(
+            err.contains(says),
+            "{model:?}\nexpected: {says}\ngot: {err}"
+        );
+        assert!(!err.contains("tdd.yaml"), "names the playbook: {err}");
+    }
+    // The reproducer of the report: a one-role playbook, defaults only.
+    let err = refused_model(None, "defaults: {pass: 0x1}\n");
+    assert!(
+        err.contains("error: MODEL: /defaults/pass (line 1, column 12)")
+            && err.contains("pass 1 (from /defaults)")
+            && err.contains("violation 0.02 (built-in default)")
+            && !err.contains("/roles/worker"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_model_gets_a_model_hint() {
+    for model in ["null\n", "# to do\n", "[1]\n"] {
+        let err = refused_model(Some("playbooks/tdd.yaml"), model);
+        assert!(
+            err.contains("error: MODEL: model")
+                && err.contains("docs/whatif.md")
+                && !err.contains("playbook template"),
+            "{model:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn no_model_or_playbook_text_reaches_the_terminal_raw() {
+    // A cost unit is refused, naming the field and the character.
+    let err = refused_model(None, "cost_unit: \"\\u001b[31mRED\\r\\nFAKE LINE\"\n");
+    assert!(
+        err.contains("MODEL: /cost_unit (line 1, column 1)") && err.contains("U+001B"),
+        "{err}"
+    );
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    // A model key is quoted in the error: escaped.
+    let err = refused_model(
+        Some("playbooks/tdd.yaml"),
+        "roles:\n  \"\\e[2Jx\": {pass: 0.5}\n",
+    );
+    assert!(
+        !err.contains('\u{1b}') && err.contains("\\u{1b}[2Jx"),
+        "{err:?}"
+    );
+
+    // Role and stage names a playbook may hold are escaped in both reports.
+    let dir = tempfile::tempdir().unwrap();
+    let evil = SINGLE
+        .replace("- name: worker", "- name: \"wo\\e[31mrker\\r\\nFAKE\"")
+        .replace("  build:", "  \"bu\\u202eild\":");
+    assert_ne!(evil, SINGLE);
+    let evil_path = dir.path().join("evil.yaml");
+    std::fs::write(&evil_path, &evil).unwrap();
+    let out = playbook(&["whatif", evil_path.to_str().unwrap(), "--runs", "5"]);
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        report.contains("wo\\u{1b}[31mrker\\r\\nFAKE (bu\\u{202e}ild)"),
+        "{report}"
+    );
+    assert!(
+        !report.contains('\u{1b}') && !report.contains('\r') && !report.contains('\u{202e}'),
+        "{report:?}"
+    );
+    let fixed = dir.path().join("fixed.yaml");
+    std::fs::write(
+        &fixed,
+        evil.replace("max_iterations: 2", "max_iterations: 1"),
+    )
+    .unwrap();
+    // A scenario is named by its file name, which may hold anything.
+    let scenarios = dir.path().join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    std::fs::copy(
+        crate::root().join("playbooks/scenarios/happy-path.yaml"),
+        scenarios.join("happy\u{1b}[31m.yaml"),
+    )
+    .unwrap();
+    let out = playbook(&[
+        "diff",
+        "--behaviour",
+        evil_path.to_str().unwrap(),
+        fixed.to_str().unwrap(),
+        "--runs",
+        "50",
+        "--scenarios",
+        scenarios.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("happy\\u{1b}[31m: "), "{report}");
+    assert!(
+        !report.contains('\u{1b}') && !report.contains('\r') && !report.contains('\u{202e}'),
+        "{report:?}"
+    );
+}

@@ -19,12 +19,14 @@ mod command;
 mod export;
 mod gate;
 mod import;
+mod options;
 pub mod tools;
 
 pub use agent_file::{AgentFile, MAX_AGENT_FILE_BYTES, parse_agent};
 pub use export::{
-    EXPORT_KEY, ExportedAgent, GATE_MARKER, PlaybookPath, ProjectExport, agent_file_name,
-    export_project, export_role, gate_command, merge_settings,
+    AGENTS_DIR, EXPORT_KEY, ExportedAgent, GATE_MARKER, PLAYBOOK_COPY_HEADER, PlaybookPath,
+    ProjectExport, SETTINGS_FILE, agent_file_name, export_project, export_role, gate_command,
+    merge_settings, playbook_copy, replaceable,
 };
 pub use gate::{
     Decision, GateInput, MAX_HOOK_INPUT_BYTES, Permission, SCOPE_KEY, Scopes, decide, parse_input,

@@ -1,17 +1,18 @@
 //! Hostile models give clear errors, never a panic or a silent default.
 
-use playbook_whatif::SimModel;
+use playbook_whatif::{ModelError, SimModel};
 
 use crate::review_loop;
 
-fn refused(text: &str) -> String {
-    match SimModel::parse(text) {
-        Ok(model) => match model.check_against(&review_loop(3)) {
-            Ok(()) => panic!("accepted: {text}"),
-            Err(e) => e.to_string(),
-        },
-        Err(e) => e.to_string(),
+fn refusal(text: &str) -> ModelError {
+    match SimModel::parse_for(text, &[&review_loop(3)]) {
+        Ok(_) => panic!("accepted: {text}"),
+        Err(e) => e,
     }
+}
+
+fn refused(text: &str) -> String {
+    refusal(text).to_string()
 }
 
 #[test]
@@ -113,7 +114,12 @@ fn spelled_out_outcome_names_and_bare_durations_are_accepted() {
     let v = model.resolve("worker", None, 1).values;
     assert_eq!((v.violation, v.blocked_tool, v.error), (0.1, 0.1, 0.1));
     assert_eq!(v.duration, playbook_whatif::model::Duration::Fixed(30.0));
-    assert!(refused("defaults: {duration: -5}").contains("/defaults/duration/fixed"));
+    // A bare duration has no `fixed` to point at.
+    let e = refused("defaults: {duration: -5}");
+    assert!(
+        e.starts_with("/defaults/duration (line 1") && e.contains("the duration is -5"),
+        "{e}"
+    );
     assert!(refused("defaults: {duration: soon}").contains("/defaults/duration"));
     assert!(refused("defaults: {duration: {fixed: 1e309}}").contains("line 1"));
 }
@@ -136,4 +142,144 @@ fn a_huge_number_is_shown_short_in_its_refusal() {
         assert!(e.contains("e300") || e.contains("e301"), "{text}: {e}");
         assert!(!e.contains("0000000000"), "{text}: {e}");
     }
+}
+
+/// Every kind of refusal points at something the model's text holds (the
+/// checker's own field names are mapped back to what the text writes) and
+/// says where it is, whichever check found it: the reader, serde, the
+/// model's own checks, or the checks against the playbook.
+#[test]
+fn every_refusal_points_at_what_the_model_writes() {
+    let cases: &[(&str, &str)] = &[
+        // The reader.
+        (
+            "defaults: {pass: 0.5}\ndefaults: {pass: 0.6}\n",
+            "/defaults",
+        ),
+        ("defaults: !!map {pass: 0.5}\n", "/defaults"),
+        ("defaults: {pass: [}\n", ""),
+        // serde.
+        ("surprise: 1\n", "/surprise"),
+        ("defaults: {passs: 0.5}\n", "/defaults/passs"),
+        ("defaults: {pass: \"0.5\"}\n", "/defaults/pass"),
+        (
+            "defaults: {duration: {gaussian: 3}}\n",
+            "/defaults/duration",
+        ),
+        ("roles: 3\n", "/roles"),
+        ("[1, 2]\n", ""),
+        // The model's own checks.
+        ("schema_version: 2.0.0\n", "/schema_version"),
+        ("cost_unit: \"\"\n", "/cost_unit"),
+        ("cost_unit: \"\\u001b[31mRED\\r\\n\"\n", "/cost_unit"),
+        ("roles:\n  mode:boss: {pass: 0.5}\n", "/roles/mode:boss"),
+        ("roles:\n  \"\": {pass: 0.5}\n", "/roles/"),
+        ("defaults:\n  pass: 2\n", "/defaults/pass"),
+        (
+            "defaults:\n  contract_violation: 2\n",
+            "/defaults/contract_violation",
+        ),
+        ("defaults:\n  tool_blocked: -1\n", "/defaults/tool_blocked"),
+        ("defaults:\n  agent_error: 3\n", "/defaults/agent_error"),
+        ("defaults:\n  pass: 0.9\n  agent_error: 0.2\n", "/defaults"),
+        ("defaults:\n  cost: -1\n", "/defaults/cost"),
+        ("defaults:\n  duration: -5\n", "/defaults/duration"),
+        (
+            "defaults:\n  duration: {fixed: -5}\n",
+            "/defaults/duration/fixed",
+        ),
+        (
+            "defaults:\n  duration: {uniform: {min: 5, max: 1}}\n",
+            "/defaults/duration/uniform",
+        ),
+        (
+            "defaults:\n  duration: {uniform: {min: -5, max: 1}}\n",
+            "/defaults/duration/uniform/min",
+        ),
+        (
+            "defaults:\n  duration: {lognormal: {median: 60, sigma: 99}}\n",
+            "/defaults/duration/lognormal/sigma",
+        ),
+        (
+            "roles:\n  reviewer:\n    iterations:\n      two: {pass: 0.5}\n",
+            "/roles/reviewer/iterations/two",
+        ),
+        (
+            "roles:\n  reviewer:\n    iterations:\n      2: {iterations: {3: {}}}\n",
+            "/roles/reviewer/iterations/2/iterations",
+        ),
+        // Against the playbook.
+        ("roles:\n  reveiwer: {pass: 0.5}\n", "/roles/reveiwer"),
+        // Sums that only the layers together exceed: the most specific
+        // entry that sets an outcome, the field when it sets only one.
+        ("defaults: {pass: 0x1}\n", "/defaults/pass"),
+        (
+            "defaults: {error: 0.5}\nroles:\n  worker: {pass: 0.6}\n",
+            "/roles/worker/pass",
+        ),
+        (
+            "defaults: {error: 0.5}\nroles:\n  mode:worker: {pass: 0.6, violation: 0}\n",
+            "/roles/mode:worker",
+        ),
+        (
+            "roles:\n  reviewer:\n    pass: 0.5\n    iterations:\n      2: {agent_error: 0.3, tool_blocked: 0.2}\n",
+            "/roles/reviewer/iterations/2",
+        ),
+        (
+            "defaults:\n  iterations:\n    4: {pass: 0.97}\n",
+            "/defaults/iterations/4/pass",
+        ),
+    ];
+    for (text, pointer) in cases {
+        let e = refusal(text);
+        assert_eq!(e.pointer, *pointer, "{text:?}: {e}");
+        let value = playbook_core::document::parse_value(text, playbook_core::Format::Yaml).ok();
+        if let Some(value) = value {
+            assert!(
+                value.pointer(&e.pointer).is_some(),
+                "{text:?}: `{}` is not in the model: {e}",
+                e.pointer
+            );
+        }
+        assert!(e.location.is_some(), "{text:?}: no line: {e}");
+    }
+}
+
+#[test]
+fn a_sum_made_by_defaults_says_where_each_value_comes_from() {
+    let e = refusal("defaults: {pass: 0x1}\n");
+    assert_eq!(e.location, Some((1, 12)), "{e}");
+    for part in [
+        "role `worker` at iteration 1",
+        "sum to 1.0500",
+        "pass 1 (from /defaults)",
+        "violation 0.02 (built-in default)",
+        "error 0.01 (built-in default)",
+    ] {
+        assert!(e.message.contains(part), "`{part}`: {e}");
+    }
+    assert!(e.hint.contains("`violation: 0`"), "{e}");
+}
+
+#[test]
+fn model_text_cannot_reach_the_terminal_raw() {
+    let e = refused("cost_unit: \"\\u001b[31mRED\\r\\nFAKE\"\n");
+    assert!(e.contains("control or invisible character U+001B"), "{e}");
+    assert!(refused("cost_unit: \"USD\\u202e\"\n").contains("U+202E"));
+    // Keys are quoted in messages: escaped when shown.
+    let e = refused("roles:\n  \"\\u001b[2Jx\": {pass: 0.5}\n");
+    assert!(!e.contains('\u{1b}') && e.contains("\\u{1b}[2Jx"), "{e}");
+}
+
+#[test]
+fn an_empty_or_shapeless_model_gets_a_model_hint() {
+    for text in ["null\n", "~\n", "# nothing yet\n", "[1, 2]\n", "5\n"] {
+        let e = refused(text);
+        assert!(
+            e.contains("docs/whatif.md") && !e.contains("playbook template"),
+            "{text:?}: {e}"
+        );
+    }
+    let e = refused("defaults: !!map {pass: 0.5}\n");
+    assert!(!e.contains("playbook"), "{e}");
 }

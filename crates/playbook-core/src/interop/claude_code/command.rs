@@ -14,6 +14,8 @@
 //!
 //! [`TOOL_MAP`]: super::tools::TOOL_MAP
 
+use super::options;
+
 /// The playbook tools a `Bash` call may stand for, with the commands that
 /// are each: `(tool, program, subcommands)`; no subcommands: any
 /// arguments. What the gate quotes in a refusal, so the table is the
@@ -151,17 +153,19 @@ pub(super) fn plain(command: &str) -> Result<Vec<String>, String> {
         }
         if n == 0 {
             words = stage_words;
-        } else if !FILTERS.contains(&stage_words[0].as_str())
-            || stage_words
-                .iter()
-                .any(|w| w.starts_with("-o") || w.starts_with("--output"))
-        {
+            continue;
+        }
+        let Some(grammar) = options::filter(&stage_words[0]) else {
             return Err(format!(
                 "`{command}` pipes into `{}`; only {} may read a command's output",
                 stage_words.join(" "),
                 FILTERS.join(", ")
             ));
-        }
+        };
+        // A filter's options can write (`sort -o`) or run a program (`sort
+        // --compress-program`) too: only the ones the gate knows pass.
+        options::check(&stage_words[0], grammar, &stage_words[1..])
+            .map_err(|why| format!("`{command}` pipes into `{}`: {why}", stage_words.join(" ")))?;
     }
     Ok(words)
 }
@@ -172,23 +176,31 @@ fn is_assignment(word: &str) -> bool {
     })
 }
 
+/// A plain command read as one of the playbook's tools.
+pub(super) struct Command<'w> {
+    pub tool: &'static str,
+    /// The program whose options the arguments are (`cargo`; `pytest` of
+    /// `python -m pytest`; `npm` of `npm run test:unit`).
+    program: &'w str,
+    /// The subcommand (`rm` of `git rm`), when the table names one.
+    sub: Option<&'w str>,
+    /// The words after the program and subcommand.
+    args: &'w [String],
+}
+
 /// The playbook tool a plain command is, among `granted` (the role's tools
-/// behind `Bash`), with the words it acts on; `Err` says what the role may
-/// run instead.
-pub(super) fn tool_of<'w>(
-    words: &'w [String],
-    granted: &[&str],
-) -> Result<(&'static str, &'w [String]), String> {
+/// behind `Bash`); `Err` says what the role may run instead.
+pub(super) fn tool_of<'w>(words: &'w [String], granted: &[&str]) -> Result<Command<'w>, String> {
     let found = identify(words);
     match found {
-        Some((tool, rest)) if granted.contains(&tool) => Ok((tool, rest)),
+        Some(command) if granted.contains(&command.tool) => Ok(command),
         _ => {
             let allowed: Vec<String> = granted
                 .iter()
                 .map(|t| format!("{t} ({})", examples(t)))
                 .collect();
             let what = match found {
-                Some((tool, _)) => format!("is its {tool}, which it does not have"),
+                Some(command) => format!("is its {}, which it does not have", command.tool),
                 None => "is none of its tools".to_string(),
             };
             Err(format!(
@@ -200,46 +212,175 @@ pub(super) fn tool_of<'w>(
     }
 }
 
-/// Options of test runners that make them run a program of the caller's
-/// choosing (`go test -exec`, `cargo --config`, `gradle --init-script`,
-/// `make -f`), which would let `run_tests` run any command.
-const RUNNER_HOOKS: &[&str] = &[
-    "-exec",
-    "-toolexec",
-    "--exec",
-    "--config",
-    "-Z",
-    "--script-shell",
-    "--node-options",
-    "--init-script",
-    "-I",
-    "-f",
-    "--file",
-    "--makefile",
-    "-C",
-    "--directory",
-];
-
-/// The tool a plain command is, and the words after its subcommand; a test
-/// run whose options would run another program is none.
-fn identify(words: &[String]) -> Option<(&'static str, &[String])> {
-    let found = identify_command(words)?;
-    let program = words.first()?.as_str();
-    let hooked = |w: &String| {
-        RUNNER_HOOKS.iter().any(|h| {
-            w.strip_prefix(h)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
-        })
-        // `make test CC=…`: a variable set for the makefile's commands.
-        || (program == "make" && w.contains('='))
+/// The paths `command` writes, to be held like a tool's writes (nothing
+/// for a command that changes no file of the worktree); `Err` when its
+/// options are not ones the gate knows (`options.rs`), or when it would
+/// change the whole worktree, which no path check can hold to a scope.
+pub(super) fn written_paths<'w>(command: &Command<'w>) -> Result<Vec<&'w str>, String> {
+    let Command {
+        tool,
+        program,
+        sub,
+        args,
+    } = *command;
+    let shown = match sub {
+        Some(sub) => format!("{program} {sub}"),
+        None => program.to_string(),
     };
-    if found.0 == "run_tests" && words.iter().skip(1).any(hooked) {
-        return None;
+    let whole_tree = |how: &str| {
+        Err(format!(
+            "`{shown}` {how} changes every file of the worktree, the playbook and Claude Code's configuration among them, which the gate cannot hold to the role's scopes; name the files instead (`git checkout REV -- PATH`, `git restore PATH`)"
+        ))
+    };
+    match (tool, sub) {
+        ("run_tests", _) => {
+            options::check(&shown, options::runner(program), args)?;
+            Ok(Vec::new())
+        }
+        ("git_diff", _) => {
+            // git takes any unambiguous abbreviation of a long option.
+            if let Some(w) = args.iter().find(|w| abbreviates(w, &["output"])) {
+                return Err(format!("`{w}` writes the output to a file"));
+            }
+            Ok(Vec::new())
+        }
+        ("git_checkpoint", Some("stash")) => match args.first().map(String::as_str) {
+            Some("list" | "show") => Ok(Vec::new()),
+            _ => whole_tree("(a stash puts every change aside)"),
+        },
+        ("git_reset", Some("reset")) => {
+            let moves = ["hard", "merge", "keep", "recurse-submodules"];
+            match args.iter().find(|w| abbreviates(w, &moves)) {
+                Some(w) => whole_tree(&format!("`{w}`")),
+                None => Ok(Vec::new()),
+            }
+        }
+        ("git_reset", Some("restore")) => {
+            let mut index_only = false;
+            let mut worktree = false;
+            for w in args.iter().take_while(|w| *w != "--") {
+                index_only |= w == "--staged" || (is_short_group(w) && w.contains('S'));
+                worktree |= w == "--worktree" || (is_short_group(w) && w.contains('W'));
+            }
+            let paths = git_paths(&shown, &RESTORE, args)?;
+            Ok(if index_only && !worktree {
+                Vec::new()
+            } else {
+                paths
+            })
+        }
+        ("git_checkout", Some("checkout")) => match args {
+            [flag, _name] if flag == "-b" || flag == "-B" => Ok(Vec::new()),
+            _ if args.iter().any(|w| w == "--") => git_paths(&shown, &CHECKOUT, args),
+            _ => whole_tree("(without `--` and the files to restore)"),
+        },
+        ("git_checkout", Some("switch")) => match args {
+            [flag, _name] if flag == "-c" || flag == "-C" => Ok(Vec::new()),
+            _ => whole_tree("to another branch"),
+        },
+        ("delete_file", Some(_)) => {
+            let paths = deleted_paths(args)?;
+            paths.iter().try_for_each(|p| not_magic(p))?;
+            Ok(paths)
+        }
+        ("delete_file", None) => deleted_paths(args),
+        _ => Ok(Vec::new()),
     }
-    Some(found)
 }
 
-fn identify_command(words: &[String]) -> Option<(&'static str, &[String])> {
+/// Whether `word` is a long option naming one of `names`, whole or
+/// abbreviated (`--outp=x` is `--output=x` to git and GNU tools).
+fn abbreviates(word: &str, names: &[&str]) -> bool {
+    word.strip_prefix("--")
+        .map(|rest| rest.split_once('=').map_or(rest, |(name, _)| name))
+        .is_some_and(|name| !name.is_empty() && names.iter().any(|n| n.starts_with(name)))
+}
+
+fn is_short_group(word: &str) -> bool {
+    word.len() > 1 && word.starts_with('-') && !word.starts_with("--")
+}
+
+// `git restore [--source=REV] [--staged] [--worktree] PATH...`.
+const RESTORE: options::Grammar = options::Grammar {
+    flags: "qSW",
+    valued: "s",
+    long: &[
+        "--staged",
+        "--worktree",
+        "--quiet",
+        "--ours",
+        "--theirs",
+        "--overlay",
+        "--no-overlay",
+        "--ignore-unmerged",
+    ],
+    long_valued: &["--source"],
+    single_dash_long: false,
+    numeric: false,
+    operands: options::Operands::Any,
+    after_dashes: None,
+};
+
+// `git checkout [REV] -- PATH...`.
+const CHECKOUT: options::Grammar = options::Grammar {
+    flags: "q",
+    valued: "",
+    long: &["--quiet", "--ours", "--theirs"],
+    long_valued: &[],
+    ..RESTORE
+};
+
+/// The files a git command that restores files names: its words after
+/// `--`, or without `--` its operands, each a plain path.
+fn git_paths<'w>(
+    shown: &str,
+    grammar: &options::Grammar,
+    args: &'w [String],
+) -> Result<Vec<&'w str>, String> {
+    options::check(shown, grammar, args)?;
+    let paths: Vec<&str> = match args.iter().position(|w| w == "--") {
+        Some(at) => args[at + 1..].iter().map(String::as_str).collect(),
+        None => {
+            let mut paths = Vec::new();
+            let mut value_next = false;
+            for w in args {
+                if value_next {
+                    value_next = false;
+                } else if w == "--source" || w == "-s" {
+                    value_next = true;
+                } else if !w.starts_with('-') {
+                    paths.push(w.as_str());
+                }
+            }
+            paths
+        }
+    };
+    if paths.is_empty() {
+        return Err(format!("`{shown}` names no file to restore"));
+    }
+    for path in &paths {
+        not_magic(path)?;
+    }
+    Ok(paths)
+}
+
+/// A path git reads as a pattern or with magic (`:/x` is `x` at the top
+/// of the repository, `:!x` everything but `x`, `*` any file), which the
+/// gate would read as another path.
+fn not_magic(path: &str) -> Result<(), String> {
+    if path.starts_with(':') {
+        return Err(format!(
+            "`{path}` is a git pathspec with magic (`:/`, `:(…)`, `:!`), which the gate does not read; name the files"
+        ));
+    }
+    if path.contains(['*', '?', '[']) {
+        return Err(format!("`{path}` is a pattern git expands; name the files"));
+    }
+    Ok(())
+}
+
+/// The tool a plain command is, with its program and arguments.
+fn identify(words: &[String]) -> Option<Command<'_>> {
     let (program, mut rest) = words.split_first()?;
     let program = program.as_str();
     // A runner behind a launcher: `npx jest`, `python -m pytest`.
@@ -251,7 +392,12 @@ fn identify_command(words: &[String]) -> Option<(&'static str, &[String])> {
                 .iter()
                 .any(|(t, p, subs)| *t == "run_tests" && *p == runner && subs.is_empty())
             {
-                return Some(("run_tests", &rest[skip + 1..]));
+                return Some(Command {
+                    tool: "run_tests",
+                    program: runner,
+                    sub: None,
+                    args: &rest[skip + 1..],
+                });
             }
         }
     }
@@ -263,7 +409,12 @@ fn identify_command(words: &[String]) -> Option<(&'static str, &[String])> {
         }
         && (script == "test" || script.starts_with("test:"))
     {
-        return Some(("run_tests", rest));
+        return Some(Command {
+            tool: "run_tests",
+            program,
+            sub: None,
+            args: rest,
+        });
     }
     if program == "git" {
         while let Some(option) = rest.first().filter(|w| w.starts_with('-')) {
@@ -272,23 +423,26 @@ fn identify_command(words: &[String]) -> Option<(&'static str, &[String])> {
             }
             rest = &rest[1..];
         }
-        // `--output` writes the diff to a file; `--exec` runs a program.
-        if rest
-            .iter()
-            .any(|w| w.starts_with("--output") || w.starts_with("--exec"))
-        {
-            return None;
-        }
     }
     COMMANDS.iter().find_map(|(tool, p, subs)| {
         if *p != program {
             return None;
         }
         if subs.is_empty() {
-            return Some((*tool, rest));
+            return Some(Command {
+                tool,
+                program,
+                sub: None,
+                args: rest,
+            });
         }
         let (sub, after) = rest.split_first()?;
-        subs.contains(&sub.as_str()).then_some((*tool, after))
+        subs.contains(&sub.as_str()).then_some(Command {
+            tool,
+            program,
+            sub: Some(sub.as_str()),
+            args: after,
+        })
     })
 }
 
@@ -312,7 +466,7 @@ fn examples(tool: &str) -> String {
 /// The paths a deletion (`rm`, `git rm`) removes: its words that are not
 /// options; `Err` for an option the gate does not know (`rm
 /// --no-preserve-root`), which could make it remove more than it names.
-pub(super) fn deleted_paths(args: &[String]) -> Result<Vec<&str>, String> {
+fn deleted_paths(args: &[String]) -> Result<Vec<&str>, String> {
     let mut paths = Vec::new();
     let mut options = true;
     for arg in args {
@@ -400,6 +554,12 @@ mod tests {
         assert_eq!(words("cargo test 2>&1 | tail -20"), ["cargo", "test"]);
         assert_eq!(words("git log | grep -c fix | head"), ["git", "log"]);
         for command in [
+            "git status | sort -uo .claude/settings.json",
+            "git status | sort --outp=.claude/settings.json",
+            "git log | sort -S1 --compress-program=./x.sh",
+            "git log | head -n",
+            "git log | grep x /etc/shadow",
+            "git log | tail -f",
             "cargo test | sh",
             "cargo test | tee out.txt",
             "cargo test | sort -o out.txt",
@@ -419,9 +579,17 @@ mod tests {
         );
     }
 
+    /// The tool a command is, when the gate reads all of it (options and
+    /// paths' form; not where the paths lie).
+    fn read_as(command: &str) -> Option<&'static str> {
+        let words = words(command);
+        let found = identify(&words)?;
+        written_paths(&found).ok().map(|_| found.tool)
+    }
+
     #[test]
     fn a_command_is_the_tool_its_program_and_subcommand_name() {
-        let is = |command: &str| identify(&words(command)).map(|(tool, _)| tool);
+        let is = read_as;
         assert_eq!(is("git diff HEAD~1"), Some("git_diff"));
         assert_eq!(is("git --no-pager log -p"), Some("git_diff"));
         assert_eq!(is("git status --short"), Some("git_status"));
@@ -433,31 +601,91 @@ mod tests {
         assert_eq!(is("python3 -m pytest -q"), Some("run_tests"));
         assert_eq!(is("npm run test:unit"), Some("run_tests"));
         assert_eq!(is("pnpm test"), Some("run_tests"));
-        // Not the tool, or not known to be harmless.
-        assert_eq!(is("git push"), None);
-        assert_eq!(is("git -c diff.external=rm diff"), None);
-        assert_eq!(is("git -C / diff"), None);
-        assert_eq!(is("git diff --output=/etc/x"), None);
-        assert_eq!(is("npm run build"), None);
-        assert_eq!(is("npx rimraf ."), None);
-        assert_eq!(is("python -c 'import os'"), None);
-        assert_eq!(is("cargo build"), None);
-        assert_eq!(is("sh -c 'git diff'"), None);
-        // A test run told to run another program is not a test run.
-        assert_eq!(is("go test -exec 'rm -rf /' ./..."), None);
-        assert_eq!(is("go test -toolexec=./x ./..."), None);
-        assert_eq!(is("cargo test --config target.x.runner='rm'"), None);
-        assert_eq!(is("make test SHELL=/bin/evil"), None);
-        assert_eq!(is("make -f /tmp/evil.mk test"), None);
-        assert_eq!(is("npm test --script-shell=./evil"), None);
-        assert_eq!(is("./gradlew test --init-script evil.gradle"), None);
-        assert_eq!(is("npx --package=evil jest"), None);
         assert_eq!(is("go test -run TestX ./..."), Some("run_tests"));
+        assert_eq!(is("make test"), Some("run_tests"));
+        assert_eq!(is("git restore src/a.rs"), Some("git_reset"));
+        assert_eq!(is("git restore --staged ."), Some("git_reset"));
+        assert_eq!(is("git reset HEAD~1"), Some("git_reset"));
+        assert_eq!(is("git checkout HEAD~2 -- src/a.rs"), Some("git_checkout"));
+        assert_eq!(is("git checkout -b topic"), Some("git_checkout"));
+        assert_eq!(is("git stash list"), Some("git_checkpoint"));
+        // Not the tool, or not known to be harmless.
+        for command in [
+            "git push",
+            "git -c diff.external=rm diff",
+            "git -C / diff",
+            "git diff --output=/etc/x",
+            "git log --outp=x",
+            "npm run build",
+            "npx rimraf .",
+            "python -c 'import os'",
+            "cargo build",
+            "sh -c 'git diff'",
+            // A test run told to run another program is not a test run.
+            "go test -exec 'rm -rf /' ./...",
+            "go test -toolexec=./x ./...",
+            "cargo test --config target.x.runner='rm'",
+            "make test SHELL=/bin/evil",
+            "make -f /tmp/evil.mk test",
+            "make test -f/tmp/evil.mk",
+            "make test -C/tmp",
+            "make check --eval 'check: ; touch /tmp/pwned'",
+            "make test install",
+            "npm test --script-shell=./evil",
+            "./gradlew test --init-script evil.gradle",
+            "npx --package=evil jest",
+            "pytest -p evil_plugin",
+            "pytest --basetemp=/home/me",
+            // Whole-tree changes no path check can hold to a scope.
+            "git checkout main",
+            "git checkout HEAD .claude/settings.json",
+            "git switch main",
+            "git reset --hard",
+            "git reset --ha HEAD~1",
+            "git stash -u",
+            "git stash",
+            // Pathspec magic and patterns read as other paths.
+            "git rm -r ':/.claude'",
+            "git rm -r ':(icase).CLAUDE'",
+            "git rm -r ':!src'",
+            "git restore ':/'",
+            "git checkout HEAD -- 'src/*'",
+            "git rm --pathspec-from-file=list",
+        ] {
+            assert_eq!(is(command), None, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_restore_names_the_paths_it_writes() {
+        let paths = |command: &str| {
+            let words = words(command);
+            let found = identify(&words).expect("a tool");
+            written_paths(&found).map(|p| p.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            paths("git checkout HEAD -- .claude/settings.json team.yaml").unwrap(),
+            [".claude/settings.json", "team.yaml"]
+        );
+        assert_eq!(
+            paths("git restore --source=HEAD~1 src/a.rs").unwrap(),
+            ["src/a.rs"]
+        );
+        assert_eq!(
+            paths("git restore -s HEAD~1 src/a.rs").unwrap(),
+            ["src/a.rs"]
+        );
+        // The index only: no file of the worktree changes.
+        assert!(paths("git restore --staged src/a.rs").unwrap().is_empty());
+        assert!(paths("git restore").is_err());
+        assert!(paths("git diff --stat").unwrap().is_empty());
     }
 
     #[test]
     fn a_refusal_names_what_the_role_may_run() {
-        let why = tool_of(&words("rm -rf /"), &["git_diff"]).unwrap_err();
+        let why = tool_of(&words("rm -rf /"), &["git_diff"])
+            .err()
+            .expect("refused");
         assert!(why.contains("`git diff`"), "{why}");
         assert!(why.contains("delete_file, which it does not have"), "{why}");
         assert!(why.contains("run_command"), "{why}");

@@ -21,6 +21,17 @@ pub const EXPORT_KEY: &str = "x_playbook";
 /// duplicated, by the next export).
 pub const GATE_MARKER: &str = " gate --playbook ";
 
+/// Where an export writes its subagent files, relative to the project.
+pub const AGENTS_DIR: &str = ".claude/agents/";
+
+/// Where an export merges its gate hook, relative to the project.
+pub const SETTINGS_FILE: &str = ".claude/settings.json";
+
+/// First line of the playbook copy the app writes beside the subagents
+/// (`.claude/playbooks/<id>.yaml`, the file its gate hook reads): how a later
+/// export knows the file is its own and may replace it ([`replaceable`]).
+pub const PLAYBOOK_COPY_HEADER: &str = "# Written by Playbook Studio's Claude Code export for `playbook gate`; the next export replaces this file.";
+
 /// Keys of the extension that export does not copy into the front matter:
 /// the ones the role itself decides.
 const NOT_COPIED: &[&str] = &["name", "description", "tools", "tools_unmapped", EXPORT_KEY];
@@ -283,6 +294,25 @@ mod tests {
     }
 
     #[test]
+    fn only_what_an_export_wrote_is_replaceable() {
+        let own = "---\nname: w\nx_playbook: {playbook: p, stage: build, position: 0, role: {name: w}}\n---\nPrompt.\n";
+        assert_eq!(replaceable(".claude/agents/w.md", own), Ok(()));
+        let mine = "---\nname: my-helper\ndescription: my own\n---\nPrecious prompt I wrote.\n";
+        assert!(
+            replaceable(".claude/agents/w.md", mine)
+                .unwrap_err()
+                .contains("x_playbook")
+        );
+        assert!(replaceable(".claude/agents/w.md", "notes, no front matter\n").is_err());
+        // The key in the body is not the marker.
+        assert!(replaceable(".claude/agents/w.md", "---\nname: w\n---\nx_playbook: 1\n").is_err());
+        assert_eq!(replaceable(SETTINGS_FILE, "{\"model\": \"opus\"}"), Ok(()));
+        let copy = playbook_copy("id: tdd\n");
+        assert_eq!(replaceable(".claude/playbooks/tdd.yaml", &copy), Ok(()));
+        assert!(replaceable(".claude/playbooks/tdd.yaml", "id: tdd\n").is_err());
+    }
+
+    #[test]
     fn commands_quote_paths() {
         assert_eq!(
             gate_command(
@@ -333,11 +363,53 @@ pub fn export_project(
         agent.file_name = unique(&agent.file_name, &used);
         used.push(agent.file_name.to_ascii_lowercase());
         notes.extend(agent.notes);
-        files.push((format!(".claude/agents/{}", agent.file_name), agent.text));
+        files.push((format!("{AGENTS_DIR}{}", agent.file_name), agent.text));
     }
     let settings = merge_settings(existing_settings, command)?;
-    files.push((".claude/settings.json".to_string(), settings));
+    files.push((SETTINGS_FILE.to_string(), settings));
     Ok(ProjectExport { files, notes })
+}
+
+/// A playbook's text as the copy the app exports for the gate: the text
+/// after [`PLAYBOOK_COPY_HEADER`] (a YAML comment, so the gate reads the
+/// same playbook).
+pub fn playbook_copy(yaml: &str) -> String {
+    format!("{PLAYBOOK_COPY_HEADER}\n{yaml}")
+}
+
+/// Whether an export may replace the file now at `path` (relative to the
+/// project, as in [`ProjectExport::files`]) holding `existing`, or why not.
+///
+/// An export only ever replaces what an export wrote, so a person's own
+/// subagent that happens to share a role's file name is never lost:
+/// - `.claude/settings.json` is merged (the person's settings are kept);
+/// - a subagent file is the export's own when its front matter carries
+///   [`EXPORT_KEY`], which every exported subagent has (so export → edit →
+///   export into the same project keeps working);
+/// - any other file (the app's playbook copy) when it starts with
+///   [`PLAYBOOK_COPY_HEADER`].
+///
+/// The caller reads the file (this is pure) and refuses the whole export,
+/// before writing anything, when any file is not replaceable, unless the
+/// person asked to replace them.
+pub fn replaceable(path: &str, existing: &str) -> Result<(), String> {
+    if path == SETTINGS_FILE {
+        return Ok(());
+    }
+    if path.starts_with(AGENTS_DIR) {
+        return match super::parse_agent(path, existing) {
+            Ok(file) if file.front.contains_key(EXPORT_KEY) => Ok(()),
+            Ok(_) => Err(format!(
+                "a subagent without `{EXPORT_KEY}` in its front matter: `playbook export` did not write it"
+            )),
+            Err(_) => Err("not a subagent file `playbook export` wrote".into()),
+        };
+    }
+    if existing.starts_with(PLAYBOOK_COPY_HEADER) {
+        Ok(())
+    } else {
+        Err("a file Playbook Studio's export did not write".into())
+    }
 }
 
 /// `name`, or `name-2.md`... when a file of that name (ignoring case, as

@@ -335,15 +335,23 @@ fn bash_call(
                 .join(", ")
         ));
     }
-    let (tool, args) = command::tool_of(&words, &granted)?;
-    if tool == "delete_file" {
-        for path in command::deleted_paths(args)? {
-            if let Some(why) = write_refusal(path, input.cwd.as_deref(), role, scopes, true) {
-                return Err(format!("may not delete `{path}`: {why}"));
-            }
+    let found = command::tool_of(&words, &granted)?;
+    let paths = command::written_paths(&found).map_err(|why| {
+        format!("may run `{command}` only as the gate reads it: {why}; give it run_command to run any command")
+    })?;
+    let verb = if found.tool == "delete_file" {
+        "delete"
+    } else {
+        "restore"
+    };
+    for path in paths {
+        // Held like a deletion: a restored directory may hold what the
+        // role may not change.
+        if let Some(why) = write_refusal(path, input.cwd.as_deref(), role, scopes, true) {
+            return Err(format!("may not {verb} `{path}`: {why}"));
         }
     }
-    Ok(Some(tool))
+    Ok(Some(found.tool))
 }
 
 /// A restricted form of `tool` the role keeps from Claude Code
@@ -373,6 +381,15 @@ fn write_refusal(
     scopes: &Scopes,
     deleting: bool,
 ) -> Option<String> {
+    // Every check below places the path in the project by the hook's
+    // `cwd`; without an absolute one (Claude Code always sends it) none
+    // can be made, so the write is refused rather than let through.
+    let Some(cwd) = cwd.filter(|c| is_absolute(c)) else {
+        return Some(format!(
+            "the hook input has no absolute `cwd` to place `{path}` in the project, so no write can be checked"
+        ));
+    };
+    let cwd = Some(cwd);
     let rel = match project_relative(path, cwd) {
         Err(why) => return Some(format!("{why}; it writes only inside the project")),
         Ok(rel) => rel,
@@ -517,16 +534,15 @@ fn project_relative(path: &str, cwd: Option<&str>) -> Result<String, String> {
         return Err("the path contains a NUL byte".into());
     }
     let unified = path.replace('\\', "/");
-    let absolute = |p: &str| p.starts_with('/') || p.as_bytes().get(1) == Some(&b':');
     if unified.starts_with('~') {
         return Err(format!(
             "`{path}` is in a home directory, outside the project"
         ));
     }
-    let parts = if absolute(&unified) {
+    let parts = if is_absolute(&unified) {
         let cwd = cwd
             .map(|c| c.replace('\\', "/"))
-            .filter(|c| absolute(c))
+            .filter(|c| is_absolute(c))
             .ok_or_else(|| format!("`{path}` is absolute and the hook input has no absolute `cwd` to compare it with"))?;
         let base = lexical(&cwd).ok_or_else(|| format!("`cwd` `{cwd}` is not a usable path"))?;
         let full =
@@ -553,6 +569,11 @@ fn project_relative(path: &str, cwd: Option<&str>) -> Result<String, String> {
         return Err(format!("`{path}` is inside `.git`"));
     }
     Ok(parts.join("/"))
+}
+
+/// Whether `path` is absolute, POSIX (`/x`) or Windows (`C:\\x`, `C:/x`).
+fn is_absolute(path: &str) -> bool {
+    path.starts_with('/') || path.starts_with('\\') || path.as_bytes().get(1) == Some(&b':')
 }
 
 /// The segments of a `/`-separated path with `.` and `..` resolved;

@@ -1,0 +1,66 @@
+//! Text from a model or a playbook, made safe to print on a terminal.
+//!
+//! Reports and errors quote names the author chose: role and stage names
+//! (the playbook schema does not restrict them), task ids of a run input,
+//! scenario file names, keys of a model. Printed raw, an escape sequence in
+//! one of them would recolour or rewrite the terminal, a carriage return or
+//! newline would forge report lines, and a bidi override would show text
+//! other than what is there. Every such text goes through [`printable`] on
+//! its way into the text report and into error messages; the JSON report
+//! keeps the values as they are (JSON escapes them itself).
+
+use std::borrow::Cow;
+
+/// Characters that change how the text around them is shown without being
+/// seen themselves (the same set the core refuses in ids).
+fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{061c}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2069}'
+        | '\u{feff}')
+}
+
+/// True for a character [`printable`] escapes: control characters (C0,
+/// DEL, C1, including newline, carriage return and tab) and invisible
+/// formatting characters.
+pub fn is_unprintable(c: char) -> bool {
+    c.is_control() || is_invisible_format(c)
+}
+
+/// `text` with every control or invisible formatting character written as
+/// a Rust escape (`\u{1b}`, `\n`, `\u{202e}`), so what is printed is one
+/// line that shows exactly what the text holds. Borrowed when nothing needs
+/// escaping, which is the usual case.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unprintable) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else if is_invisible_format(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_what_a_terminal_would_act_on() {
+        assert!(matches!(printable("worker ⇄ reviewer"), Cow::Borrowed(_)));
+        assert_eq!(
+            printable("\u{1b}[31mRED\r\nFAKE"),
+            "\\u{1b}[31mRED\\r\\nFAKE"
+        );
+        assert_eq!(printable("a\u{202e}b\u{9b}c"), "a\\u{202e}b\\u{9b}c");
+    }
+}
