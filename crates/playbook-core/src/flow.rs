@@ -14,10 +14,11 @@ use std::collections::VecDeque;
 
 // Seeded per process like std's hasher, several times faster on the
 // short names these maps hold.
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::{EdgeFiltered, EdgeRef};
 
 use crate::model::{Playbook, RoleRef};
 
@@ -39,6 +40,11 @@ pub struct Flow<'a> {
     by_name: HashMap<&'a str, usize>,
     graph: DiGraph<usize, EdgeKind>,
     enabled: Vec<bool>,
+    /// Index of each stage's first role, one past the last role at the
+    /// end: `playbook.roles()` lists stages in order, each one's roles
+    /// together, so a stage's roles are `starts[s]..starts[s + 1]` and no
+    /// question about a stage scans every role.
+    starts: Vec<usize>,
 }
 
 impl<'a> Flow<'a> {
@@ -48,7 +54,14 @@ impl<'a> Flow<'a> {
         for (i, r) in roles.iter().enumerate() {
             by_name.entry(r.role.name.as_str()).or_insert(i);
         }
-        let enabled = playbook.workflow.values().map(|s| s.is_enabled()).collect();
+        let enabled: Vec<bool> = playbook.workflow.values().map(|s| s.is_enabled()).collect();
+        let mut starts = vec![0; enabled.len() + 1];
+        for r in &roles {
+            starts[r.stage_index + 1] += 1;
+        }
+        for s in 1..starts.len() {
+            starts[s] += starts[s - 1];
+        }
         let mut graph = DiGraph::with_capacity(roles.len(), roles.len() * 2);
         for i in 0..roles.len() {
             graph.add_node(i);
@@ -83,6 +96,19 @@ impl<'a> Flow<'a> {
             by_name,
             graph,
             enabled,
+            starts,
+        }
+    }
+
+    /// The indexes of the roles of stage `stage_index` (empty for a stage
+    /// that has none or does not exist).
+    fn roles_of_stage(&self, stage_index: usize) -> std::ops::Range<usize> {
+        match (
+            self.starts.get(stage_index),
+            self.starts.get(stage_index + 1),
+        ) {
+            (Some(&start), Some(&end)) => start..end,
+            _ => 0..0,
         }
     }
 
@@ -98,7 +124,7 @@ impl<'a> Flow<'a> {
     /// The role a task starts at when it enters the stage and nothing
     /// chooses another: the stage's first role.
     pub fn entry_of_stage(&self, stage_index: usize) -> Option<usize> {
-        self.roles.iter().position(|r| r.stage_index == stage_index)
+        self.entries_of_stage(stage_index).next()
     }
 
     /// Every role a task can start the stage at. A task may name its role,
@@ -107,26 +133,24 @@ impl<'a> Flow<'a> {
     /// a possible entry, not only the first. The worst-case bound, the lints
     /// and the engine's admission all take entries from here.
     pub fn entries_of_stage(&self, stage_index: usize) -> impl Iterator<Item = usize> + '_ {
-        self.roles
-            .iter()
-            .enumerate()
-            .filter(move |(_, r)| r.stage_index == stage_index)
-            .map(|(i, _)| i)
+        self.roles_of_stage(stage_index)
     }
 
     /// Roles of the same stage a task entering at `entry` can go on to,
     /// `entry` included: everything the engine's routing can do from there
     /// (forward along handoffs or the stage's order, back along handoffs).
     pub fn reachable_in_stage(&self, entry: usize) -> Vec<usize> {
-        let stage = self.roles[entry].stage_index;
-        let mut seen = vec![false; self.roles.len()];
+        let stage = self.roles_of_stage(self.roles[entry].stage_index);
+        // One flag per role of the stage, not of the playbook: a caller
+        // asking for every entry of a stage pays for that stage only.
+        let mut seen = vec![false; stage.len()];
         let mut found = Vec::new();
         let mut queue = vec![entry];
         while let Some(i) = queue.pop() {
-            if seen[i] || self.roles[i].stage_index != stage {
+            if !stage.contains(&i) || seen[i - stage.start] {
                 continue;
             }
-            seen[i] = true;
+            seen[i - stage.start] = true;
             found.push(i);
             queue.extend(self.successors(i).map(|(j, _)| j));
         }
@@ -137,7 +161,7 @@ impl<'a> Flow<'a> {
     pub fn successors(&self, i: usize) -> impl Iterator<Item = (usize, EdgeKind)> + '_ {
         self.graph
             .edges(NodeIndex::new(i))
-            .map(|e| (petgraph::visit::EdgeRef::target(&e).index(), *e.weight()))
+            .map(|e| (e.target().index(), *e.weight()))
     }
 
     /// Whether each role is reached by handoffs: from the first role of
@@ -167,7 +191,12 @@ impl<'a> Flow<'a> {
     /// Every loop of the flow: strongly connected sets of roles through which
     /// a task can come back, each sorted in document order.
     pub fn loops(&self) -> Vec<Vec<usize>> {
-        let mut loops: Vec<Vec<usize>> = tarjan_scc(&self.graph)
+        // Kosaraju's algorithm, not Tarjan's: petgraph's `tarjan_scc`
+        // recurses once per role along a path, so a chain of some 20 000
+        // handoffs overflowed the main thread's stack; `kosaraju_scc` keeps
+        // its depth-first stacks on the heap. The order it finds the sets
+        // in is not observable: each set and the list are sorted.
+        let mut loops: Vec<Vec<usize>> = kosaraju_scc(&self.graph)
             .into_iter()
             .filter(|scc| scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0]))
             .map(|scc| {
@@ -180,30 +209,56 @@ impl<'a> Flow<'a> {
         loops
     }
 
+    /// The strongly connected sets of roles when only the edges within a
+    /// stage count (what [`Flow::reachable_in_stage`] follows), so each set
+    /// lies in one stage. A set comes after every set it leads to (reverse
+    /// topological order); the roles of a set are in no particular order.
+    /// Iterative, linear in roles and edges.
+    pub fn stage_components(&self) -> Vec<Vec<usize>> {
+        let within = EdgeFiltered::from_fn(&self.graph, |e| {
+            self.roles[e.source().index()].stage_index == self.roles[e.target().index()].stage_index
+        });
+        kosaraju_scc(&within)
+            .into_iter()
+            .map(|set| set.into_iter().map(|n| n.index()).collect())
+            .collect()
+    }
+
     /// Roles with a handoff path to role `i` (not `i` itself unless it is
     /// in a loop): the roles that may have run before it within its flow.
     /// Each role once, nearest first.
     pub fn ancestors(&self, i: usize) -> Vec<usize> {
-        // Indexes are dense, so a flag per role replaces a hash set.
-        let mut seen = vec![false; self.roles.len()];
         let mut found = Vec::new();
+        self.walk_ancestors(i, |j| {
+            found.push(j);
+            false
+        });
+        found
+    }
+
+    /// Visits the roles of [`Flow::ancestors`] of role `i` in the same
+    /// order, until `visit` returns true: a question answered by a near
+    /// role (who promises this input?) does not walk the whole flow, which
+    /// for every role of a long chain would be quadratic.
+    pub fn walk_ancestors(&self, i: usize, mut visit: impl FnMut(usize) -> bool) {
+        // A set of the roles met, not a flag per role: a walk that stops
+        // early costs what it visited, not the size of the playbook.
+        let mut seen = HashSet::default();
         let mut queue = VecDeque::from([i]);
         while let Some(k) = queue.pop_front() {
             for e in self
                 .graph
                 .edges_directed(NodeIndex::new(k), petgraph::Direction::Incoming)
             {
-                let j = petgraph::visit::EdgeRef::source(&e).index();
-                if let Some(flag) = seen.get_mut(j)
-                    && !*flag
-                {
-                    *flag = true;
-                    found.push(j);
+                let j = e.source().index();
+                if seen.insert(j) {
+                    if visit(j) {
+                        return;
+                    }
                     queue.push_back(j);
                 }
             }
         }
-        found
     }
 
     /// For each output field, the index of the first stage with a role that
@@ -223,3 +278,6 @@ impl<'a> Flow<'a> {
         first
     }
 }
+
+#[cfg(test)]
+mod tests;

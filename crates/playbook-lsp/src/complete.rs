@@ -157,14 +157,15 @@ fn fields(parent: &str, siblings: &[String], style: &Style) -> Vec<CompletionIte
 
 fn values(pointer: &str, outline: &Outline, style: &Style) -> Vec<CompletionItem> {
     if roles::is_handoff_entry(pointer) {
-        let mut seen = Vec::new();
+        // A set, not a list searched per name: a playbook may have tens of
+        // thousands of roles, and a list made each completion quadratic.
+        let mut seen = std::collections::HashSet::new();
         return roles::names(outline)
             .filter(|name| name.value != CURSOR)
             .filter_map(|name| {
-                if seen.contains(&name.value.as_str()) {
+                if !seen.insert(name.value.as_str()) {
                     return None;
                 }
-                seen.push(name.value.as_str());
                 let stage = pointer_tokens(&name.pointer)
                     .get(1)
                     .cloned()

@@ -73,8 +73,10 @@ impl Flow<'_> {
                     }
                 }
             }
-            for (i, r) in self.roles.iter().enumerate() {
-                if r.stage_index == s && order[i] == usize::MAX {
+            // The stage's own roles only: a scan of every role per stage
+            // would be quadratic in a playbook of many small stages.
+            for i in self.roles_of_stage(s) {
+                if order[i] == usize::MAX {
                     order[i] = next;
                     next += 1;
                 }
@@ -111,6 +113,17 @@ impl Flow<'_> {
         let order = self.stage_order();
         let (bounds, retry_escalates) = self.loop_facts("retry_limit");
         let (_, gate_escalates) = self.loop_facts("gate_failed");
+        // The next enabled stage after each stage, found once from the end
+        // rather than searched per role (many disabled stages would make
+        // that quadratic).
+        let mut after = vec![None; self.enabled.len()];
+        for s in (0..self.enabled.len().saturating_sub(1)).rev() {
+            after[s] = if self.is_stage_enabled(s + 1) {
+                Some(s + 1)
+            } else {
+                after[s + 1]
+            };
+        }
         (0..self.roles.len())
             .map(|i| {
                 let r = &self.roles[i];
@@ -131,8 +144,7 @@ impl Flow<'_> {
                 let on_pass = match forward {
                     Some(to) => OnPass::HandOff { to },
                     None => OnPass::LeaveStage {
-                        next_stage: (r.stage_index + 1..self.enabled.len())
-                            .find(|&s| self.is_stage_enabled(s)),
+                        next_stage: after[r.stage_index],
                     },
                 };
                 let on_fail = match targets.iter().copied().find(|&j| order[j] < order[i]) {

@@ -668,12 +668,32 @@ fn inputs(
         if pending.is_empty() {
             continue;
         }
-        // Only inputs not covered by earlier stages need the graph walk.
-        let ancestors = flow.ancestors(i);
-        for (k, input) in pending {
-            let produced = ancestors
-                .iter()
-                .any(|&j| flow.roles[j].role.outputs_required().contains(input));
+        // Only inputs not covered by earlier stages need the graph walk,
+        // and only those some role promises (`first_stage` holds every
+        // promised field): another is not produced, whatever the graph.
+        // The walk stops at the nearest roles that promise them all, so a
+        // chain of roles each taking its predecessor's output is linear,
+        // not a walk back to its start from every role.
+        let mut produced = vec![false; pending.len()];
+        let mut open: Vec<bool> = pending
+            .iter()
+            .map(|(_, input)| first_stage.contains_key(input.as_str()))
+            .collect();
+        let mut left = open.iter().filter(|o| **o).count();
+        if left > 0 {
+            flow.walk_ancestors(i, |j| {
+                let promised = flow.roles[j].role.outputs_required();
+                for (k, (_, input)) in pending.iter().enumerate() {
+                    if open[k] && promised.contains(input) {
+                        open[k] = false;
+                        produced[k] = true;
+                        left -= 1;
+                    }
+                }
+                left == 0
+            });
+        }
+        for ((k, input), produced) in pending.into_iter().zip(produced) {
             if !produced {
                 push(
                     out,

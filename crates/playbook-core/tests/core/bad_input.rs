@@ -328,3 +328,92 @@ fn limits_beyond_their_maximum_are_refused_at_the_field_in_text_and_in_code() {
             .any(|f| f.path.ends_with("/retry_policy/max_iterations") && f.is_error())
     );
 }
+
+/// A valid playbook of `roles` roles in one stage handing off in a chain,
+/// `w0 → w1 → …`, each taking its predecessor's output; with `closed` the
+/// last hands back to `w0`, one loop through every role, without a retry
+/// limit. About 180 bytes a role: 20 000 roles are some 3.6 MB, under the
+/// 8 MiB a document may have.
+pub(crate) fn handoff_chain(roles: usize, closed: bool) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::from(
+        "schema_version: 1.0.0\nid: chain\nname: Chain\nworkflow:\n  build:\n    roles:\n",
+    );
+    for i in 0..roles {
+        let input = if i == 0 {
+            "task".to_string()
+        } else {
+            format!("o{}", i - 1)
+        };
+        let _ = write!(
+            text,
+            "      - name: w{i}\n        mode: worker\n        allowed_agents: [claude]\n        \
+             inputs_required: [{input}]\n        outputs_contract: {{type: r, required: [o{i}]}}\n        \
+             actions_allowed: [read_file]\n"
+        );
+        if i + 1 < roles {
+            let _ = writeln!(text, "        handoff_to: [w{}]", i + 1);
+        } else if closed {
+            text.push_str("        handoff_to: [w0]\n");
+        }
+    }
+    text
+}
+
+/// Tests run on threads with 2 MiB stacks, where a walk that recursed once
+/// per role (petgraph's `tarjan_scc` under `Flow::loops` did) overflowed
+/// after a few thousand: the process aborted, for a valid document. Every
+/// walk of the flow is iterative now, and linear on a chain.
+#[test]
+fn a_twenty_thousand_role_handoff_chain_validates_without_overflowing_the_stack() {
+    use playbook_core::flow::Flow;
+    const ROLES: usize = 20_000;
+
+    let text = handoff_chain(ROLES, false);
+    assert!(
+        text.len() < 8 * 1024 * 1024,
+        "the document is within the limit"
+    );
+    let report = validate_source(&text, Format::Yaml, &Options::default());
+    assert!(
+        report.allow(),
+        "{:?}",
+        &report.findings[..report.findings.len().min(5)]
+    );
+    assert!(
+        report.findings.is_empty(),
+        "{:?}",
+        &report.findings[..5.min(report.findings.len())]
+    );
+    let playbook = report.playbook.expect("the playbook is read");
+    let flow = Flow::new(&playbook);
+    assert!(flow.loops().is_empty());
+    assert_eq!(flow.stage_components().len(), ROLES);
+    assert_eq!(flow.reachable_in_stage(0).len(), ROLES);
+    assert_eq!(flow.ancestors(ROLES - 1).len(), ROLES - 1);
+    assert!(flow.reached_by_handoff().iter().all(|&r| r));
+
+    // Closed into one loop of every role: found, and reported as unbounded.
+    let text = handoff_chain(ROLES, true);
+    let report = validate_source(&text, Format::Yaml, &Options::default());
+    let unbounded: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.code == Code::UnboundedLoop)
+        .collect();
+    assert_eq!(
+        unbounded.len(),
+        1,
+        "{:?}",
+        &report.findings[..5.min(report.findings.len())]
+    );
+    assert_eq!(
+        unbounded[0].path,
+        "/workflow/build/roles/0/retry_policy/max_iterations"
+    );
+    assert!(unbounded[0].location.is_some(), "located like any finding");
+    let playbook = report.playbook.expect("the playbook is read");
+    let flow = Flow::new(&playbook);
+    assert_eq!(flow.loops(), vec![(0..ROLES).collect::<Vec<_>>()]);
+    assert_eq!(flow.stage_components().len(), 1);
+}

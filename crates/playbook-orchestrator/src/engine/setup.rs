@@ -139,8 +139,10 @@ impl<'b> Prepared<'b> {
             return Err((e.code, e.message, Vec::new()));
         }
         for (i, t) in scenario.input.tasks.iter().enumerate() {
+            // The flow's name index, not a scan of every role per task
+            // (tasks times roles, both as large as their documents allow).
             if let Some(role) = &t.role
-                && playbook.role(role).is_none()
+                && self.flow.index_of(role).is_none()
             {
                 let reason = format!(
                     "task {} names role `{role}`, which the playbook does not define; roles are never inferred",

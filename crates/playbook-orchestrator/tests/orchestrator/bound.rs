@@ -163,3 +163,57 @@ proptest! {
         prop_assert_eq!(total, run.report.steps);
     }
 }
+
+/// `roles` roles of one stage handing off in a chain, `w0 → w1 → …`, the
+/// last handing back to `w0`: one loop through every role, which `w0`
+/// limits to 3 rounds.
+fn handoff_loop(roles: usize) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::from(
+        "schema_version: 1.0.0\nid: chain\nname: Chain\nworkflow:\n  build:\n    roles:\n",
+    );
+    for i in 0..roles {
+        let _ = write!(
+            text,
+            "      - name: w{i}\n        mode: worker\n        allowed_agents: [scripted]\n        \
+             inputs_required: [task]\n        outputs_contract: {{type: r, required: [verdict]}}\n        \
+             actions_allowed: [read_file]\n        handoff_to: [w{}]\n",
+            (i + 1) % roles
+        );
+        if i == 0 {
+            text.push_str(
+                "        retry_policy: {max_iterations: 3, escalate_on: [retry_limit]}\n",
+            );
+        }
+    }
+    text
+}
+
+/// Tests run on threads with 2 MiB stacks: the loops under the bound and
+/// the engine's setup were found by a walk that recursed once per role and
+/// overflowed long before 20 000 of them, and the bound walked from every
+/// role of the stage as an entry (quadratic). Both bounds are exact: a loop
+/// through the chain costs each role its 3 rounds, the open chain each
+/// role once.
+#[test]
+fn a_twenty_thousand_role_chain_has_its_bound_and_prepares_without_overflowing_the_stack() {
+    use playbook_orchestrator::{Prepared, RunOptions, Scenario};
+    const ROLES: usize = 20_000;
+    let mut playbook = load_playbook(&handoff_loop(ROLES)).expect("a valid playbook");
+    let bounds = stage_bounds(&playbook, Some(2));
+    assert_eq!(bounds.len(), 1);
+    assert_eq!(bounds[0].per_task, 3 * ROLES as u32);
+    assert_eq!(bounds[0].total, Some(6 * ROLES as u64));
+
+    // The engine's setup (validation, loops, escalation, bounds), which
+    // every preview and what-if run starts from.
+    let scenario = Scenario::default();
+    let prepared = Prepared::new(&playbook, &scenario, &RunOptions::default().validation);
+    assert_eq!(prepared.playbook().workflow.len(), 1);
+
+    // Opened: the last role ends the stage.
+    let roles = playbook.workflow[0].roles.as_mut().expect("roles");
+    roles[ROLES - 1].handoff_to = None;
+    let bounds = stage_bounds(&playbook, Some(2));
+    assert_eq!(bounds[0].per_task, ROLES as u32);
+}
