@@ -303,7 +303,8 @@ fn print_text(outcomes: &[FileOutcome]) {
             };
             let path = if f.path.is_empty() { "/" } else { &f.path };
             println!("{at}: {}[{}]: {}", f.severity.as_str(), f.code, f.message);
-            println!("    at {path}");
+            // The pointer holds the file's own keys, which may hold anything.
+            println!("    at {}", playbook_core::printable::printable(path));
             println!("    hint: {}", f.hint);
         }
         let count = |s| o.findings.iter().filter(|f| f.severity == s).count();

@@ -7,6 +7,7 @@
 //! format is the event log itself, byte-identical for the same playbook,
 //! scenario and seed. Exit code 0 only when every task passed.
 
+use playbook_core::printable::printable;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -102,10 +103,13 @@ pub(crate) fn ask(request: &ApprovalRequest<'_>) {
         ApprovalSubject::Gate { gate } => format!("gate `{gate}`"),
     };
     let role = request.role.map(|r| format!(" ({r})")).unwrap_or_default();
-    eprint!(
-        "approve {what} for {}{role} in stage {}? [y/N] ",
+    // The question must show what is approved, exactly: no name in it may
+    // move the cursor or rewrite the line.
+    let question = format!(
+        "approve {what} for {}{role} in stage {}?",
         request.task_id, request.stage
     );
+    eprint!("{} [y/N] ", printable(&question));
     let _ = std::io::stderr().flush();
 }
 
@@ -257,9 +261,13 @@ pub(crate) fn clock(t_ms: u64) -> String {
     )
 }
 
-/// The summary after the live report, as text.
+/// The summary after the live report, as text. Names, verdicts, tools
+/// and titles come from files and agents: each is escaped as it goes in
+/// ([`printable`]), so none can rewrite the terminal or forge a line.
 pub(crate) fn summary(report: &RunReport) -> String {
     use std::fmt::Write as _;
+    // Redacted before it is escaped, as `describe` does.
+    let p = |text: &str| printable(&redact_str(text)).into_owned();
     let mut out = String::new();
     let _ = writeln!(out);
     let _ = writeln!(out, "summary");
@@ -282,7 +290,9 @@ pub(crate) fn summary(report: &RunReport) -> String {
             let _ = writeln!(
                 out,
                 "    {:<12} {} call(s) per task{total}, {} at once{enabled}",
-                b.stage, b.per_task, b.max_parallel
+                p(&b.stage),
+                b.per_task,
+                b.max_parallel
             );
         }
     }
@@ -294,9 +304,12 @@ pub(crate) fn summary(report: &RunReport) -> String {
         .iter()
         .flat_map(|r| r.tool_calls.iter().map(move |c| (r, c)))
         .filter_map(|(r, c)| match &c.result {
-            playbook_orchestrator::agent::ToolResult::Denied { code, .. } => {
-                Some(format!("{} {} `{}` ({code})", r.task_id, r.role, c.tool))
-            }
+            playbook_orchestrator::agent::ToolResult::Denied { code, .. } => Some(format!(
+                "{} {} `{}` ({code})",
+                p(&r.task_id),
+                p(&r.role),
+                p(&c.tool)
+            )),
             playbook_orchestrator::agent::ToolResult::Ran { .. } => None,
         })
         .collect();
@@ -315,21 +328,21 @@ pub(crate) fn summary(report: &RunReport) -> String {
             let rounds: Vec<String> = t
                 .iterations
                 .iter()
-                .map(|(r, n)| format!("{r}×{n}"))
+                .map(|(r, n)| format!("{}×{n}", p(r)))
                 .collect();
             let code = t.code.map(|c| format!(" {c}")).unwrap_or_default();
             let verdict = t
                 .last_verdict
                 .as_ref()
-                .map(|v| format!(", last verdict {v}"))
+                .map(|v| format!(", last verdict {}", p(v)))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "    {:<6} {:<9}{code}  {}{verdict}  {}",
-                t.task_id,
+                p(&t.task_id),
                 format!("{:?}", t.state).to_lowercase(),
                 rounds.join(" "),
-                t.title
+                p(&t.title)
             );
         }
     }

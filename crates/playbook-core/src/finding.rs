@@ -140,12 +140,19 @@ impl Finding {
         message: impl Into<String>,
         hint: impl Into<String>,
     ) -> Self {
+        // Messages quote names and values from the file; a control or
+        // invisible character in one must not act on the terminal or the
+        // editor that shows the finding.
+        let shown = |text: String| match crate::printable::printable(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(escaped) => escaped,
+        };
         Finding {
             code,
             severity: code.default_severity(),
             path: path.into(),
-            message: message.into(),
-            hint: hint.into(),
+            message: shown(message.into()),
+            hint: shown(hint.into()),
             location: None,
         }
     }
@@ -167,4 +174,21 @@ pub fn pointer_tokens(pointer: &str) -> Vec<String> {
         .skip(1)
         .map(|t| t.replace("~1", "/").replace("~0", "~"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_shows_what_a_name_holds_without_acting_on_it() {
+        let f = Finding::new(
+            Code::UnknownHandoff,
+            "/workflow/build/roles/0/handoff_to/0",
+            "`w\u{1b}[2J` hands off to `x\ny`",
+            "hand off to `w\u{202e}`",
+        );
+        assert_eq!(f.message, "`w\\u{1b}[2J` hands off to `x\\ny`");
+        assert_eq!(f.hint, "hand off to `w\\u{202e}`");
+    }
 }

@@ -6,6 +6,8 @@
 //! accepts. A test checks the pattern against [`check_id`] character by
 //! character.
 
+use crate::printable::is_invisible_format;
+
 /// Longest id, in characters.
 pub const MAX_ID_CHARS: usize = 200;
 
@@ -31,18 +33,6 @@ pub const ID_PATTERN: &str = concat!(
     r"[^\s/\\\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]",
     ")$"
 );
-
-/// Characters that change how text around them is shown without being
-/// seen themselves: a `tdd` with a right-to-left override can display as
-/// another id.
-fn is_invisible_format(c: char) -> bool {
-    matches!(c,
-        '\u{061c}'
-        | '\u{200b}'..='\u{200f}'
-        | '\u{202a}'..='\u{202e}'
-        | '\u{2060}'..='\u{2069}'
-        | '\u{feff}')
-}
 
 /// Whitespace as JSON Schema patterns see it (`\s` in ECMA 262): Unicode
 /// White_Space plus the BOM, which is also refused as invisible.

@@ -29,6 +29,7 @@ pub mod interop;
 pub mod legacy;
 pub mod locate;
 pub mod model;
+pub mod printable;
 pub mod schema;
 pub mod templates;
 pub mod validate;

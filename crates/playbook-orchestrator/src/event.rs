@@ -5,6 +5,7 @@
 //! JSON form (one object per line) is stable and bit-identical for the same
 //! playbook, scenario and seed: no wall-clock time, no hash-map order.
 
+use playbook_core::printable::printable;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -447,8 +448,27 @@ pub fn from_jsonl(text: &str) -> Result<Vec<EventRecord>, (usize, String)> {
 }
 
 /// One line of the live progress report for an event, or `None` for events
-/// a person does not need to see as they happen.
+/// a person does not need to see as they happen. Names, ids and reasons in
+/// it come from files and agents: every control or invisible character is
+/// escaped ([`printable`]), so an agent's text cannot rewrite the terminal
+/// or forge a line of the report.
 pub fn describe(event: &Event) -> Option<String> {
+    let line = describe_unescaped(event)?;
+    Some(match event {
+        // Already escaped part by part; its line breaks are the report's.
+        Event::RunRefused { .. } => line,
+        _ => shown(&line),
+    })
+}
+
+/// `text` redacted, then escaped: escaping first could split a secret's
+/// name from its value (`\napi_key=…`) where the redactor looks for it.
+fn shown(text: &str) -> String {
+    let redacted = playbook_redact::redact_str(text);
+    printable(&redacted).into_owned()
+}
+
+fn describe_unescaped(event: &Event) -> Option<String> {
     Some(match event {
         Event::RunStarted {
             playbook_id,
@@ -464,10 +484,10 @@ pub fn describe(event: &Event) -> Option<String> {
             reason,
             details,
         } => {
-            let mut text = format!("refused {code}: {reason}");
+            let mut text = format!("refused {code}: {}", shown(reason));
             for d in details {
                 text.push_str("\n    ");
-                text.push_str(d);
+                text.push_str(&shown(d));
             }
             text
         }

@@ -170,3 +170,48 @@ fn every_shipped_scenario_previews_tdd_with_a_renamed_worker() {
         );
     }
 }
+
+#[test]
+fn no_text_from_a_file_or_an_agent_acts_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    // An agent's error, a task title and a verdict holding an escape
+    // sequence that would clear the screen, a title-setting sequence, a
+    // carriage return and a line break that would forge a report line.
+    let scenario = serde_json::json!({
+        "input": {
+            "goal": "ship it",
+            "tasks": [{ "id": "T-1", "title": "title \u{1b}]0;pwned\u{7}" }],
+        },
+        "roles": {
+            "reviewer": { "default": {
+                "output": { "verdict": "fail\u{1b}[2J", "issues": [] },
+            } },
+            "tester": { "default": { "error": "boom \u{1b}[2J\r\n[00:00:09.000] T-1 PASSED" } },
+        },
+    });
+    let path = dir.path().join("hostile.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let output = playbook(&[
+        "preview",
+        "playbooks/tdd.yaml",
+        "--scenario",
+        path.to_str().unwrap(),
+        "--approve",
+        "auto",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}') && !stdout.contains('\r'),
+        "a control character reached the terminal:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("\\u{1b}"),
+        "escaped, not dropped:\n{stdout}"
+    );
+    assert!(
+        !stdout
+            .lines()
+            .any(|l| l.starts_with("[00:00:09.000] T-1 PASSED")),
+        "an agent forged a report line:\n{stdout}"
+    );
+}

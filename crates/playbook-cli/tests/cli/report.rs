@@ -418,12 +418,14 @@ fn github_annotations_survive_hostile_names_and_messages() {
             "no injected property: {line}"
         );
     }
+    // A finding shows the name's line breaks as `\r\n` (it never breaks a
+    // line itself); the annotation then encodes `%`.
     assert!(
         stdout.contains(
             &hostile_role
+                .replace('\r', "\\r")
+                .replace('\n', "\\n")
                 .replace('%', "%25")
-                .replace('\r', "%0D")
-                .replace('\n', "%0A")
         ),
         "the hostile role name is in a message, escaped:\n{stdout}"
     );

@@ -1,0 +1,69 @@
+//! Text from a file or an agent, made safe to show on a terminal or in an
+//! editor.
+//!
+//! Findings, reports and progress lines quote what authors and agents
+//! wrote: role and stage names, task ids and titles, an agent's reasons,
+//! keys of a model. Shown raw, an escape sequence in one of them would
+//! recolour or rewrite the terminal, a carriage return or newline would
+//! forge lines, and a bidi override would show text other than what is
+//! there. Such text goes through [`printable`] where it enters a message:
+//! a finding's message and hint ([`crate::finding::Finding::new`]), a
+//! progress line, a what-if report. JSON output keeps values as they are
+//! (JSON escapes them itself).
+
+use std::borrow::Cow;
+
+/// Characters that change how the text around them is shown without being
+/// seen themselves: a `tdd` with a right-to-left override can display as
+/// another name. Ids may not hold them ([`crate::ids`]).
+pub fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{061c}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2069}'
+        | '\u{feff}')
+}
+
+/// True for a character [`printable`] escapes: control characters (C0,
+/// DEL, C1, including newline, carriage return and tab) and invisible
+/// formatting characters.
+pub fn is_unprintable(c: char) -> bool {
+    c.is_control() || is_invisible_format(c)
+}
+
+/// `text` with every control or invisible formatting character written as
+/// a Rust escape (`\u{1b}`, `\n`, `\u{202e}`), so what is printed is one
+/// line that shows exactly what the text holds. Borrowed when nothing needs
+/// escaping, which is the usual case.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unprintable) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else if is_invisible_format(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_what_a_terminal_would_act_on() {
+        assert!(matches!(printable("worker ⇄ reviewer"), Cow::Borrowed(_)));
+        assert_eq!(
+            printable("\u{1b}[31mRED\r\nFAKE"),
+            "\\u{1b}[31mRED\\r\\nFAKE"
+        );
+        assert_eq!(printable("a\u{202e}b\u{9b}c"), "a\\u{202e}b\\u{9b}c");
+    }
+}
