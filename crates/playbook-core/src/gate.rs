@@ -16,6 +16,9 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock, Mutex};
 
+use cel::common::types::{CelBool, CelDouble, CelInt, CelNull, CelString, CelUInt};
+use cel::common::value::{CowVal, Val};
+use cel::context::VariableResolver;
 use foldhash::{HashMap, HashMapExt};
 use serde_json::{Map, Value};
 
@@ -377,19 +380,30 @@ impl Gate {
     /// Evaluates the gate, reading each variable it needs from `lookup`, so
     /// callers with layered state (run counters over task outputs) need not
     /// merge maps first. Manual gates return `None`.
+    ///
+    /// A gate is evaluated after every agent call, so its variables are
+    /// handed to CEL as they are: a text is borrowed, a number or a truth
+    /// value copied, and only a list or a map converted (as CEL's own
+    /// serializer does). A scope of named variables would copy every name
+    /// and text into a map for each evaluation.
     pub fn evaluate_with<'v>(&self, lookup: impl Fn(&str) -> Option<&'v Value>) -> Option<Verdict> {
         let GateKind::Expression { program, reads, .. } = &self.kind else {
             return None;
         };
-        CEL_ROOT.with(|root| {
-            let mut context = root.new_inner_scope();
-            for name in reads.iter() {
-                if let Some(value) = lookup(name)
-                    && let Err(e) = context.add_variable(name.as_str(), value)
-                {
-                    return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
+        let mut bound = Variables(Vec::with_capacity(reads.len()));
+        for name in reads.iter() {
+            if let Some(value) = lookup(name) {
+                match cel_val(value) {
+                    Ok(val) => bound.0.push((name.as_str(), val)),
+                    Err(e) => {
+                        return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
+                    }
                 }
             }
+        }
+        CEL_ROOT.with(|root| {
+            let mut context = root.new_inner_scope();
+            context.set_variable_resolver(&bound);
             Some(match program.execute(&context) {
                 Ok(cel::Value::Bool(true)) => Verdict::Pass,
                 Ok(cel::Value::Bool(false)) => Verdict::Fail,
@@ -400,6 +414,40 @@ impl Gate {
             })
         })
     }
+}
+
+/// The variables of one evaluation: the names the gate reads that have a
+/// value. Answers only those names, as the scope of named variables did.
+struct Variables<'n, 'v>(Vec<(&'n str, Box<dyn Val + 'v>)>);
+
+impl VariableResolver for Variables<'_, '_> {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        self.0
+            .iter()
+            .find(|(name, _)| *name == variable)
+            .map(|(_, val)| CowVal::Borrowed(val.as_ref()))
+    }
+}
+
+/// A JSON value as the CEL value CEL's serializer makes of it: a
+/// non-negative integer is a `uint`, a negative one an `int`, any other
+/// number a `double` (serde_json's own order of number kinds).
+fn cel_val(value: &Value) -> Result<Box<dyn Val + '_>, String> {
+    Ok(match value {
+        Value::Null => Box::new(CelNull),
+        Value::Bool(b) => Box::new(CelBool::from(*b)),
+        Value::String(s) => Box::new(CelString::from(s.as_str())),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Box::new(CelUInt::from(u)),
+            (None, Some(i), _) => Box::new(CelInt::from(i)),
+            (None, None, Some(f)) => Box::new(CelDouble::from(f)),
+            (None, None, None) => return Err(format!("the number {n} has no CEL value")),
+        },
+        Value::Array(_) | Value::Object(_) => {
+            let converted = cel::to_value(value).map_err(|e| e.to_string())?;
+            Box::<dyn Val>::try_from(converted).map_err(|e| e.to_string())?
+        }
+    })
 }
 
 thread_local! {
@@ -518,5 +566,154 @@ mod syntax_tests {
         }
         let message = compile_expression("a &&\n  = b").expect_err("does not compile");
         assert!(message.starts_with("at line 2, column "), "{message}");
+    }
+}
+
+#[cfg(test)]
+mod binding_tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// The evaluation as it was: every variable added to a scope of its
+    /// own through CEL's serializer. The binding must agree with it.
+    fn by_scope(gate: &Gate, variables: &Map<String, Value>) -> Option<Verdict> {
+        let GateKind::Expression { program, reads, .. } = &gate.kind else {
+            return None;
+        };
+        CEL_ROOT.with(|root| {
+            let mut context = root.new_inner_scope();
+            for name in reads.iter() {
+                if let Some(value) = variables.get(name)
+                    && let Err(e) = context.add_variable(name.as_str(), value)
+                {
+                    return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
+                }
+            }
+            Some(match program.execute(&context) {
+                Ok(cel::Value::Bool(true)) => Verdict::Pass,
+                Ok(cel::Value::Bool(false)) => Verdict::Fail,
+                Ok(other) => {
+                    Verdict::Error(format!("the expression gave {other:?}, not true or false"))
+                }
+                Err(e) => Verdict::Error(e.to_string()),
+            })
+        })
+    }
+
+    const EXPRESSIONS: &[&str] = &[
+        "verdict == \"pass\"",
+        "failed_cases == 0",
+        "size(tasks) > 0",
+        "size(commit_sha) > 0",
+        "x > 1",
+        "x == 1.0",
+        "x == -1",
+        "x == 1u",
+        "x in [1, 2]",
+        "type(x) == uint",
+        "type(x) == int",
+        "type(x) == double",
+        "type(x) == string",
+        "type(x) == null_type",
+        "x + 1 > 2",
+        "x == null",
+        "x == true",
+        "!(x == true) || x",
+        "missing == 1",
+        "s + \"b\" == \"ab\"",
+        "s.startsWith(\"a\")",
+        "s < \"m\"",
+        "size(m) == 2",
+        "m.k == \"v\"",
+        "has(m.k)",
+        "has(m.other)",
+        "xs.all(t, t > 0)",
+        "xs.exists(x, x == 2)",
+        "[1, 2].all(t, t > 0) && t == \"outer\"",
+        "xs.map(v, v * 2)[0] == 2",
+        "size(xs) == 3 && xs[0] == x",
+        "m[\"k\"] == s",
+        "verdict == \"pass\" && failed_cases == 0",
+    ];
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-3i64..4).prop_map(Value::from),
+            (-1e6f64..1e6).prop_map(Value::from),
+            prop_oneof![Just("pass"), Just("a"), Just(""), Just("zz"), Just("é⇄")]
+                .prop_map(Value::from),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(3, 12, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::vec(
+                    (prop_oneof![Just("k"), Just("other"), Just("t")], inner),
+                    0..3
+                )
+                .prop_map(|entries| {
+                    Value::Object(
+                        entries
+                            .into_iter()
+                            .map(|(k, v)| (k.to_string(), v))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn bound_variables_evaluate_as_a_scope_of_named_ones(
+            values in prop::collection::vec(
+                (prop_oneof![
+                    Just("verdict"), Just("failed_cases"), Just("tasks"),
+                    Just("commit_sha"), Just("x"), Just("s"), Just("m"),
+                    Just("xs"), Just("t"),
+                ], value()),
+                0..9,
+            )
+        ) {
+            let variables: Map<String, Value> =
+                values.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            for text in EXPRESSIONS {
+                let gate = compile(text, |_| None).expect("compiles");
+                let (bound, scoped) = (gate.evaluate(&variables), by_scope(&gate, &variables));
+                // CEL keeps a map in an order of its own, different for two
+                // conversions of one map: which entry fails first, and how an
+                // error prints the map, may differ.
+                let map_order = |v: &Option<Verdict>| {
+                    matches!(v, Some(Verdict::Error(e)) if e.contains("Map("))
+                };
+                let walks_a_map = text.contains("xs.")
+                    && variables.get("xs").is_some_and(Value::is_object);
+                if walks_a_map || map_order(&bound) || map_order(&scoped) {
+                    prop_assert_eq!(
+                        std::mem::discriminant(&bound),
+                        std::mem::discriminant(&scoped),
+                        "{} over {:?}", text, variables
+                    );
+                } else {
+                    prop_assert_eq!(bound, scoped, "{} over {:?}", text, variables);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_keep_their_kind() {
+        let gate = compile("type(x) == uint", |_| None).unwrap();
+        let pass = |x: Value| gate.evaluate(json!({ "x": x }).as_object().unwrap());
+        assert_eq!(pass(json!(5)), Some(Verdict::Pass));
+        assert_eq!(pass(json!(-5)), Some(Verdict::Fail));
+        assert_eq!(pass(json!(5.0)), Some(Verdict::Fail));
     }
 }
