@@ -393,12 +393,33 @@ fn has_comments(text: &str) -> bool {
 pub struct SchemaArgs {
     /// Schema to print (file name, e.g. playbook.schema.json). Default: the playbook schema.
     name: Option<String>,
-    /// Write every published schema into this directory instead.
+    /// Write every published schema into this directory instead. Its own
+    /// earlier files (same `$id`) are replaced; any other file of a
+    /// schema's name is refused unless --force.
     #[arg(long)]
     out: Option<String>,
+    /// Replace files in the --out directory that `playbook schema` did not write.
+    #[arg(long, requires = "out")]
+    force: bool,
     /// List the published schema files.
     #[arg(long)]
     list: bool,
+}
+
+/// Whether `path` is free for `schema`: absent, or a JSON object with the
+/// schema's own `$id` (an earlier `playbook schema --out`, of any version).
+fn holds_schema(path: &str, schema: &Published) -> bool {
+    if std::fs::symlink_metadata(path).is_err() {
+        return true;
+    }
+    let Ok(bytes) = input::read_file(path, playbook_core::MAX_DOCUMENT_BYTES, "schemas") else {
+        return false;
+    };
+    let id = |v: &serde_json::Value| v.get("$id").and_then(|id| id.as_str()).map(str::to_owned);
+    serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|existing| id(&existing))
+        .is_some_and(|existing| Some(existing) == id(&schema.schema))
 }
 
 /// Every JSON Schema the product publishes in `schemas/`.
@@ -419,6 +440,23 @@ pub fn schema(args: SchemaArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(dir) = args.out {
+        // Regenerating `schemas/` replaces the earlier schemas (that is
+        // what --out is for); a person's own file under a schema's name is
+        // refused, like every other command's output, before anything is
+        // written.
+        let conflicts: Vec<String> = schemas
+            .iter()
+            .map(|s| (format!("{dir}/{}", s.file), s))
+            .filter(|(path, s)| !holds_schema(path, s))
+            .map(|(path, _)| path)
+            .collect();
+        if !conflicts.is_empty() && !args.force {
+            bail!(
+                "writing the schemas would replace {} file(s) that are not schemas `playbook schema` wrote; nothing was written:\n  {}\nmove them away, write into another directory, or pass --force to replace them",
+                conflicts.len(),
+                conflicts.join("\n  ")
+            );
+        }
         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {dir}"))?;
         for s in &schemas {
             let path = format!("{dir}/{}", s.file);

@@ -89,6 +89,10 @@ pub fn fix(args: FixArgs) -> Result<ExitCode> {
             continue;
         }
         changed = true;
+        // A file that will not be written must not be reported as fixed.
+        if !args.dry_run {
+            input::check_writable(file)?;
+        }
         report(file, &fixed, args.dry_run);
         if args.dry_run {
             print_diff(file, &source.text, &fixed.text);

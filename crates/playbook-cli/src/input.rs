@@ -58,10 +58,38 @@ pub fn read_file(path: &str, limit: usize, what: &str) -> Result<Vec<u8>> {
 }
 
 /// Replaces a file's content atomically (`playbook_store::userfile`), so a
-/// crash leaves either the old or the new text.
+/// crash leaves either the old or the new text. Permissions and owner are
+/// kept, a symbolic link is written through, a read-only file is refused;
+/// a file with other hard links gets a new file under this name, which is
+/// said, because the other names keep the old text.
 pub fn write_atomically(path: &str, text: &str) -> Result<()> {
-    playbook_store::userfile::write_atomically(Path::new(path), text.as_bytes())
+    let replaced = playbook_store::userfile::replace(Path::new(path), text.as_bytes())
+        .map_err(|error| write_error(error, path))?;
+    if replaced.other_links > 0 {
+        eprintln!(
+            "note: {path} had {} other hard link(s); it was replaced by a new file (so that a crash never leaves half a file), and those links keep the old text",
+            replaced.other_links
+        );
+    }
+    Ok(())
+}
+
+/// Fails, without writing, when [`write_atomically`] would refuse `path`
+/// (read-only, not the user's to write, not a regular file): for commands
+/// that report what they will write before writing it.
+pub fn check_writable(path: &str) -> Result<()> {
+    playbook_store::userfile::check_replaceable(Path::new(path))
         .map_err(|error| write_error(error, path))
+}
+
+/// Refuses to write over an existing file (or symbolic link) unless the
+/// person passed `--force`: the rule of every command that writes a file
+/// it is given a name for.
+pub fn refuse_existing(path: &Path, force: bool) -> Result<()> {
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        bail!("{} exists; pass --force to replace it", path.display());
+    }
+    Ok(())
 }
 
 fn write_error(error: std::io::Error, path: &str) -> anyhow::Error {

@@ -41,8 +41,12 @@ pub struct ImportArgs {
     /// `src/<package>/config/` or `config/`) or the config directory itself.
     dir: String,
     /// Write the playbook here (`.json` for JSON, else YAML) instead of standard output.
+    /// An existing file is refused unless --force.
     #[arg(long)]
     out: Option<String>,
+    /// Replace the --out file if it exists.
+    #[arg(long, requires = "out")]
+    force: bool,
 }
 
 #[derive(Args)]
@@ -72,6 +76,11 @@ pub struct ExportArgs {
 }
 
 pub fn import(args: ImportArgs) -> Result<ExitCode> {
+    // Checked before anything is read, so the refusal comes first; the
+    // written file is a fresh render, nothing of the old one is kept.
+    if let Some(out) = &args.out {
+        input::refuse_existing(Path::new(out), args.force)?;
+    }
     let dir = Path::new(&args.dir);
     let dir_name = std::fs::canonicalize(dir)
         .ok()

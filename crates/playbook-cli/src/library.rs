@@ -418,11 +418,10 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
             report_saved(&saved, format);
         }
         DbCommand::Import { files } => {
-            let mut sources = Vec::new();
-            for path in expand(&files).map_err(Failure::Other)? {
-                sources.push(Source::read(&path)?);
-            }
-            let imported = store.import(&sources)?;
+            // Each file is read as the store asks for it, so no file's text
+            // is held twice (here and in what the store keeps).
+            let paths = expand(&files).map_err(Failure::Other)?;
+            let imported = store.import_each(paths.iter().map(|path| Source::read(path)))?;
             if text {
                 for i in &imported {
                     let what = match i.outcome {
@@ -470,13 +469,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                 match out {
                     None => print!("{content}"),
                     Some(file) => {
-                        if file.exists() && !force {
-                            return Err(anyhow::anyhow!(
-                                "{} exists; pass --force to replace it",
-                                file.display()
-                            )
-                            .into());
-                        }
+                        crate::input::refuse_existing(&file, force).map_err(Failure::Other)?;
                         crate::input::write_atomically(&file.to_string_lossy(), &content)
                             .map_err(Failure::Other)?;
                         if text {

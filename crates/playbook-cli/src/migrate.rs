@@ -14,15 +14,26 @@ use crate::input;
 pub struct MigrateArgs {
     /// The legacy playbook (YAML or JSON; `-` reads standard input).
     file: String,
-    /// Write the 1.0.0 playbook here instead of standard output.
+    /// Write the 1.0.0 playbook here instead of standard output (an
+    /// existing file is refused unless --force).
     #[arg(long, short, conflicts_with = "in_place")]
     out: Option<String>,
+    /// Replace the --out file if it exists.
+    #[arg(long, requires = "out")]
+    force: bool,
     /// Replace FILE with the 1.0.0 playbook (comments are not kept).
     #[arg(long)]
     in_place: bool,
 }
 
 pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
+    // Refusals first, before the report of a migration that is not written.
+    if let Some(out) = &args.out {
+        input::refuse_existing(std::path::Path::new(out), args.force)?;
+    }
+    if args.in_place && args.file != "-" {
+        input::check_writable(&args.file)?;
+    }
     let source = input::read(&args.file)?;
     let migration = match migrate_text(&source.text, source.format) {
         Ok(m) => m,

@@ -19,10 +19,13 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::types::{Authored, PlaybookId, Validity};
 
-/// A playbook ready to be stored as a version.
+/// A playbook ready to be stored as a version: what a version row and the
+/// playbook row need, and no more (the typed playbook, often the largest
+/// part, is dropped once rendered), so an import can stage it as a row.
 #[derive(Debug, Clone)]
 pub(crate) struct Content {
-    pub playbook: Playbook,
+    /// The display name (the playbook row shows it).
+    pub name: String,
     pub id: PlaybookId,
     pub canonical: String,
     pub hash: String,
@@ -36,6 +39,28 @@ impl Content {
     /// findings only count into the validity summary, because an author must
     /// be able to save work in progress.
     pub fn from_text(text: &str, format: Format) -> Result<Content> {
+        let mut content = Content::parse(text, format)?;
+        // Text that is the canonical JSON itself adds nothing worth keeping.
+        if text != content.canonical && text.len() <= document::MAX_DOCUMENT_BYTES {
+            content.authored = Some(Authored {
+                text: text.to_string(),
+                format,
+            });
+        }
+        Ok(content)
+    }
+
+    /// [`Content::from_text`] of a text the caller gives up: it becomes the
+    /// kept source without a copy (import reads many large files).
+    pub fn from_owned_text(text: String, format: Format) -> Result<Content> {
+        let mut content = Content::parse(&text, format)?;
+        if text != content.canonical && text.len() <= document::MAX_DOCUMENT_BYTES {
+            content.authored = Some(Authored { text, format });
+        }
+        Ok(content)
+    }
+
+    fn parse(text: &str, format: Format) -> Result<Content> {
         let report = validate_source(text, format, &Options::default());
         let validity = validity_of(&report);
         let Some(playbook) = report.playbook else {
@@ -46,15 +71,7 @@ impl Content {
         };
         // The findings of the typed playbook do not depend on formatting, so
         // the counts of the caller's text are those of the canonical text.
-        let mut content = Content::build(playbook, validity)?;
-        // Text that is the canonical JSON itself adds nothing worth keeping.
-        if text != content.canonical && text.len() <= document::MAX_DOCUMENT_BYTES {
-            content.authored = Some(Authored {
-                text: text.to_string(),
-                format,
-            });
-        }
-        Ok(content)
+        Content::build(playbook, validity)
     }
 
     /// Keeps `base`'s comments and layout for content built in code
@@ -91,7 +108,7 @@ impl Content {
         }
         Ok(Content {
             hash: sha256_hex(&canonical),
-            playbook,
+            name: playbook.name,
             id,
             canonical,
             validity,

@@ -14,7 +14,7 @@ use crate::content::Content;
 use crate::error::{Error, Result};
 use crate::playbooks::Playbooks;
 use crate::store::{Store, create_in};
-use crate::types::{PlaybookId, Saved};
+use crate::types::{PlaybookId, Saved, suffixed_name};
 
 /// How many suffixed ids are tried before giving up; a library holds far
 /// fewer playbooks of one id than this.
@@ -23,8 +23,8 @@ const MAX_SUFFIX: u32 = 10_000;
 impl Store {
     /// Adds `playbook` as a new playbook under the first id that no live or
     /// deleted playbook holds: its own id, else `<id>-2`, `<id>-3` ... (the
-    /// name then gets the same ` (2)`, ` (3)` ...). Never fails with
-    /// `ALREADY_EXISTS`.
+    /// name then gets the same ` (2)`, ` (3)` ..., shortened to stay within
+    /// the schema's 200 characters). Never fails with `ALREADY_EXISTS`.
     pub fn create_unique(&mut self, playbook: Playbook, note: &str) -> Result<Saved> {
         self.create_unique_from(playbook, note, None)
     }
@@ -55,7 +55,7 @@ impl Store {
         };
         if n > 1 {
             playbook.id = id.to_string();
-            playbook.name = format!("{} ({n})", playbook.name);
+            playbook.name = suffixed_name(&playbook.name, &format!(" ({n})"));
         }
         let content = Content::from_playbook(playbook)?.with_authored_from(authored);
         let saved = create_in(&tx, &content, note)?;
@@ -85,7 +85,7 @@ impl Store {
             let mut expected = playbook.clone();
             expected.id = candidate.to_string();
             if n > 1 {
-                expected.name = format!("{} ({n})", playbook.name);
+                expected.name = suffixed_name(&playbook.name, &format!(" ({n})"));
             }
             if stored == expected {
                 return Ok(Some(candidate));

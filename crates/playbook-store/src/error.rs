@@ -71,6 +71,10 @@ pub enum Error {
     NotFound { what: String },
     #[error("{what} already exists")]
     AlreadyExists { what: String },
+    /// An export would replace files that are already there (code
+    /// `ALREADY_EXISTS`, with a hint about files rather than ids).
+    #[error("{}", describe_files(.paths))]
+    FileExists { paths: Vec<String> },
     /// Another version was saved after the one the caller edited. The
     /// caller's text has been kept as the playbook's draft.
     #[error(
@@ -88,6 +92,10 @@ pub enum Error {
     NotDeleted { what: String },
     #[error("invalid name {name:?}: {reason}")]
     InvalidName { name: String, reason: String },
+    /// A playbook's display name the schema would refuse (code
+    /// `INVALID_NAME`; the rule is not the one of ids and file names).
+    #[error("invalid playbook name {name:?}: {reason}")]
+    InvalidDisplayName { name: String, reason: String },
     /// The text is not a playbook (or role) the store can keep as a version.
     #[error("{}", describe(.message, .findings))]
     InvalidPlaybook {
@@ -129,6 +137,26 @@ pub enum Error {
     Database(rusqlite::Error),
 }
 
+/// The files named, at most five (an export over a full directory would
+/// otherwise print thousands of names).
+fn describe_files(paths: &[String]) -> String {
+    const SHOWN: usize = 5;
+    match paths {
+        [one] => format!("file {one} already exists"),
+        _ => {
+            let mut text = format!(
+                "{} files already exist: {}",
+                paths.len(),
+                paths[..paths.len().min(SHOWN)].join(", ")
+            );
+            if paths.len() > SHOWN {
+                text.push_str(&format!(" and {} more", paths.len() - SHOWN));
+            }
+            text
+        }
+    }
+}
+
 fn describe(message: &str, findings: &[Finding]) -> String {
     let mut text = message.to_string();
     for finding in findings.iter().filter(|f| f.is_error()).take(5) {
@@ -146,11 +174,11 @@ impl Error {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::NotFound { .. } => ErrorCode::NotFound,
-            Self::AlreadyExists { .. } => ErrorCode::AlreadyExists,
+            Self::AlreadyExists { .. } | Self::FileExists { .. } => ErrorCode::AlreadyExists,
             Self::ConcurrencyConflict { .. } => ErrorCode::ConcurrencyConflict,
             Self::Deleted { .. } => ErrorCode::Deleted,
             Self::NotDeleted { .. } => ErrorCode::NotDeleted,
-            Self::InvalidName { .. } => ErrorCode::InvalidName,
+            Self::InvalidName { .. } | Self::InvalidDisplayName { .. } => ErrorCode::InvalidName,
             Self::InvalidPlaybook { .. } => ErrorCode::InvalidPlaybook,
             Self::InvalidInput { .. } => ErrorCode::InvalidInput,
             Self::ImportRefused { .. } => ErrorCode::ImportRefused,
@@ -171,12 +199,14 @@ impl Error {
         match self {
             Self::NotFound { .. } => "check the name with `playbook db list` (deleted ones: `--all`)".into(),
             Self::AlreadyExists { .. } => "pick another id, or save a new version of the existing one".into(),
+            Self::FileExists { .. } => "pass --force to replace the existing files, or export into another directory; nothing was written".into(),
             Self::ConcurrencyConflict { playbook, latest, .. } => format!(
                 "compare with `playbook db diff {playbook} <your version> {latest}`, merge your changes into version {latest} and save again naming it"
             ),
             Self::Deleted { .. } => "restore it (the app's Library, \"Deleted playbooks\", or `playbook db undelete`), or duplicate it".into(),
             Self::NotDeleted { .. } => "delete it first with `playbook db rm`".into(),
             Self::InvalidName { .. } => "use 1 to 200 characters without '/', '\\' or control characters".into(),
+            Self::InvalidDisplayName { .. } => "use 1 to 200 characters, not only spaces (the name is shown, the id names files)".into(),
             Self::InvalidPlaybook { .. } => "fix the problems listed (`playbook validate FILE` shows them all)".into(),
             Self::InvalidInput { .. } => "pass the value in the documented form".into(),
             Self::ImportRefused { .. } => "fix the file (`playbook validate FILE` shows every problem) and import it again; the library was not changed".into(),

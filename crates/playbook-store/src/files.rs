@@ -1,8 +1,9 @@
 //! Import and export of playbook files.
 //!
-//! **Import** reads and checks every file before the database is touched,
-//! then adds them all in one transaction: a refused file leaves the library
-//! exactly as it was. A file whose id is new becomes a new playbook; a file
+//! **Import** reads and checks every file before the library is touched
+//! (each checked file waits on disk, in the connection's temporary
+//! database: see `staging.rs`), then adds them all in one transaction: a
+//! refused file leaves the library exactly as it was. A file whose id is new becomes a new playbook; a file
 //! whose id exists becomes its next version (or changes nothing when the
 //! content is the same).
 //!
@@ -18,6 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use playbook_core::document::{self, Format, MAX_DOCUMENT_BYTES};
+use rusqlite::Transaction;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -93,56 +95,61 @@ pub struct Imported {
 impl Store {
     /// Imports playbook files: all or nothing.
     pub fn import(&mut self, sources: &[Source]) -> Result<Vec<Imported>> {
-        let mut contents = Vec::with_capacity(sources.len());
+        self.import_each(sources.iter().cloned().map(Ok))
+    }
+
+    /// Imports playbook files as `sources` yields them (each read when
+    /// asked for, e.g. by [`Source::read`]): all or nothing, like
+    /// [`Store::import`]. The first error, of reading or of checking,
+    /// refuses the whole import before the library is touched.
+    ///
+    /// Every file is checked before the write lock is taken, so the app is
+    /// never kept waiting while texts are parsed, and a checked file waits
+    /// for the transaction on disk ([`crate::staging`]), not in memory: the
+    /// import holds one file at a time, whatever the number of files.
+    pub fn import_each<I>(&mut self, sources: I) -> Result<Vec<Imported>>
+    where
+        I: IntoIterator<Item = Result<Source>>,
+    {
+        crate::staging::create(&self.conn)?;
+        let imported = self.import_staged(sources);
+        // Best effort: the table is the connection's own and goes with it.
+        let _ = crate::staging::drop(&self.conn);
+        imported
+    }
+
+    fn import_staged<I>(&mut self, sources: I) -> Result<Vec<Imported>>
+    where
+        I: IntoIterator<Item = Result<Source>>,
+    {
+        // Only the temporary database is written here: no lock on the
+        // library. One transaction, so staging costs no commit per file.
+        let staging = self.conn.transaction()?;
         for source in sources {
-            let content =
-                Content::from_text(&source.text, source.format).map_err(|error| match error {
-                    Error::InvalidPlaybook { message, findings } => Error::ImportRefused {
-                        source_name: source.name.clone(),
-                        reason: message,
-                        findings,
-                    },
-                    Error::InvalidName { name, reason } => Error::ImportRefused {
-                        source_name: source.name.clone(),
-                        reason: format!("the playbook id {name:?} cannot be used: {reason}"),
-                        findings: Vec::new(),
-                    },
-                    other => other,
-                })?;
-            contents.push(content);
+            let Source { name, text, format } = source?;
+            let content = Content::from_owned_text(text, format).map_err(|error| match error {
+                Error::InvalidPlaybook { message, findings } => Error::ImportRefused {
+                    source_name: name.clone(),
+                    reason: message,
+                    findings,
+                },
+                Error::InvalidName { name: id, reason } => Error::ImportRefused {
+                    source_name: name.clone(),
+                    reason: format!("the playbook id {id:?} cannot be used: {reason}"),
+                    findings: Vec::new(),
+                },
+                other => other,
+            })?;
+            crate::staging::push(&staging, &name, &content)?;
         }
+        staging.commit()?;
+
         let tx = self.write()?;
-        let mut imported = Vec::with_capacity(sources.len());
-        for (source, content) in sources.iter().zip(&contents) {
-            let note = format!("imported from {}", file_name(&source.name));
-            let (outcome, saved) = match Playbooks(&tx).find(&content.id)? {
-                None => (ImportOutcome::Created, create_in(&tx, content, &note)?),
-                Some(row) if row.deleted_at.is_some() => {
-                    return Err(Error::ImportRefused {
-                        source_name: source.name.clone(),
-                        reason: format!(
-                            "playbook {id:?} is deleted; restore it first (the app's Library, \"Deleted playbooks\", or `playbook db undelete {id}`), or purge it (`playbook db purge {id}`) to import this file as a new playbook",
-                            id = content.id.as_str()
-                        ),
-                        findings: Vec::new(),
-                    });
-                }
-                Some(row) => {
-                    let saved = save_in(&tx, &row, Base::Latest, content, &note)?;
-                    let outcome = if saved.unchanged {
-                        ImportOutcome::Unchanged
-                    } else {
-                        ImportOutcome::NewVersion
-                    };
-                    (outcome, saved)
-                }
-            };
-            imported.push(Imported {
-                source: source.name.clone(),
-                outcome,
-                saved,
-            });
-        }
+        let mut imported = Vec::new();
+        crate::staging::for_each(&tx, |source_name, content| {
+            imported.push(import_one(&tx, source_name, &content)?);
+            Ok(())
+        })?;
         tx.commit()?;
         Ok(imported)
     }
@@ -175,7 +182,11 @@ impl Store {
     }
 
     /// Writes the latest version of every live playbook to `dir` as
-    /// `<id>.<ext>`. Refuses to replace existing files unless `overwrite`.
+    /// `<id>.<ext>`. Refuses to replace existing files unless `overwrite`
+    /// ([`Error::FileExists`], naming them all, before anything is written);
+    /// with it, each file is replaced as every user file is
+    /// ([`crate::userfile::replace`]: permissions kept, links written
+    /// through, read-only files refused, also before anything is written).
     pub fn export_library(
         &self,
         dir: &Path,
@@ -188,13 +199,20 @@ impl Store {
         };
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let playbooks = self.list(false)?;
+        let mut existing = Vec::new();
         for summary in &playbooks {
             let path = dir.join(format!("{}.{}", summary.id, format.extension()));
-            if path.exists() && !overwrite {
-                return Err(Error::AlreadyExists {
-                    what: format!("file {}", path.display()),
-                });
+            if std::fs::symlink_metadata(&path).is_ok() {
+                existing.push(path);
             }
+        }
+        if !existing.is_empty() && !overwrite {
+            return Err(Error::FileExists {
+                paths: existing.iter().map(|p| p.display().to_string()).collect(),
+            });
+        }
+        for path in &existing {
+            crate::userfile::check_replaceable(path).map_err(io(path))?;
         }
         // The export is the user's backup: one version that does not read
         // must not cost them the others. Each playbook is read and written
@@ -211,12 +229,7 @@ impl Store {
                 }
             };
             // Write beside, then rename: a crash never leaves half a file.
-            let partial = path.with_extension(format!("{}.partial", format.extension()));
-            if let Err(error) = std::fs::write(&partial, text) {
-                let _ = std::fs::remove_file(&partial);
-                return Err(io(&partial)(error));
-            }
-            std::fs::rename(&partial, &path).map_err(io(&path))?;
+            crate::userfile::write_atomically(&path, text.as_bytes()).map_err(io(&path))?;
             written.push(path);
         }
         if !failed.is_empty() {
@@ -231,6 +244,38 @@ impl Store {
         }
         Ok(written)
     }
+}
+
+/// Adds one checked file to the library, in the import's transaction.
+fn import_one(tx: &Transaction<'_>, source_name: String, content: &Content) -> Result<Imported> {
+    let note = format!("imported from {}", file_name(&source_name));
+    let (outcome, saved) = match Playbooks(tx).find(&content.id)? {
+        None => (ImportOutcome::Created, create_in(tx, content, &note)?),
+        Some(row) if row.deleted_at.is_some() => {
+            return Err(Error::ImportRefused {
+                source_name,
+                reason: format!(
+                    "playbook {id:?} is deleted; restore it first (the app's Library, \"Deleted playbooks\", or `playbook db undelete {id}`), or purge it (`playbook db purge {id}`) to import this file as a new playbook",
+                    id = content.id.as_str()
+                ),
+                findings: Vec::new(),
+            });
+        }
+        Some(row) => {
+            let saved = save_in(tx, &row, Base::Latest, content, &note)?;
+            let outcome = if saved.unchanged {
+                ImportOutcome::Unchanged
+            } else {
+                ImportOutcome::NewVersion
+            };
+            (outcome, saved)
+        }
+    };
+    Ok(Imported {
+        source: source_name,
+        outcome,
+        saved,
+    })
 }
 
 fn file_name(name: &str) -> &str {

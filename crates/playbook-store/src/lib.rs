@@ -52,6 +52,7 @@ mod playbooks;
 mod runs;
 mod scenarios;
 mod seed;
+mod staging;
 mod store;
 mod templates;
 mod types;

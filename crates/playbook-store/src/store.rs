@@ -15,6 +15,7 @@ use crate::playbooks::{PlaybookRow, Playbooks, PlaybooksMut};
 use crate::scenarios::{self, Scenarios, ScenariosMut};
 use crate::types::{
     Base, Draft, PlaybookId, PlaybookSummary, Saved, StoredScenario, Version, VersionInfo,
+    check_display_name, suffixed_name,
 };
 use crate::versions::{Versions, VersionsMut};
 
@@ -143,8 +144,11 @@ impl Store {
     }
 
     /// Adds a new playbook as version 1. Fails with `ALREADY_EXISTS` when the
-    /// id is taken, by a live or a deleted playbook.
+    /// id is taken, by a live or a deleted playbook, and with `INVALID_NAME`
+    /// when its display name is one the schema refuses (a playbook built in
+    /// code starts valid; text is [`Store::create_from_text`]'s).
     pub fn create(&mut self, playbook: Playbook, note: &str) -> Result<Saved> {
+        check_display_name(&playbook.name)?;
         let content = Content::from_playbook(playbook)?;
         let tx = self.write()?;
         let saved = create_in(&tx, &content, note)?;
@@ -245,14 +249,11 @@ impl Store {
         Ok(saved)
     }
 
-    /// Changes the display name, as a new version (the name is part of the content).
+    /// Changes the display name, as a new version (the name is part of the
+    /// content). A name the schema refuses is refused here, before anything
+    /// is saved, instead of becoming a version that fails validation.
     pub fn rename(&mut self, id: &PlaybookId, name: &str) -> Result<Saved> {
-        if name.trim().is_empty() {
-            return Err(Error::InvalidName {
-                name: name.into(),
-                reason: "it is empty".into(),
-            });
-        }
+        check_display_name(name)?;
         let tx = self.write()?;
         let row = Playbooks(&tx).live(id)?;
         let (mut playbook, authored) = head_playbook(&tx, &row)?;
@@ -264,20 +265,25 @@ impl Store {
         Ok(saved)
     }
 
-    /// Copies the latest version of `id` into a new playbook `new_id`.
+    /// Copies the latest version of `id` into a new playbook `new_id`, named
+    /// `new_name` (checked like [`Store::rename`]'s) or `<name> (copy)`, the
+    /// name shortened when the suffix would make it too long.
     pub fn duplicate(
         &mut self,
         id: &PlaybookId,
         new_id: &PlaybookId,
         new_name: Option<&str>,
     ) -> Result<Saved> {
+        if let Some(name) = new_name {
+            check_display_name(name)?;
+        }
         let tx = self.write()?;
         let row = Playbooks(&tx).get(id)?;
         let (mut playbook, authored) = head_playbook(&tx, &row)?;
         playbook.id = new_id.to_string();
         playbook.name = new_name
             .map(str::to_string)
-            .unwrap_or_else(|| format!("{} (copy)", playbook.name));
+            .unwrap_or_else(|| suffixed_name(&playbook.name, " (copy)"));
         let content = Content::from_playbook(playbook)?.with_authored_from(authored);
         let saved = create_in(
             &tx,
@@ -494,9 +500,9 @@ fn head_playbook(
 
 pub(crate) fn create_in(tx: &Transaction<'_>, content: &Content, note: &str) -> Result<Saved> {
     let now = db::now(tx)?;
-    let row = PlaybooksMut(tx).insert(&content.id, &content.playbook.name, &now)?;
+    let row = PlaybooksMut(tx).insert(&content.id, &content.name, &now)?;
     let version = VersionsMut(tx).insert(row.pk, 1, None, content, note, &now)?;
-    PlaybooksMut(tx).set_head(row.pk, 1, &content.playbook.name, &now)?;
+    PlaybooksMut(tx).set_head(row.pk, 1, &content.name, &now)?;
     Ok(Saved {
         playbook: content.id.clone(),
         version,
@@ -535,7 +541,7 @@ pub(crate) fn save_in(
     let now = db::now(tx)?;
     let version =
         VersionsMut(tx).insert(row.pk, row.head + 1, Some(row.head), content, note, &now)?;
-    PlaybooksMut(tx).set_head(row.pk, version.number, &content.playbook.name, &now)?;
+    PlaybooksMut(tx).set_head(row.pk, version.number, &content.name, &now)?;
     Ok(Saved {
         playbook: row.id.clone(),
         version,

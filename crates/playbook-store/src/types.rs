@@ -50,6 +50,51 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
     }
 }
 
+/// Longest display name of a playbook, in characters: the schema's
+/// `maxLength` for `name` (a test holds the two together).
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Checks a display name the store writes itself (`rename`, `duplicate`,
+/// `create` of a blank playbook), so that no operation of the library turns
+/// a valid playbook into one the schema refuses (PB002). Text a person saves
+/// is their work in progress and is not held to this: the editor shows the
+/// finding at `/name` instead.
+pub(crate) fn check_display_name(name: &str) -> Result<()> {
+    let chars = name.chars().count();
+    let reason = if name.trim().is_empty() {
+        "it is empty".to_string()
+    } else if chars > MAX_NAME_CHARS {
+        format!("it is {chars} characters long; the limit is {MAX_NAME_CHARS}")
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidDisplayName {
+        // The message quotes the name: a long one is cut, not printed whole.
+        name: shortened(name, 60),
+        reason,
+    })
+}
+
+/// `name` followed by `suffix` (` (copy)`, ` (2)`), with `name` cut so the
+/// result still fits [`MAX_NAME_CHARS`]; a name already too long is left
+/// to the validator's finding rather than cut here.
+pub(crate) fn suffixed_name(name: &str, suffix: &str) -> String {
+    let room = MAX_NAME_CHARS.saturating_sub(suffix.chars().count());
+    if name.chars().count() <= room || name.chars().count() > MAX_NAME_CHARS {
+        return format!("{name}{suffix}");
+    }
+    let stem: String = name.chars().take(room).collect();
+    format!("{}{suffix}", stem.trim_end())
+}
+
+fn shortened(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        text.chars().take(max).chain(['…']).collect()
+    }
+}
+
 /// Database id of one version, unique across the library. Preview runs refer to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(transparent)]
@@ -241,4 +286,73 @@ pub struct RunEvent {
     #[ts(type = "number")]
     pub seq: u64,
     pub event: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use playbook_core::{Format, Options, validate_source};
+
+    /// Whether the core (the schema) refuses `name` as a playbook's name.
+    fn schema_refuses(name: &str) -> bool {
+        let playbook = crate::content::blank(&PlaybookId::new("p").unwrap(), name);
+        let text = playbook_core::document::to_string(&playbook, Format::Json).unwrap();
+        validate_source(&text, Format::Json, &Options::default())
+            .findings
+            .iter()
+            .any(|f| f.is_error() && f.path == "/name")
+    }
+
+    /// The store's rule is at least the schema's: a name it accepts is one
+    /// the schema accepts (it also refuses a name of only spaces, which the
+    /// schema lets through). Fails when the schema's `name` gains a rule.
+    #[test]
+    fn a_name_the_store_accepts_is_one_the_schema_accepts() {
+        let names = [
+            String::new(),
+            " ".into(),
+            "a".into(),
+            "A long life".into(),
+            "x".repeat(MAX_NAME_CHARS),
+            "x".repeat(MAX_NAME_CHARS + 1),
+            "é".repeat(MAX_NAME_CHARS),
+            "é".repeat(MAX_NAME_CHARS + 1),
+            "🙂".repeat(MAX_NAME_CHARS),
+            "🙂".repeat(MAX_NAME_CHARS + 1),
+            "line\nbreak".into(),
+            " padded ".into(),
+            "a/b\\c".into(),
+            ".".into(),
+        ];
+        for name in &names {
+            if check_display_name(name).is_ok() {
+                assert!(
+                    !schema_refuses(name),
+                    "{name:?} is accepted by the store only"
+                );
+            }
+        }
+        assert!(schema_refuses(&"x".repeat(MAX_NAME_CHARS + 1)));
+        assert!(!schema_refuses(&"x".repeat(MAX_NAME_CHARS)));
+    }
+
+    #[test]
+    fn a_suffixed_name_fits_when_the_name_did() {
+        assert_eq!(suffixed_name("Review", " (copy)"), "Review (copy)");
+        for len in [190, 193, 194, 199, 200] {
+            let name = "a".repeat(len);
+            let made = suffixed_name(&name, " (copy)");
+            assert!(made.chars().count() <= MAX_NAME_CHARS, "{len}");
+            assert!(made.ends_with(" (copy)"));
+        }
+        // The cut does not leave a space before the suffix's own.
+        let spaced = format!("{} {}", "a".repeat(195), "b".repeat(4));
+        assert_eq!(
+            suffixed_name(&spaced, " (2)"),
+            format!("{} (2)", "a".repeat(195))
+        );
+        // Already too long: left as it was, for the finding to say.
+        let long = "a".repeat(201);
+        assert_eq!(suffixed_name(&long, " (2)"), format!("{long} (2)"));
+    }
 }

@@ -362,6 +362,36 @@ fn every_published_schema_is_checked_in() {
 }
 
 /// Validates `text` (written to a temporary `.json` file) as JSON contract.
+/// `schema --out DIR` replaces its own earlier files (regenerating
+/// `schemas/`), but not a person's file under a schema's name.
+#[test]
+fn schema_out_replaces_its_own_files_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    assert!(playbook(&["schema", "--out", out]).status.success());
+    let again = playbook(&["schema", "--out", out]);
+    assert!(again.status.success(), "its own files are replaced");
+    let mine = dir.path().join("playbook.schema.json");
+    std::fs::write(&mine, "{\"mine\": true}\n").unwrap();
+    let refused = playbook(&["schema", "--out", out]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        stderr.contains("playbook.schema.json") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap(),
+        "{\"mine\": true}\n"
+    );
+    assert!(
+        playbook(&["schema", "--out", out, "--force"])
+            .status
+            .success()
+    );
+    assert!(std::fs::read_to_string(&mine).unwrap().contains("$id"));
+}
+
 fn validate_json(text: &str, strict: bool) -> (Value, bool) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("payload.json");

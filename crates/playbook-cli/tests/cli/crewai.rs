@@ -246,3 +246,34 @@ fn bad_crews_are_refused_with_file_and_line() {
     refused(&import(&two, &out), &["several crews"]);
     assert!(!out.exists(), "nothing is written on a refusal");
 }
+
+/// `--out` never replaces a file silently (as `db export -o`): refused,
+/// the file kept, until `--force`.
+#[test]
+fn an_existing_out_file_is_kept_unless_forced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("market_study");
+    crew(&root, AGENTS, TASKS);
+    let out = tmp.path().join("mine.yaml");
+    let notes = "# my notes\nprecious: true\n";
+    std::fs::write(&out, notes).unwrap();
+    refused(
+        &import(&root, &out),
+        &["mine.yaml exists; pass --force to replace it"],
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), notes);
+    ok(&run(&[
+        "import",
+        "--from",
+        "crewai",
+        root.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("schema_version")
+    );
+}

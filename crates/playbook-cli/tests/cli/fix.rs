@@ -255,3 +255,83 @@ fn a_fix_that_cannot_keep_the_layout_is_not_written_unless_allowed() {
     assert!(allowed.status.success());
     assert!(errors(&path).iter().all(|f| f["code"] != "PB207"));
 }
+
+/// `fix` and `fmt` replace a file keeping what the person set on it: its
+/// mode, a symbolic link (written through to the target), a read-only bit
+/// (refused, nothing reported as fixed); a hard link is replaced and said.
+#[cfg(unix)]
+#[test]
+fn rewriting_a_file_keeps_its_mode_links_and_read_only_bit() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let set_mode = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+
+    let private = write(&dir, "private.yaml", BROKEN);
+    set_mode(private.as_ref(), 0o600);
+    assert!(playbook(&["fix", &private]).status.success());
+    assert!(
+        !std::fs::read_to_string(&private)
+            .unwrap()
+            .contains("reviwer")
+    );
+    assert_eq!(
+        mode(private.as_ref()),
+        0o600,
+        "a private file stays private"
+    );
+
+    let formatted = write(&dir, "fmt.yaml", BROKEN);
+    set_mode(formatted.as_ref(), 0o640);
+    assert!(
+        playbook(&["fmt", "--drop-comments", &formatted])
+            .status
+            .success()
+    );
+    assert!(!std::fs::read_to_string(&formatted).unwrap().contains('#'));
+    assert_eq!(mode(formatted.as_ref()), 0o640);
+
+    // Judged on the mode bits, so this holds when the tests run as root.
+    let read_only = write(&dir, "ro.yaml", BROKEN);
+    set_mode(read_only.as_ref(), 0o444);
+    let output = playbook(&["fix", &read_only]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("read-only (mode 0444)") && stderr.contains("chmod u+w"),
+        "{stderr}"
+    );
+    assert!(!stdout(&output).contains("fixed"), "{}", stdout(&output));
+    assert_eq!(std::fs::read_to_string(&read_only).unwrap(), BROKEN);
+    assert_eq!(mode(read_only.as_ref()), 0o444);
+
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    let target = dir.path().join("real/target.yaml");
+    std::fs::write(&target, BROKEN).unwrap();
+    let link = dir.path().join("link.yaml");
+    std::os::unix::fs::symlink("real/target.yaml", &link).unwrap();
+    assert!(playbook(&["fix", link.to_str().unwrap()]).status.success());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        !std::fs::read_to_string(&target)
+            .unwrap()
+            .contains("reviwer")
+    );
+
+    let first = write(&dir, "h1.yaml", BROKEN);
+    let second = dir.path().join("h2.yaml");
+    std::fs::hard_link(&first, &second).unwrap();
+    let output = playbook(&["fix", &first]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("1 other hard link(s)"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&second).unwrap(), BROKEN);
+}

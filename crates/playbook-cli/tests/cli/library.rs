@@ -310,3 +310,69 @@ fn a_dropped_approval_after_a_rename_and_an_added_role_is_listed_first_as_wideni
         "WIDENS: coder no longer requires user approval\n"
     );
 }
+
+/// `db export --all` over existing files says how to replace them (not
+/// the id hint of ALREADY_EXISTS); `db export -o` refuses likewise.
+#[test]
+fn exporting_over_existing_files_says_to_pass_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let out = dir.path().join("exp");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("tdd.yaml"), "x\n").unwrap();
+    let refused = playbook(&db, &["db", "export", "--all", "-o", out.to_str().unwrap()]);
+    let said = stderr(&refused);
+    assert!(!refused.status.success());
+    assert!(
+        said.contains("error[ALREADY_EXISTS]") && said.contains("tdd.yaml"),
+        "{said}"
+    );
+    assert!(said.contains("pass --force"), "{said}");
+    assert!(!said.contains("pick another id"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("tdd.yaml")).unwrap(),
+        "x\n"
+    );
+
+    let file = out.join("tdd.yaml");
+    let refused = playbook(&db, &["db", "export", "tdd", "-o", file.to_str().unwrap()]);
+    assert!(stderr(&refused).contains("exists; pass --force to replace it"));
+    let forced = playbook(
+        &db,
+        &[
+            "db",
+            "export",
+            "--all",
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ],
+    );
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    assert!(std::fs::read_to_string(&file).unwrap().contains("id: tdd"));
+}
+
+/// A name the schema refuses is refused by rename before a version is saved.
+#[test]
+fn rename_refuses_a_name_the_schema_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let long = "x".repeat(300);
+    let refused = playbook(&db, &["db", "rename", "tdd", &long]);
+    let said = stderr(&refused);
+    assert!(!refused.status.success());
+    assert!(
+        said.contains("error[INVALID_NAME]") && said.contains("300 characters"),
+        "{said}"
+    );
+    let history = playbook(&db, &["db", "history", "tdd"]);
+    assert!(
+        !stdout(&history).contains("version 2"),
+        "{}",
+        stdout(&history)
+    );
+    let renamed = playbook(&db, &["db", "rename", "tdd", &"x".repeat(200)]);
+    assert!(renamed.status.success(), "{}", stderr(&renamed));
+    let checked = playbook(&db, &["db", "list"]);
+    assert!(!stdout(&checked).contains("error"), "{}", stdout(&checked));
+}

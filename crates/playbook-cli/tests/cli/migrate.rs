@@ -123,3 +123,33 @@ fn a_1_0_0_file_is_left_alone_and_in_place_replaces_the_file() {
         "a refused file is untouched"
     );
 }
+
+#[test]
+fn an_existing_out_file_is_kept_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("mine.yaml");
+    std::fs::write(&out_path, "# my notes\n").unwrap();
+    let args = |force: bool| {
+        let mut args = vec![
+            "migrate",
+            "tests/fixtures/legacy/agenterm-phases.yaml",
+            "-o",
+            out_path.to_str().unwrap(),
+        ];
+        if force {
+            args.push("--force");
+        }
+        playbook(&args)
+    };
+    let out = args(false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("exists; pass --force to replace it"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&out_path).unwrap(), "# my notes\n");
+    assert!(args(true).status.success());
+    let text = std::fs::read_to_string(&out_path).unwrap();
+    assert!(text.starts_with("schema_version: 1.0.0"), "{text}");
+}

@@ -279,3 +279,106 @@ fn a_playbook_too_large_to_read_back_is_never_stored() {
         .expect_err("refused");
     assert!(error.to_string().contains("limit"), "{error}");
 }
+
+/// Exporting over existing files: refused naming them, with a hint about
+/// files (not ids); with `overwrite`, replaced keeping their permissions,
+/// and a read-only one stops the export before any file is written.
+#[cfg(unix)]
+#[test]
+fn an_export_over_existing_files_says_how_to_replace_them_and_keeps_their_modes() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, mut store) = library();
+    store
+        .import(&[source("a.yaml", &demo("a", "A", 3))])
+        .unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let mine = out.join("a.yaml");
+    std::fs::write(&mine, "x\n").unwrap();
+    std::fs::set_permissions(&mine, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let error = store.export_library(&out, Format::Yaml, false).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::AlreadyExists);
+    assert!(error.to_string().contains("a.yaml"), "{error}");
+    assert!(error.hint().contains("--force"), "{}", error.hint());
+    assert!(!error.hint().contains("another id"), "{}", error.hint());
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        1,
+        "nothing written"
+    );
+
+    let first = store.list(false).unwrap()[0].id.clone();
+    let read_only = out.join(format!("{first}.yaml"));
+    if read_only != mine {
+        std::fs::write(&read_only, "kept\n").unwrap();
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let error = store.export_library(&out, Format::Yaml, true).unwrap_err();
+        assert!(error.to_string().contains("read-only"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(&mine).unwrap(),
+            "x\n",
+            "nothing written"
+        );
+        std::fs::remove_file(&read_only).unwrap();
+    }
+
+    store.export_library(&out, Format::Yaml, true).unwrap();
+    assert!(std::fs::read_to_string(&mine).unwrap().contains("id: a"));
+    let mode = std::fs::metadata(&mine).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the replaced file stays private");
+}
+
+/// `import_each` reads files as it goes and checks them without the write
+/// lock: another connection saves while the import is still reading, a
+/// read error refuses the whole import, and the same store imports again.
+#[test]
+fn import_each_checks_files_without_locking_the_library_and_is_all_or_nothing() {
+    let (dir, mut store) = library();
+    let path = store.path().to_path_buf();
+    let before = store.list(true).unwrap();
+    let mut other = Store::open(&path).unwrap();
+    let sources = (0..3).map(|n| {
+        if n == 1 {
+            // Mid-import: the library takes a save at once (it would wait
+            // for the busy timeout and fail if the import held the lock).
+            let started = std::time::Instant::now();
+            other
+                .create_from_text(&demo("meanwhile", "Meanwhile", 3), Format::Yaml, "")
+                .unwrap();
+            assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        }
+        if n == 2 {
+            return Source::read(&dir.path().join("missing.yaml"));
+        }
+        Ok(source(
+            &format!("f{n}.yaml"),
+            &demo(&format!("f{n}"), "F", 3),
+        ))
+    });
+    let error = store.import_each(sources).unwrap_err();
+    assert!(error.to_string().contains("missing.yaml"), "{error}");
+    let after: Vec<_> = store
+        .list(true)
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.id.as_str() != "meanwhile")
+        .collect();
+    assert_eq!(after, before, "nothing of the refused import was added");
+
+    let imported = store
+        .import_each((0..2).map(|n| {
+            Ok(source(
+                &format!("g{n}.yaml"),
+                &demo(&format!("g{n}"), "G", 3),
+            ))
+        }))
+        .unwrap();
+    assert_eq!(imported.len(), 2);
+    assert_eq!(imported[1].source, "g1.yaml", "in the order given");
+    assert_eq!(store.version(&id("g1"), None).unwrap().info.number, 1);
+    assert!(
+        store.version(&id("g0"), None).unwrap().authored.is_some(),
+        "the file's text is kept beside the version"
+    );
+}

@@ -275,6 +275,65 @@ fn rename_duplicate_delete_undelete_and_purge() {
     );
 }
 
+/// The library never writes a name the schema refuses (PB002): rename,
+/// duplicate and create refuse it before saving, and the names it makes
+/// itself (` (copy)`, ` (2)`) are shortened to fit.
+#[test]
+fn names_the_schema_refuses_are_refused_before_anything_is_saved() {
+    let (_dir, mut store) = library();
+    let pid = id("named");
+    store
+        .create_from_text(&demo("named", "Named", 3), Format::Yaml, "")
+        .unwrap();
+    let too_long = "x".repeat(201);
+    for bad in ["", "   ", too_long.as_str()] {
+        let error = store.rename(&pid, bad).unwrap_err();
+        assert_eq!(error.code(), ErrorCode::InvalidName, "{bad:?}");
+        assert!(
+            error.hint().contains("1 to 200 characters"),
+            "{}",
+            error.hint()
+        );
+        assert_eq!(
+            store
+                .duplicate(&pid, &id("named-copy"), Some(bad))
+                .unwrap_err()
+                .code(),
+            ErrorCode::InvalidName
+        );
+        let blank = playbook_store::blank(&id("blank"), bad);
+        assert_eq!(
+            store.create(blank, "").unwrap_err().code(),
+            ErrorCode::InvalidName
+        );
+    }
+    let error = store.rename(&pid, &too_long).unwrap_err().to_string();
+    assert!(error.contains("201 characters"), "{error}");
+    assert!(error.len() < 200, "a long name is quoted cut: {error}");
+    assert_eq!(store.history(&pid).unwrap().len(), 1, "nothing was saved");
+    assert!(store.summary(&id("named-copy")).is_err());
+
+    // 200 characters is the limit, counted in characters, not bytes.
+    let longest = "é".repeat(200);
+    let renamed = store.rename(&pid, &longest).unwrap();
+    assert!(
+        renamed.version.validity.is_valid(),
+        "{:?}",
+        renamed.version.validity
+    );
+    let copy = store.duplicate(&pid, &id("named-copy"), None).unwrap();
+    let name = store.summary(&copy.playbook).unwrap().name;
+    assert!(
+        name.ends_with(" (copy)") && name.chars().count() == 200,
+        "{name}"
+    );
+    assert!(
+        copy.version.validity.is_valid(),
+        "{:?}",
+        copy.version.validity
+    );
+}
+
 #[test]
 fn a_text_with_another_id_is_not_saved_under_this_one() {
     let (_dir, mut store) = library();
