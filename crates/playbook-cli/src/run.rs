@@ -195,14 +195,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the run's runtime")?;
     let format = args.format;
+    {
+        let _context = runtime.enter();
+        watch_stop_signals(&stop).context("cannot watch for stop signals")?;
+    }
+    // A reader of the output that goes away (`| head`, a closed pipe) must
+    // not kill the run by SIGPIPE before it has stopped its agents: writes
+    // fail instead, and every sink ignores a failed write. Children get the
+    // default action back (the standard library resets it when it starts
+    // a program).
+    // SAFETY: `signal` only changes this process's disposition of SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
     let outcome = runtime.block_on(async move {
-        let on_signal = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("stopping: the running agent is killed; worktrees and records are kept");
-                on_signal.request();
-            }
-        });
         let mut approver: AnyApprover<'_, Ask> = match args.approve {
             Some(ApproveMode::Auto) => AnyApprover::Auto(Default::default()),
             Some(ApproveMode::Deny) => AnyApprover::Deny(Default::default()),
@@ -227,11 +233,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     });
     let result = outcome.map_err(|e| anyhow!(e))?;
+    // Written without panicking on a terminal or pipe that is gone (a
+    // hang-up), so the run is still recorded in the library below.
     if matches!(format, PreviewFormat::Text) {
-        print!("{}", redact_str(&summary(&result.report)));
-        print!("{}", redact_str(&branches(&result)));
+        let _ = write!(
+            std::io::stdout(),
+            "{}{}",
+            redact_str(&summary(&result.report)),
+            redact_str(&branches(&result))
+        );
     } else {
-        eprint!("{}", redact_str(&branches(&result)));
+        let _ = write!(std::io::stderr(), "{}", redact_str(&branches(&result)));
     }
     record_in_library(args.db.clone(), &playbook, &result);
     Ok(if result.report.outcome == Some(Outcome::Passed) {
@@ -239,6 +251,40 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Ctrl+C (INT), `kill` (TERM) and a closed terminal (HUP) all stop the run
+/// the same way: the running agent's process group is killed and the
+/// records are written. Left to their default action, TERM and HUP would
+/// end this process at once and leave the agents, their children and the
+/// gateway running, with no report. Registered before the run starts (from
+/// inside the runtime), so no signal can come before its handler.
+fn watch_stop_signals(stop: &Stop) -> std::io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    for (kind, name) in [
+        (SignalKind::interrupt(), "interrupt"),
+        (SignalKind::terminate(), "terminate"),
+        (SignalKind::hangup(), "hang-up"),
+    ] {
+        let mut signals = signal(kind)?;
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            while signals.recv().await.is_some() {
+                let first = stop.reason().is_none();
+                stop.request();
+                // Requested before anything is written: after a hang-up the
+                // terminal is gone, and a failed write must not keep the
+                // stop from happening.
+                if first {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "stopping ({name}): the running agent is killed; worktrees and records are kept"
+                    );
+                }
+            }
+        });
+    }
+    Ok(())
 }
 
 /// Each task's branch and the per-run log.
@@ -251,14 +297,19 @@ fn branches(result: &RunResult) -> String {
             "  branches (kept for you to merge; nothing was pushed):"
         );
         for b in &result.branches {
-            let state = if b.passed { "passed" } else { "worktree kept" };
-            let _ = writeln!(
-                out,
-                "    {:<6} {}  ({state}: {})",
-                b.task_id,
-                b.branch,
-                b.worktree.display()
-            );
+            // A worktree exists after the run only when something is left
+            // in it to see: a task that did not pass, or uncommitted
+            // changes git would not remove.
+            let state = match (b.passed, b.worktree.exists()) {
+                (true, false) => "passed".to_string(),
+                (true, true) => format!(
+                    "passed; uncommitted changes kept in {}",
+                    b.worktree.display()
+                ),
+                (false, true) => format!("did not pass; worktree kept: {}", b.worktree.display()),
+                (false, false) => "did not pass; its work is on the branch".to_string(),
+            };
+            let _ = writeln!(out, "    {:<6} {}  ({state})", b.task_id, b.branch);
         }
     }
     if !result.absent.is_empty() {

@@ -216,6 +216,32 @@ pub struct ToolDenial {
     pub message: String,
 }
 
+/// How a task stops working in its worktree, as the engine tells the
+/// [`Tools`] port: a real run frees the task's worktree slot then, so the
+/// next task can start under `max_parallel_worktrees`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// It passed its stage and waits for the next one (or the run's end);
+    /// its work is on its branch.
+    LeftStage,
+    /// It ended: `passed` every stage, or not (failed, blocked, canceled).
+    Ended { passed: bool },
+}
+
+/// A change found outside every task's worktree and branch once an
+/// invocation ended: what an unsandboxed program of the agent left in the
+/// person's repository (its git configuration, hooks, refs of other
+/// branches).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutsideChange {
+    /// What changed and what was done about it, in words for the person.
+    pub message: String,
+    /// The step is held to it: it counts as a scope violation
+    /// (`SCOPE_VIOLATION`). Otherwise the change is reported as a warning:
+    /// the person may have made it in their own checkout meanwhile.
+    pub violation: bool,
+}
+
 /// Runs tools that a role was allowed (and approved) to call.
 pub trait Tools {
     /// Checks that need the world, after the engine's contract checks and
@@ -236,6 +262,29 @@ pub trait Tools {
     /// commit. Simulated tools change nothing.
     fn uncommitted_paths(&mut self, _ctx: &ToolContext<'_>) -> Result<Vec<String>, String> {
         Ok(Vec::new())
+    }
+
+    /// Every path the task's branch changes since its base commit, whether
+    /// committed or not: what the branch would bring to the person. The
+    /// engine holds each to the task's scopes before the task leaves a
+    /// stage and before it passes the run, since a program `run_command`
+    /// started (or the agent's own process) can commit without the
+    /// gateway. `Err` (the list cannot be made) fails the task. A task that
+    /// never had a worktree has none; simulated tools change nothing.
+    fn branch_paths(&mut self, _task_id: &str) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
+    }
+
+    /// The task no longer works in its stage (`how` says whether it only
+    /// left the stage or ended). Called once per stage a task leaves and
+    /// once when it ends; a call for a task without a worktree does nothing.
+    fn release(&mut self, _task_id: &str, _how: Release) {}
+
+    /// What changed outside every task's worktree and branch since the
+    /// last call; the engine asks after each invocation and once at the
+    /// run's end. Simulated tools see nothing.
+    fn outside_changes(&mut self) -> Vec<OutsideChange> {
+        Vec::new()
     }
 }
 

@@ -31,7 +31,7 @@ use playbook_core::validate::{DEFAULT_MUTATING_ACTIONS, ESCALATION_TRIGGERS};
 
 use crate::agent::{
     Agent, AgentOutcome, AgentOutput, AgentStep, ApprovalRequest, ApprovalSubject, Approver,
-    Invocation, RoleAssigner, ToolResult, Tools,
+    Invocation, Release, RoleAssigner, ToolResult, Tools,
 };
 use crate::audit::{
     AgentRunRecord, AuditInputs, AuditLog, ContextSnapshot, ToolCallRecord, sha256_hex,
@@ -554,6 +554,13 @@ where
         }
 
         // ---- finish
+        // Whatever a program that outlived its invocation changed since.
+        for change in self.ports.tools.outside_changes() {
+            self.emit(Event::Warning {
+                code: ErrorCode::ScopeViolation,
+                message: format!("at the run's end: {}", change.message),
+            });
+        }
         // A task's state is kept to the end only for the report (its
         // summaries, ledger, handoff bundle); a simulation's is dropped
         // once its last delta is applied.
@@ -562,9 +569,18 @@ where
         for i in 0..self.tasks.len() {
             match self.tasks[i].status {
                 Status::Active => {
+                    // The branch is held to the task's scopes once more
+                    // before the task passes: since it left its last stage
+                    // another task's programs could have moved it.
+                    let refused = if self.stopped {
+                        None
+                    } else {
+                        let task_id = self.task_id_of(i);
+                        self.branch_refusal(i, &task_id)
+                    };
                     // A simulation's task that passed needs only its
                     // ledger row to end: the rest stays parked, then goes.
-                    let readable = if keep_bodies || self.stopped {
+                    let readable = if keep_bodies || self.stopped || refused.is_some() {
                         self.unpark(i)
                     } else {
                         self.unpark_row(i)
@@ -579,6 +595,15 @@ where
                     if self.stopped {
                         self.cancel(i);
                         counts[3] += 1;
+                    } else if let Some(reason) = refused {
+                        self.end_task(
+                            i,
+                            Status::Failed,
+                            ErrorCode::ScopeViolation,
+                            reason,
+                            "orchestrator",
+                        );
+                        counts[2] += 1;
                     } else {
                         let task_id = self.task_id_of(i);
                         self.tasks[i].status = Status::Done;
@@ -592,6 +617,7 @@ where
                         self.emit(Event::TaskDone { task_id });
                         counts[0] += 1;
                     }
+                    self.release(i);
                     // Applied per task, so the deltas of every task are
                     // not held at once; the sink receives each record
                     // after its task's event instead of after them all.

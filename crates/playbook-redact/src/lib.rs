@@ -20,12 +20,20 @@
 //!
 //! Cost: one linear scan of a `RegexSet` per text; nothing is allocated
 //! when nothing matches.
+//!
+//! A text is redacted whole, then cut, never the other way round: a cut
+//! inside a credential leaves a piece no rule matches. Where a record
+//! keeps only part of a text, it goes through `window.rs`:
+//! [`redact_then_clip`] for a head, [`redact_tail`] for a tail, and
+//! [`head_window`]/[`tail_window`] for a window of a stream that was never
+//! read whole.
 
 mod keys;
 mod probe;
 mod rules;
 #[cfg(test)]
 mod tests;
+mod window;
 
 use std::borrow::Cow;
 
@@ -34,6 +42,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use probe::json_may_hold_secret;
+pub use window::{HEAD_SCAN, head_window, redact_tail, redact_then_clip, tail_window};
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";

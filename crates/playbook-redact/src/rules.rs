@@ -227,6 +227,16 @@ pub(crate) fn may_hold_secret(text: &str) -> bool {
     PREFILTER.is_match(text)
 }
 
+/// Where the earliest prefilter literal in `text` starts. Every match of
+/// every rule holds one at or before its secret (`window.rs` relies on it).
+pub(crate) fn first_literal(text: &str) -> Option<usize> {
+    // Overlapping search: the literal that ends first need not start first.
+    PREFILTER
+        .find_overlapping_iter(text)
+        .map(|m| m.start())
+        .min()
+}
+
 /// [`may_hold_secret`] of UTF-8 bytes (a record's JSON text).
 pub(crate) fn may_hold_secret_bytes(text: &[u8]) -> bool {
     PREFILTER.is_match(text)

@@ -296,7 +296,9 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
     async fn exited(&mut self, mut run: Running, status: std::process::ExitStatus) -> AgentStep {
         let stdout = (&mut run.process.stdout).await.unwrap_or_default();
         let stderr = (&mut run.process.stderr).await.unwrap_or_default();
-        let stderr_tail = String::from_utf8_lossy(&stderr.bytes).trim().to_string();
+        // Redacted before it is cut to its last words: a credential the
+        // cut split in two would no longer be recognised downstream.
+        let stderr_tail = stderr.last_words(child::STDERR_TAIL);
         let mut ended = Ended {
             how: match status.code() {
                 Some(code) => format!("exited with status {code}"),
@@ -325,22 +327,42 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
                 ),
             }
         } else {
-            let text = String::from_utf8_lossy(&stdout.bytes);
-            let file = read_small(&run.prepared.result_file, self.stdout_limit);
-            ended.usage = read_usage(run.output, &text, file.as_deref());
-            read_answer(run.output, &text, file.as_deref())
+            match read_small(&run.prepared.result_file, self.stdout_limit) {
+                Err(()) => AgentOutcome::Error {
+                    message: format!(
+                        "the agent wrote more than {} bytes to its result file; an answer is one JSON object",
+                        self.stdout_limit
+                    ),
+                },
+                Ok(file) => {
+                    let text = String::from_utf8_lossy(&stdout.bytes);
+                    ended.usage = read_usage(run.output, &text, file.as_deref());
+                    read_answer(run.output, &text, file.as_deref())
+                }
+            }
         };
         self.end(run, outcome, ended).await
     }
 }
 
-/// A file the agent may have written, read only up to `limit` bytes.
-fn read_small(path: &Path, limit: usize) -> Option<String> {
+/// A file the agent may have written (`Ok(None)`: none, or not text), read
+/// only up to `limit` bytes; `Err` when it holds more. A longer file is
+/// refused like a flood on stdout rather than read in part: a part could
+/// end inside a credential, and its beginning is quoted when it does not
+/// parse.
+fn read_small(path: &Path, limit: usize) -> Result<Option<String>, ()> {
     use std::io::Read;
-    let file = std::fs::File::open(path).ok()?;
-    let mut text = String::new();
-    file.take(limit as u64).read_to_string(&mut text).ok()?;
-    Some(text)
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    if file.take(limit as u64 + 1).read_to_end(&mut bytes).is_err() {
+        return Ok(None);
+    }
+    if bytes.len() > limit {
+        return Err(());
+    }
+    Ok(String::from_utf8(bytes).ok())
 }
 
 impl<H: Host> Agent for ProcessAgent<'_, H> {

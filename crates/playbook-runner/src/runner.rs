@@ -34,7 +34,7 @@ use crate::gateway::Broker;
 use crate::gateway::wire::ToolInfo;
 use crate::process::{Host, InvocationRecord, Launch, Prepared, ProcessAgent};
 use crate::verify::{self, VerifyStatus};
-use crate::workspace::{Repo, SharedWorktrees, WorktreeTools, Worktrees};
+use crate::workspace::{Guard, Repo, SharedWorktrees, WorktreeTools, Worktrees};
 
 /// How much a run may spend. `None`: the default.
 #[derive(Debug, Clone, Default)]
@@ -381,8 +381,12 @@ pub async fn run<P: Approver, S: EventSink>(
     let worktrees: SharedWorktrees = std::sync::Arc::new(std::sync::Mutex::new(
         Worktrees::new(&repo, &run_id, max_parallel).map_err(|e| RunError::Repo(e.to_string()))?,
     ));
+    // The repository's git directory and refs as they are before any agent
+    // runs: after each invocation the tools kill what outlived it, compare,
+    // put the git configuration and hooks back, and report what else moved.
+    let guard = Guard::snapshot(&repo, &run_id).map_err(|e| RunError::Repo(e.to_string()))?;
     let test_commands = verify::discover(repo.root()).unwrap_or_default();
-    let mut tools = WorktreeTools::new(worktrees.clone(), test_commands);
+    let mut tools = WorktreeTools::new(worktrees.clone(), test_commands).with_guard(guard);
     let catalog: HashMap<String, Vec<ToolInfo>> = request
         .playbook
         .roles()
@@ -494,9 +498,9 @@ pub async fn run<P: Approver, S: EventSink>(
     for task in &report.tasks {
         let passed = task.state == playbook_orchestrator::event::TaskState::Done;
         let mut wt = lock(&worktrees);
-        // Only tasks an agent worked on have a worktree; asking for one
-        // here would create it.
-        if wt.finished(&task.task_id).is_none() && !wt.path_for(&task.task_id).exists() {
+        // Only tasks an agent worked on have a branch; asking for one here
+        // would create it.
+        if !wt.had_worktree(&task.task_id) {
             continue;
         }
         branches.push(TaskBranch {

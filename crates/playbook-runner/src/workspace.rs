@@ -13,14 +13,21 @@
 //! - [`WorktreeTools`] is the engine's `Tools` port: `check` refuses a path
 //!   that leaves the worktree through a symbolic link (the engine has
 //!   already refused what the path's text shows); `run` executes the
-//!   catalog's tools there, each bounded in size and time.
+//!   catalog's tools there, each bounded in size and time; `branch_paths`
+//!   lists what a task's branch changes, for the engine to hold to its
+//!   scopes; `release` frees a task's place when it leaves its stage.
+//! - [`Guard`] looks, after each invocation, at what an unsandboxed program
+//!   left outside the task's branch and worktree: processes still running
+//!   are killed, the git configuration and hooks are put back, moved refs
+//!   are reported.
 //!
 //! `git` runs as a real process (the CLI people's repositories are made
 //! with), with a deadline, never prompting, never taking optional locks.
 //!
 //! **Invariant:** nothing here changes the person's working tree, index,
-//! HEAD or existing branches, and no tool reads or writes outside the task's
-//! worktree. Commands an agent runs (`run_command`) are confined by time and
+//! HEAD or existing branches (the guard only puts back what a program
+//! changed in the git directory), and no tool reads or writes outside the
+//! task's worktree. Commands an agent runs (`run_command`) are confined by time and
 //! output, not by the file system: they run as the user, like the agent
 //! process itself.
 
@@ -31,6 +38,7 @@ mod exec;
 mod files;
 mod git;
 mod git_tools;
+mod guard;
 mod repo;
 mod tools;
 mod worktree;
@@ -38,6 +46,7 @@ mod worktree;
 pub use command::{Captured, Finished};
 pub use confine::{Confined, confine};
 pub use error::{WorkspaceError, WorkspaceErrorKind};
+pub use guard::Guard;
 pub use repo::Repo;
 pub use tools::{SharedWorktrees, WorktreeTools};
 pub use worktree::{CleanReport, Worktrees};

@@ -8,8 +8,11 @@
 //! Script: `{"<role>": [turn, ...]}` where the turn for iteration k is the
 //! k-th (the last repeats), and a turn is
 //! `{"calls": [{"tool": "...", "args": {...}}], "list": true, "answer": {...},
-//!   "stdout": "raw text instead of the answer", "exit": 3, "hang": true,
-//!   "flood_bytes": 100000000, "stop_on_denied": true}`.
+//!   "stdout": "raw text instead of the answer", "stderr": "written to
+//!   standard error before the answer or exit", "exit": 3, "hang": true,
+//!   "flood_bytes": 100000000, "stop_on_denied": true, "hang_after": true}`
+//! (`hang_after`: once the calls are made, hang with the gateway still
+//! running, as an agent busy thinking does).
 //! `{task_id}`, `{run_id}` and `{iteration}` are filled in anywhere in a turn.
 //! Every call's result is appended to `TESTAGENT_LOG` (a JSON line each),
 //! so a test can see what the agent was told.
@@ -122,6 +125,12 @@ async fn calls(turn: &Value) -> Result<(), String> {
             break;
         }
     }
+    if turn.get("hang_after") == Some(&Value::Bool(true)) {
+        // Busy, silent, with the gateway (a child) still running.
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+        }
+    }
     let _ = client.cancel().await;
     Ok(())
 }
@@ -144,6 +153,9 @@ async fn main() {
     if let Err(e) = calls(&turn).await {
         eprintln!("testagent: {e}");
         std::process::exit(3);
+    }
+    if let Some(text) = turn.get("stderr").and_then(Value::as_str) {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
     if let Some(n) = turn.get("flood_bytes").and_then(Value::as_u64) {
         let chunk = vec![b'x'; 64 * 1024];

@@ -245,3 +245,260 @@ fn ctrl_c_stops_the_run_records_it_and_keeps_the_worktree() {
     let worktrees = git(repo.path(), &["worktree", "list", "--porcelain"]);
     assert!(worktrees.matches("worktree ").count() >= 2, "{worktrees}");
 }
+
+/// The live processes (zombies aside) whose environment and command line
+/// `pick` chooses, with their command lines.
+fn processes(pick: impl Fn(&[u8], &str) -> bool) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let dir = entry.path();
+        let Ok(environ) = std::fs::read(dir.join("environ")) else {
+            continue;
+        };
+        let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if !pick(&environ, &cmdline) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().and_then(|s| s.chars().next());
+        if state == Some('Z') {
+            continue;
+        }
+        found.push((pid, cmdline));
+    }
+    found
+}
+
+/// The processes whose environment carries `mark` (`NAME=value`).
+fn marked(mark: &str) -> Vec<(u32, String)> {
+    processes(|environ, _| environ.split(|b| *b == 0).any(|var| var == mark.as_bytes()))
+}
+
+/// A mark no other test or run carries.
+fn unique(what: &str) -> String {
+    format!(
+        "{what}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    )
+}
+
+/// Kills what carries the mark (in its environment or command line) when
+/// dropped, so a failing test leaves no process behind either.
+struct KillMarked(String);
+
+impl Drop for KillMarked {
+    fn drop(&mut self) {
+        let mark = self.0.as_bytes();
+        let picked = processes(|environ, cmdline| {
+            environ.split(|b| *b == 0).any(|var| var == mark) || cmdline.contains(&self.0)
+        });
+        for (pid, _) in picked {
+            // SAFETY: sends SIGKILL to a process this test's run started
+            // (it carries the test's own mark).
+            unsafe {
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// `playbook run` with an agent that leaves a child sleeping and keeps its
+/// gateway open, stopped by `signal`: the run records the stop and nothing
+/// it started survives it.
+fn a_signal_stops_the_run_and_leaves_no_process(signal: i32, words: &str) {
+    let repo = Repo::new();
+    let work = tempfile::tempdir().unwrap();
+    let playbook = crate::harness::playbook(work.path(), &single("read_file"));
+    let script = work.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!({"worker": [{"list": true, "hang_after": true}]}).to_string(),
+    )
+    .unwrap();
+    let value = unique(words);
+    let mark = format!("PB_STOP_TEST={value}");
+    let _cleanup = KillMarked(mark.clone());
+    let agents = work.path().join("agents.yaml");
+    // JSON is YAML: the agent is a shell that starts a child in the
+    // background, then becomes the scripted agent (which starts the gateway).
+    let definition = json!({"agents": {"scripted": {
+        "command": ["sh", "-c", "sleep 400 & exec \"$0\"", testagent().display().to_string()],
+        "env": {"PB_STOP_TEST": value},
+        "output": "protocol"
+    }}});
+    std::fs::write(&agents, definition.to_string()).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .arg("run")
+        .arg(&playbook)
+        .arg("--repo")
+        .arg(repo.path())
+        .arg("--agents")
+        .arg(&agents)
+        .args([
+            "--agent",
+            "scripted",
+            "--approve",
+            "auto",
+            "--format",
+            "jsonl",
+        ])
+        .arg("--db")
+        .arg(work.path().join("library.db"))
+        .env("TESTAGENT_SCRIPT", &script)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until the agent, its sleeping child and the gateway all run.
+    let started = Instant::now();
+    let running = loop {
+        let procs = marked(&mark);
+        let has = |what: &str| procs.iter().any(|(_, c)| c.contains(what));
+        if has("sleep 400") && has(" gateway ") {
+            break procs;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the agent did not start: {procs:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let socket_dir = running
+        .iter()
+        .find_map(|(_, c)| {
+            let mut words = c.split(' ');
+            words.find(|w| *w == "--socket")?;
+            words.next().map(std::path::PathBuf::from)
+        })
+        .and_then(|socket| socket.parent().map(std::path::Path::to_path_buf))
+        .expect("the gateway names its socket");
+    assert!(socket_dir.exists());
+    // SAFETY: sends a signal to the child this test started.
+    unsafe {
+        libc::kill(pid as i32, signal);
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the run ends soon after the signal")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("\"outcome\":\"stopped\"") && stdout.contains("RUN_STOPPED"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stderr.contains(&format!("stopping ({words})")), "{stderr}");
+    // Nothing the run started is left: not the agent, not its child, not
+    // the gateway.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut left = marked(&mark);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        left = marked(&mark);
+    }
+    assert!(left.is_empty(), "still running after the run: {left:?}");
+    assert!(!socket_dir.exists(), "{} is left", socket_dir.display());
+    // The records are written.
+    let runs = repo.path().join(".git/playbook/runs");
+    let dirs: Vec<_> = std::fs::read_dir(&runs).unwrap().flatten().collect();
+    assert_eq!(dirs.len(), 1);
+    let report = std::fs::read_to_string(dirs[0].path().join("report.json")).unwrap();
+    assert!(report.contains("\"stopped\""), "{report}");
+}
+
+#[test]
+fn sigterm_stops_the_run_like_ctrl_c_and_leaves_no_process() {
+    a_signal_stops_the_run_and_leaves_no_process(libc::SIGTERM, "terminate");
+}
+
+#[test]
+fn sighup_stops_the_run_like_ctrl_c_and_leaves_no_process() {
+    a_signal_stops_the_run_and_leaves_no_process(libc::SIGHUP, "hang-up");
+}
+
+#[test]
+fn processes_that_leave_the_process_group_do_not_outlive_the_invocation() {
+    // `setsid` puts a program in a session of its own, out of the reach of
+    // the process-group kill: once by the agent itself, once through
+    // `run_command` (a program the run starts, not the agent).
+    let repo = Repo::new();
+    let work = tempfile::tempdir().unwrap();
+    let playbook = crate::harness::playbook(work.path(), &single("read_file, run_command"));
+    let value = unique("setsid");
+    let mark = format!("PB_SETSID_TEST={value}");
+    let _cleanup = KillMarked(mark.clone());
+    // A sleep of a length no other process has: its command line is its mark.
+    let seconds = format!("4000.{}", std::process::id());
+    let _cleanup_command = KillMarked(format!("sleep {seconds}"));
+    let script = work.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!({"worker": [{
+            "calls": [{"tool": "run_command", "args": {"argv": ["sh", "-c",
+                format!("setsid sleep {seconds} >/dev/null 2>&1 &")]}}],
+            "answer": {"output": {"summary": "done"}, "result": done()}
+        }]})
+        .to_string(),
+    )
+    .unwrap();
+    let agents = work.path().join("agents.yaml");
+    let definition = json!({"agents": {"scripted": {
+        // Its output goes elsewhere: a program holding the agent's stdout
+        // open would keep the run reading it until the program ends.
+        "command": ["sh", "-c", "setsid sleep 400 >/dev/null 2>&1 & exec \"$0\"", testagent().display().to_string()],
+        "env": {"PB_SETSID_TEST": value},
+        "output": "protocol"
+    }}});
+    std::fs::write(&agents, definition.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .arg("run")
+        .arg(&playbook)
+        .arg("--repo")
+        .arg(repo.path())
+        .arg("--agents")
+        .arg(&agents)
+        .args([
+            "--agent",
+            "scripted",
+            "--approve",
+            "auto",
+            "--format",
+            "jsonl",
+        ])
+        .arg("--db")
+        .arg(work.path().join("library.db"))
+        .env("TESTAGENT_SCRIPT", &script)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\"outcome\":\"passed\""),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left = processes(|environ, cmdline| {
+        environ.split(|b| *b == 0).any(|var| var == mark.as_bytes())
+            || cmdline.contains(&format!("sleep {seconds}"))
+    });
+    assert!(left.is_empty(), "outlived the run: {left:?}");
+    // The person is told what was killed.
+    let warning = stdout
+        .lines()
+        .find(|l| l.contains("outlived its invocation"))
+        .unwrap_or_else(|| panic!("no warning names the killed processes: {stdout}"));
+    assert!(warning.contains("sleep 400"), "{warning}");
+    assert!(warning.contains(&format!("sleep {seconds}")), "{warning}");
+}

@@ -224,3 +224,131 @@ fn the_agent_call_budget_stops_the_run() {
         .count();
     assert_eq!(invoked, 3, "exactly the budget, never one more");
 }
+
+/// The events of one type.
+fn events_of<'r>(run: &'r crate::harness::Run, kind: &str) -> Vec<&'r serde_json::Value> {
+    run.events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+#[test]
+fn a_commit_a_program_made_outside_the_scopes_fails_the_task_and_is_not_offered() {
+    // The worker's program commits a change outside lock_scope itself, where
+    // the gateway never sees it; the worker's own commit is clean. The
+    // branch carries both, so the task must not pass.
+    let repo = Repo::new();
+    let before = repo.snapshot();
+    let playbook = single("read_file, write_file, run_command, git_commit");
+    let script = json!({"worker": [{
+        "calls": [
+            {"tool": "run_command", "args": {"argv": ["sh", "-c",
+                "echo defaced > docs/readme.md && git commit -qam sneaky"]}},
+            {"tool": "write_file", "args": {"path": "src/ok.txt", "content": "allowed"}},
+            {"tool": "git_commit", "args": {"message": "the task's change"}}
+        ],
+        "answer": answer()
+    }]});
+    let run = run_in_src(&repo, &playbook, script);
+    // The sneaky commit really is on the branch: the check is what stops it.
+    let branch = task_branch(&repo);
+    let files = git(repo.path(), &["diff", "--name-only", "main", branch.trim()]);
+    assert_eq!(files, "docs/readme.md\nsrc/ok.txt", "{}", run.stderr);
+
+    let failed = events_of(&run, "task_failed");
+    assert_eq!(failed.len(), 1, "{}", run.stdout);
+    assert_eq!(failed[0]["code"], "SCOPE_VIOLATION");
+    let reason = failed[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("`docs/readme.md` is outside the task's lock_scope")
+            && reason.contains("not offered for merge")
+            && reason.contains("run the task again"),
+        "{reason}"
+    );
+    assert!(!reason.contains("src/ok.txt"), "{reason}");
+    assert!(events_of(&run, "task_done").is_empty());
+    assert_eq!(run.outcome(), "failed");
+    assert!(!run.out.status.success());
+    // The person is not told the branch passed.
+    assert!(
+        run.stderr.contains("T-1") && run.stderr.contains("did not pass"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "the person's checkout is untouched"
+    );
+}
+
+#[test]
+fn git_config_and_hooks_a_program_changes_are_put_back_and_fail_the_task() {
+    let repo = Repo::new();
+    let common = repo.path().join(".git");
+    let config_before = std::fs::read(common.join("config")).unwrap();
+    let hooks_before: Vec<String> = std::fs::read_dir(common.join("hooks"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let outside = repo.outside.path().display().to_string();
+    let playbook = single("read_file, run_command");
+    let script = json!({"worker": [{
+        "calls": [
+            {"tool": "run_command", "args": {"argv": ["git", "config", "core.hooksPath", outside]}},
+            {"tool": "run_command", "args": {"argv": ["sh", "-c",
+                "h=\"$(git rev-parse --git-common-dir)/hooks\"; mkdir -p \"$h\"; printf '#!/bin/sh\\necho owned\\n' > \"$h/post-checkout\"; chmod +x \"$h/post-checkout\""]}},
+            {"tool": "run_command", "args": {"argv": ["git", "branch", "sneaky"]}}
+        ],
+        "answer": answer()
+    }]});
+    let run = run_in_src(&repo, &playbook, script);
+    // Every call ran: nothing refused them; what they left is caught after.
+    assert_eq!(
+        run.agent_log
+            .iter()
+            .filter(|l| l["tool"] == "run_command" && l["error"] == false)
+            .count(),
+        3,
+        "{:?}",
+        run.agent_log
+    );
+    // Put back, byte for byte.
+    assert_eq!(
+        String::from_utf8_lossy(&std::fs::read(common.join("config")).unwrap()),
+        String::from_utf8_lossy(&config_before)
+    );
+    assert!(!common.join("hooks/post-checkout").exists());
+    let hooks_after: Vec<String> = std::fs::read_dir(common.join("hooks"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(hooks_after.len(), hooks_before.len(), "{hooks_after:?}");
+    // The step is a scope violation that names what changed.
+    let violations = events_of(&run, "contract_violation");
+    assert_eq!(violations.len(), 1, "{}", run.stdout);
+    let detail = violations[0]["detail"].as_str().unwrap();
+    assert_eq!(violations[0]["code"], "SCOPE_VIOLATION");
+    assert!(
+        detail.contains("hooksPath")
+            && detail.contains("hooks/post-checkout")
+            && detail.contains("put back"),
+        "{detail}"
+    );
+    assert_eq!(events_of(&run, "task_failed")[0]["code"], "SCOPE_VIOLATION");
+    // A new branch is the person's business too, but they may have made it:
+    // it is reported, and left.
+    let warnings: Vec<&str> = events_of(&run, "warning")
+        .iter()
+        .filter_map(|w| w["message"].as_str())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("`refs/heads/sneaky` was created")),
+        "{warnings:?}"
+    );
+    assert!(!git(repo.path(), &["rev-parse", "--verify", "sneaky"]).is_empty());
+}

@@ -4,7 +4,10 @@
 //! hostile action must be refused before it happens, and the file system
 //! and the repository's refs must show that it did not.
 
+mod cap;
 mod faults;
+mod gateway;
 mod harness;
 mod hostile;
 mod journey;
+mod secrets;

@@ -146,3 +146,23 @@ fn deep_nesting_inside_free_form_values_is_accepted_without_recursion_trouble() 
     value["details"] = json!({ "deep": deep });
     assert!(EnvelopeKind::ValidatorOutput.check(&value, true).is_empty());
 }
+
+#[test]
+fn a_value_quoted_in_a_violation_is_redacted_before_the_message_is_cut() {
+    // The validator quotes the offending value and the message is cut to
+    // 300 characters: a token split by that cut must not keep a piece the
+    // records' redaction would no longer see.
+    let token = "ghp_Zq8Wm2Xr4Tn6Vb1Kc3Ld5Fg7Hj9Pa0Se2Ud4Yo";
+    let pieces: Vec<&str> = (0..=token.len() - 8).map(|i| &token[i..i + 8]).collect();
+    let mut value = fixture("subagent-result");
+    for pad in 240..310 {
+        value["status"] = json!(format!("{} {token}", "x".repeat(pad)));
+        let violations =
+            playbook_contracts::parse::<playbook_contracts::SubagentResult>(&value, true)
+                .expect_err("an unknown status is refused");
+        for v in &violations {
+            let piece = pieces.iter().find(|p| v.message.contains(*p));
+            assert!(piece.is_none(), "{pad}: {piece:?} in {}", v.message);
+        }
+    }
+}

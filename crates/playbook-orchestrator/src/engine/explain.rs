@@ -123,7 +123,7 @@ fn write_output_said(
         .and_then(Value::as_str)
         .filter(|v| !v.trim().is_empty());
     match verdict {
-        Some(v) => out.push_str(cut(v.trim(), 40)),
+        Some(v) => out.push_str(&cut(v.trim(), 40)),
         None if gate.is_manual() => {
             let word = if passed { "approved" } else { "not approved" };
             let _ = write!(out, "`{}` {word}", cut(&gate.source, 80));
@@ -195,7 +195,7 @@ fn write_quote(out: &mut String, value: &Value) {
     match value {
         Value::String(s) => {
             out.push('"');
-            out.push_str(cut(s, 40));
+            out.push_str(&cut(s, 40));
             out.push('"');
         }
         Value::Array(a) => {
@@ -203,7 +203,7 @@ fn write_quote(out: &mut String, value: &Value) {
             let _ = write!(out, "{} item(s)", a.len());
         }
         Value::Object(_) => out.push_str("an object"),
-        other => out.push_str(cut(&other.to_string(), 40)),
+        other => out.push_str(&cut(&other.to_string(), 40)),
     }
 }
 

@@ -107,6 +107,7 @@ where
                     Admit::Ended => {
                         self.count_end(task, &mut counters);
                         waiting.remove(i);
+                        self.release(task);
                         self.park(task);
                     }
                     Admit::Wait => {
@@ -123,6 +124,7 @@ where
                             );
                             self.count_end(task, &mut counters);
                             waiting.remove(i);
+                            self.release(task);
                         } else {
                             i += 1;
                         }
@@ -171,10 +173,12 @@ where
                 Next::LeftStage => {
                     counters.done += 1;
                     in_stage_done.push(running.task);
+                    self.release(running.task);
                     self.park(running.task);
                 }
                 Next::Ended => {
                     self.count_end(running.task, &mut counters);
+                    self.release(running.task);
                     self.park(running.task);
                 }
             }
@@ -226,12 +230,28 @@ where
     ) {
         for running in slots.iter_mut().filter_map(Option::take) {
             self.cancel(running.task);
+            self.release(running.task);
             self.park(running.task);
         }
         for (task, _) in waiting.drain(..) {
             self.cancel(task);
+            self.release(task);
             self.park(task);
         }
+    }
+
+    /// Tells the tools that `task` no longer works in its stage: it left
+    /// the stage (still active) or ended. A real run frees the task's
+    /// worktree slot here, so the cap counts the tasks at work, not every
+    /// task that ever had a worktree.
+    pub(super) fn release(&mut self, task: usize) {
+        let how = match self.tasks[task].status {
+            Status::Active => Release::LeftStage,
+            Status::Done => Release::Ended { passed: true },
+            Status::Blocked | Status::Failed | Status::Canceled => Release::Ended { passed: false },
+        };
+        let task_id = self.task_id_of(task);
+        self.ports.tools.release(&task_id, how);
     }
 
     pub(super) fn count_end(&self, task: usize, counters: &mut Counters) {

@@ -208,6 +208,29 @@ where
         };
         self.prompt = prompt;
         run.sent = Some(sent);
+        // What the invocation's unsandboxed programs left outside every
+        // worktree (the repository's git configuration or hooks, refs of
+        // other branches): a change the step is held to makes it a scope
+        // violation; one the person may have made is reported.
+        for change in self.ports.tools.outside_changes() {
+            if change.violation && precheck.is_none() {
+                self.emit(Event::ContractViolation {
+                    task_id: task_id.clone(),
+                    role: role.name.clone(),
+                    code: ErrorCode::ScopeViolation,
+                    detail: change.message.clone(),
+                });
+                precheck = Some((ErrorCode::ScopeViolation, change.message));
+            } else {
+                self.emit(Event::Warning {
+                    code: ErrorCode::ScopeViolation,
+                    message: format!(
+                        "after `{}` worked on {task_id}: {}",
+                        role.name, change.message
+                    ),
+                });
+            }
+        }
         let started_at = self.instant(0);
         let record = AgentRunRecord {
             task_id,
@@ -378,6 +401,42 @@ where
             ids_clean: run.ids_clean,
         };
         let end = self.evaluate(at, stage, pending.answer, &mut record).await;
+        // A task leaves its stage only with a branch its scopes allow: a
+        // commit a program made without the gateway is caught here, before
+        // the task can pass.
+        let end = match end {
+            end @ StepEnd::Passed { .. } if self.forward(role_index, run).0.is_none() => {
+                match self.branch_refusal(task, &task_id) {
+                    Some(reason) => {
+                        match self.violation(
+                            task_id.clone(),
+                            role_index,
+                            ErrorCode::ScopeViolation,
+                            reason,
+                        ) {
+                            // Not a round's mistake to send back: the
+                            // gateway refuses to commit a path outside the
+                            // scopes, so no round could take it off the
+                            // branch. The task ends (escalated when the
+                            // role says so).
+                            StepEnd::Failed {
+                                code,
+                                trigger,
+                                reason,
+                                ..
+                            } => StepEnd::Terminal {
+                                code,
+                                trigger,
+                                reason,
+                            },
+                            end => end,
+                        }
+                    }
+                    None => end,
+                }
+            }
+            end => end,
+        };
         record.outcome = match &end {
             StepEnd::Passed { .. } => "ok".into(),
             StepEnd::Failed { .. } => "failed".into(),

@@ -1,5 +1,7 @@
 //! Short texts the records carry: summaries, truncation, task content.
 
+use std::borrow::Cow;
+
 use super::*;
 
 pub(super) fn ledger_word(status: LedgerStatus) -> &'static str {
@@ -21,16 +23,20 @@ pub(super) fn objective(goal: &str) -> String {
     }
 }
 
+/// The first `max_chars` characters of `text`, redacted.
 pub(super) fn truncate(text: &str, max_chars: usize) -> String {
-    cut(text, max_chars).to_string()
+    cut(text, max_chars).into_owned()
 }
 
-/// The first `max_chars` characters of `text`, borrowed.
-pub(super) fn cut(text: &str, max_chars: usize) -> &str {
-    match text.char_indices().nth(max_chars) {
-        Some((end, _)) => &text[..end],
-        None => text,
-    }
+/// The first `max_chars` characters of `text`, borrowed when clean.
+///
+/// Every text cut here may carry what an agent wrote (an error, a verdict,
+/// a question, a title, an output) into a record. It is redacted whole
+/// before it is cut: cut first, a credential split at the cut would leave
+/// a piece that no redaction rule recognises any more, and the records'
+/// own redaction would let it through (`playbook_redact::redact_then_clip`).
+pub(super) fn cut(text: &str, max_chars: usize) -> Cow<'_, str> {
+    playbook_redact::redact_then_clip(text, max_chars, "")
 }
 
 pub(super) fn strings(value: Option<&Value>) -> Vec<String> {
@@ -66,8 +72,8 @@ pub(super) fn summarize(values: &Map<String, Value>, fields: &[String]) -> Strin
             out.push_str(f);
             out.push('=');
             match v {
-                Value::String(s) => out.push_str(cut(s, 80)),
-                other => out.push_str(cut(&other.to_string(), 80)),
+                Value::String(s) => out.push_str(&cut(s, 80)),
+                other => out.push_str(&cut(&other.to_string(), 80)),
             }
         }
     }
@@ -95,6 +101,21 @@ mod tests {
         let cut = truncate(&"é".repeat(20), 5);
         assert!(cut.starts_with("ééééé"));
         assert!(cut.chars().count() <= 6, "{cut}");
+    }
+
+    #[test]
+    fn a_text_is_redacted_before_it_is_cut() {
+        // Cut first, `ghp_Zq8Wm2Xr4Tn6Vb` (too short for the GitHub rule)
+        // would have reached the record.
+        let text = format!(
+            "{} ghp_Zq8Wm2Xr4Tn6Vb1Kc3Ld5Fg7Hj9Pa0Se2Ud4Yo",
+            "x".repeat(181)
+        );
+        let cut = truncate(&text, 200);
+        assert!(!cut.contains("Zq8Wm2"), "{cut}");
+        let values = json!({"verdict": text});
+        let summary = summarize(values.as_object().unwrap(), &["verdict".into()]);
+        assert!(!summary.contains("ghp_"), "{summary}");
     }
 
     #[test]

@@ -212,6 +212,51 @@ where
         })
     }
 
+    /// Why the task's branch may not pass: a path it changes since its base
+    /// (committed by a program `run_command` ran or by the agent's own
+    /// process, which the gateway never sees, or left uncommitted) that the
+    /// task's scopes do not allow, judged by the rule every write is held
+    /// to. `task_id` is `task`'s: a parked task is asked about by id and
+    /// made live only when there is something to judge. `None` when every
+    /// path is allowed (or the task's state is lost, which its caller
+    /// handles).
+    pub(super) fn branch_refusal(&mut self, task: usize, task_id: &str) -> Option<String> {
+        let paths = match self.ports.tools.branch_paths(task_id) {
+            Ok(paths) if paths.is_empty() => return None,
+            Ok(paths) => paths,
+            Err(why) => {
+                return Some(format!(
+                    "the changes on the task's branch cannot be checked against its scopes ({why}); the task does not pass and its branch is not offered for merge"
+                ));
+            }
+        };
+        if !self.unpark(task) {
+            return None;
+        }
+        let refused: Vec<String> = paths
+            .iter()
+            .filter_map(|raw| self.write_refusal(task, raw))
+            .map(|(_, why)| why)
+            .collect();
+        if refused.is_empty() {
+            return None;
+        }
+        const SHOWN: usize = 5;
+        let more = match refused.len().saturating_sub(SHOWN) {
+            0 => String::new(),
+            n => format!(" (and {n} more)"),
+        };
+        Some(format!(
+            "the task's branch changes paths its scopes do not allow, committed or left there without the gateway's checks (by a program `run_command` ran, or by the agent's own process): {}{more}; the task does not pass and its branch is not offered for merge. Look at the branch (`git diff <base>..<branch>`), drop those changes (or widen the task's lock_scope if they were meant) and run the task again",
+            refused
+                .iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))
+    }
+
     /// Why the task may not write `raw` (a path relative to the worktree):
     /// it leaves the worktree, or breaks the task's scopes.
     fn write_refusal(&self, task: usize, raw: &str) -> Option<(ErrorCode, String)> {

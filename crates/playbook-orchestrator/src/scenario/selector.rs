@@ -493,11 +493,10 @@ pub fn unmatched<'k>(keys: impl Iterator<Item = &'k str>, playbook: &Playbook) -
 pub const MAX_UNMATCHED: usize = 50;
 
 /// A key as quoted in a message: long keys are cut, so a refusal stays
-/// readable whatever the scenario holds.
+/// readable whatever the scenario holds. Redacted before it is cut: a
+/// credential cut in two would no longer be recognised by the records'
+/// redaction.
 pub fn short(key: &str) -> String {
     const MAX: usize = 60;
-    match key.char_indices().nth(MAX) {
-        Some((end, _)) => format!("{}…", &key[..end]),
-        None => key.to_string(),
-    }
+    playbook_redact::redact_then_clip(key, MAX, "…").into_owned()
 }

@@ -104,8 +104,10 @@ impl<'a> AtCommit<'a> {
                 .chars()
                 .any(|c| c.is_control() || c.is_whitespace() || ":?*[\\".contains(c));
         if !plain {
+            // Quoted in an error that reaches the run's records: redacted
+            // whole before it is cut, so a cut cannot split a credential.
             return Err(ContextError::BadRef {
-                reference: commit.chars().take(80).collect(),
+                reference: playbook_redact::redact_then_clip(commit, 80, "").into_owned(),
             });
         }
         let spec = format!("{commit}^{{commit}}");

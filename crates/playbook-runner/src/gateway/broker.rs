@@ -123,10 +123,19 @@ async fn serve_connection(stream: UnixStream, sessions: Sessions) {
     let mut lines = FramedRead::new(read, LinesCodec::new_with_max_length(MAX_LINE));
     let mut out = FramedWrite::new(write, LinesCodec::new_with_max_length(MAX_LINE));
     let mut send = async |reply: Reply| -> bool {
-        match serde_json::to_string(&reply) {
-            Ok(line) => out.send(line).await.is_ok(),
-            Err(_) => false,
+        let Ok(mut line) = serde_json::to_string(&reply) else {
+            return false;
+        };
+        if line.len() > MAX_LINE {
+            // The relay cannot read a longer line and would lose the
+            // connection, and every later call with it: the call is told
+            // its result was too large instead.
+            match serde_json::to_string(&too_large(reply, line.len())) {
+                Ok(small) => line = small,
+                Err(_) => return false,
+            }
         }
+        out.send(line).await.is_ok()
     };
     let token = match next(&mut lines).await {
         Some(Request::Hello { version, token }) if version == WIRE_VERSION => token,
@@ -184,8 +193,27 @@ async fn serve_connection(stream: UnixStream, sessions: Sessions) {
     }
 }
 
-/// The next well-formed request; a malformed line or a closed connection
-/// ends the conversation.
+/// What is sent instead of a reply whose line would be longer than
+/// [`MAX_LINE`] bytes (`bytes`).
+fn too_large(reply: Reply, bytes: usize) -> Reply {
+    let message = format!(
+        "the answer is {bytes} bytes, more than the {MAX_LINE} the tool gateway carries; \
+         ask for less at a time (a smaller file or part, a narrower search)"
+    );
+    match reply {
+        Reply::Result { id, .. } => Reply::Result {
+            id,
+            result: ToolResult::Ran {
+                result: serde_json::json!({ "ok": false, "error": message }),
+            },
+        },
+        Reply::Tools { .. } | Reply::Welcome | Reply::Refused { .. } => Reply::Refused { message },
+    }
+}
+
+/// The next well-formed request; a malformed line, a line longer than
+/// [`MAX_LINE`] (the relay never sends one: it refuses such a call itself)
+/// or a closed connection ends the conversation.
 async fn next<R: tokio::io::AsyncRead + Unpin>(
     lines: &mut FramedRead<R, LinesCodec>,
 ) -> Option<Request> {

@@ -1,6 +1,12 @@
 //! `playbook gateway`: the MCP server an agent process starts. It relays
 //! `tools/list` and `tools/call` to the run's broker and holds no rights of
 //! its own.
+//!
+//! Sizes: a message from the agent longer than [`MAX_MESSAGE`] is answered
+//! with the limit and how to proceed, never dropped in silence
+//! (`oversize.rs`); a call whose line to the broker would be longer than
+//! [`MAX_LINE`] is refused the same way before it is sent, since the broker
+//! cannot read such a line and would end the connection.
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -9,10 +15,12 @@ use std::sync::Arc;
 use futures_util::{SinkExt, StreamExt};
 use playbook_orchestrator::agent::ToolResult;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ContentBlock as Content, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, ContentBlock as Content, CustomRequest, CustomResult,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::net::UnixStream;
@@ -20,6 +28,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
+use super::oversize::{self, MAX_MESSAGE};
 use super::wire::{MAX_LINE, Reply, Request, WIRE_VERSION};
 
 struct Link {
@@ -28,13 +37,36 @@ struct Link {
     next_id: u64,
 }
 
+/// Why a request did not reach the broker.
+enum SendError {
+    /// Its line would be longer than [`MAX_LINE`]: not sent, since the
+    /// broker would refuse it and close the connection, ending every later
+    /// call too.
+    TooLarge(usize),
+    Failed(String),
+}
+
+impl From<SendError> for String {
+    fn from(e: SendError) -> String {
+        match e {
+            SendError::TooLarge(bytes) => format!(
+                "the request is {bytes} bytes; the run's gateway reads lines of at most {MAX_LINE}"
+            ),
+            SendError::Failed(message) => message,
+        }
+    }
+}
+
 impl Link {
-    async fn send(&mut self, request: &Request) -> Result<(), String> {
-        let line = serde_json::to_string(request).map_err(|e| e.to_string())?;
+    async fn send(&mut self, request: &Request) -> Result<(), SendError> {
+        let line = serde_json::to_string(request).map_err(|e| SendError::Failed(e.to_string()))?;
+        if line.len() > MAX_LINE {
+            return Err(SendError::TooLarge(line.len()));
+        }
         self.out
             .send(line)
             .await
-            .map_err(|e| format!("the run's gateway is gone: {e}"))
+            .map_err(|e| SendError::Failed(format!("the run's gateway is gone: {e}")))
     }
 
     async fn receive(&mut self) -> Result<Reply, String> {
@@ -49,12 +81,12 @@ impl Link {
     }
 
     /// One request, one reply: calls are answered in order.
-    async fn ask(&mut self, make: impl FnOnce(u64) -> Request) -> Result<Reply, String> {
+    async fn ask(&mut self, make: impl FnOnce(u64) -> Request) -> Result<Reply, SendError> {
         self.next_id += 1;
         let request = make(self.next_id);
         self.send(&request).await?;
-        match self.receive().await? {
-            Reply::Refused { message } => Err(message),
+        match self.receive().await.map_err(SendError::Failed)? {
+            Reply::Refused { message } => Err(SendError::Failed(message)),
             reply => Ok(reply),
         }
     }
@@ -81,7 +113,30 @@ impl ServerHandler for Relay {
 
     async fn ping(&self, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
         let mut link = self.link.lock().await;
-        link.send(&Request::Alive).await.map_err(internal)
+        link.send(&Request::Alive)
+            .await
+            .map_err(|e| internal(e.into()))
+    }
+
+    /// The stand-in for a message too large to read (`oversize.rs`): told
+    /// at once, without waiting for a call in progress.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != oversize::METHOD {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        // A sign of life, if the link is free (a call in progress is one).
+        if let Ok(mut link) = self.link.try_lock() {
+            let _ = link.send(&Request::Alive).await;
+        }
+        oversize::answer(request.params.as_ref())
     }
 
     async fn list_tools(
@@ -93,7 +148,7 @@ impl ServerHandler for Relay {
         let Reply::Tools { tools, .. } = link
             .ask(|id| Request::List { id })
             .await
-            .map_err(internal)?
+            .map_err(|e| internal(e.into()))?
         else {
             return Err(internal("the run's gateway answered out of turn".into()));
         };
@@ -120,12 +175,21 @@ impl ServerHandler for Relay {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request.name.to_string();
+        let name = tool.clone();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let mut link = self.link.lock().await;
-        let reply = link
-            .ask(|id| Request::Call { id, tool, args })
-            .await
-            .map_err(internal)?;
+        let reply = match link.ask(|id| Request::Call { id, tool, args }).await {
+            Ok(reply) => reply,
+            // A tool error the model reads, not a protocol error it may
+            // never see: the call was not made, and it can be made smaller.
+            Err(SendError::TooLarge(bytes)) => {
+                return Ok(rmcp::model::CallToolResult::error(vec![Content::text(
+                    oversize::message("tools/call", Some(&name), bytes as u64),
+                )])
+                .into());
+            }
+            Err(SendError::Failed(message)) => return Err(internal(message)),
+        };
         let Reply::Result { result, .. } = reply else {
             return Err(internal("the run's gateway answered out of turn".into()));
         };
@@ -174,7 +238,8 @@ pub async fn serve_stdio(socket: &Path, token: &str) -> Result<(), String> {
         version: WIRE_VERSION,
         token: token.to_string(),
     })
-    .await?;
+    .await
+    .map_err(String::from)?;
     match link.receive().await? {
         Reply::Welcome => {}
         Reply::Refused { message } => return Err(message),
@@ -183,8 +248,15 @@ pub async fn serve_stdio(socket: &Path, token: &str) -> Result<(), String> {
     let relay = Relay {
         link: Arc::new(Mutex::new(link)),
     };
+    // Standard input reaches rmcp through the guard, which answers a
+    // message over MAX_MESSAGE instead of letting rmcp drop it unanswered;
+    // rmcp's own bound is set above it, so it never drops one itself.
+    let (guarded, agent_in) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(oversize::guard(tokio::io::stdin(), agent_in, MAX_MESSAGE));
+    let transport = AsyncRwTransport::new_server(guarded, tokio::io::stdout())
+        .with_max_line_length(MAX_MESSAGE + 2);
     let service = relay
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|e| format!("MCP initialisation failed: {e}"))?;
     service

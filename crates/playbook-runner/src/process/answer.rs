@@ -61,15 +61,11 @@ pub struct AgentAnswer {
     pub model: Option<String>,
 }
 
+/// The first `max` characters of what an agent printed, for a message.
+/// Redacted whole before it is cut: cut first, a credential split at the
+/// cut would keep a piece too short for its redaction rule.
 fn clip(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    playbook_redact::redact_then_clip(text, max, "…").into_owned()
 }
 
 /// The outcome an answer stands for, or why it is not one.
@@ -236,6 +232,20 @@ mod tests {
             panic!()
         };
         assert!(message.len() < 600, "the message quotes only the beginning");
+    }
+
+    #[test]
+    fn the_quoted_beginning_keeps_no_piece_of_a_credential() {
+        // 181 characters, then a token the 200-character quote cuts in two:
+        // cut first, `ghp_Zq8Wm2Xr4Tn6Vb` was too short for the GitHub rule.
+        let token = "ghp_Zq8Wm2Xr4Tn6Vb1Kc3Ld5Fg7Hj9Pa0Se2Ud4Yo";
+        let stdout = format!("{} {token} is what I used", "x".repeat(181));
+        let AgentOutcome::Error { message } = read_answer(OutputForm::Protocol, &stdout, None)
+        else {
+            panic!()
+        };
+        assert!(!message.contains("ghp_Zq8W"), "{message}");
+        assert!(message.contains("xxx"), "the beginning is still quoted");
     }
 
     #[test]

@@ -10,13 +10,34 @@ use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+/// Bytes of an agent's standard error a record quotes: its last words.
+pub const STDERR_TAIL: usize = 4096;
+
+/// Bytes of standard error kept to choose those last words from. Wider
+/// than [`STDERR_TAIL`]: the window's partial first line is dropped (a
+/// credential may have been cut there, `playbook_redact::tail_window`), and
+/// the words are taken from the end of what is left, once redacted.
+pub const STDERR_WINDOW: usize = 4 * STDERR_TAIL;
+
 /// What a process printed on one stream, at most `limit` bytes of it.
 #[derive(Debug, Default)]
 pub struct Captured {
     pub bytes: Vec<u8>,
     /// It printed more than the limit; the rest was read and dropped, so the
-    /// process never blocks on a full pipe.
+    /// process never blocks on a full pipe. For a tail, what was dropped is
+    /// the beginning.
     pub flooded: bool,
+}
+
+impl Captured {
+    /// The last words of a tail capture, as a record may quote them:
+    /// redacted whole before they are cut to `max_bytes`.
+    pub fn last_words(&self, max_bytes: usize) -> String {
+        let text = String::from_utf8_lossy(&self.bytes);
+        playbook_redact::redact_tail(&text, self.flooded, max_bytes)
+            .trim()
+            .to_string()
+    }
 }
 
 /// Reads a stream to its end, keeping at most `limit` bytes (the tail when
@@ -104,7 +125,10 @@ impl AgentProcess {
             .stdout
             .take()
             .map(|s| capture(s, stdout_limit, false, tx.clone()));
-        let stderr = child.stderr.take().map(|s| capture(s, 4096, true, tx));
+        let stderr = child
+            .stderr
+            .take()
+            .map(|s| capture(s, STDERR_WINDOW, true, tx));
         let empty = || tokio::spawn(async { Captured::default() });
         Ok(AgentProcess {
             child,
@@ -134,5 +158,26 @@ impl Drop for AgentProcess {
     fn drop(&mut self) {
         // Whatever ends the invocation, nothing it started outlives it.
         self.kill_tree();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Captured;
+
+    #[test]
+    fn last_words_keep_no_piece_of_a_credential_the_window_cut() {
+        // The probe's stderr: a token, then 4 096 bytes of padding; the
+        // window kept its end, cutting the token's first two characters.
+        let token = "ghp_Zq8Wm2Xr4Tn6Vb1Kc3Ld5Fg7Hj9Pa0Se2Ud4Yo";
+        let printed = format!("{token}\n{}\n", "y".repeat(4096));
+        let captured = Captured {
+            bytes: printed.as_bytes()[2..].to_vec(),
+            flooded: true,
+        };
+        let words = captured.last_words(4096);
+        assert!(!words.contains("Zq8Wm2"), "{words}");
+        assert!(words.ends_with("yyy"), "the last line is kept");
+        assert!(words.len() <= 4096 + "…".len());
     }
 }

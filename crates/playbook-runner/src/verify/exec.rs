@@ -15,25 +15,51 @@ use super::CommandRun;
 /// How much of a command's output is kept, per stream.
 pub const OUTPUT_TAIL_BYTES: usize = 8 * 1024;
 
+/// Bytes of a stream read into the window the tail is chosen from: wider
+/// than the tail, since the window's partial first line is dropped (a
+/// credential may have been cut there) before the tail is taken from the
+/// redacted rest (`playbook_redact::redact_tail`).
+const WINDOW_BYTES: usize = 4 * OUTPUT_TAIL_BYTES;
+
+/// What is kept of a stream: its last bytes, and whether any came before.
+#[derive(Default)]
+struct Kept {
+    bytes: Vec<u8>,
+    cut: bool,
+}
+
+impl Kept {
+    /// The tail as a record shows it: redacted whole, then cut.
+    fn tail(&self) -> String {
+        playbook_redact::redact_tail(
+            &String::from_utf8_lossy(&self.bytes),
+            self.cut,
+            OUTPUT_TAIL_BYTES,
+        )
+    }
+}
+
 /// Reads a stream to its end, keeping its last `limit` bytes, so a command
 /// that floods its output never blocks on a full pipe.
-fn tail<R: AsyncRead + Unpin + Send + 'static>(mut stream: R, limit: usize) -> JoinHandle<Vec<u8>> {
+fn tail<R: AsyncRead + Unpin + Send + 'static>(mut stream: R, limit: usize) -> JoinHandle<Kept> {
     tokio::spawn(async move {
-        let mut kept = Vec::new();
+        let mut kept = Kept::default();
         let mut buf = vec![0u8; 16 * 1024];
         loop {
             match stream.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    kept.extend_from_slice(&buf[..n]);
-                    if kept.len() > 2 * limit {
-                        kept.drain(..kept.len() - limit);
+                    kept.bytes.extend_from_slice(&buf[..n]);
+                    if kept.bytes.len() > 2 * limit {
+                        kept.bytes.drain(..kept.bytes.len() - limit);
+                        kept.cut = true;
                     }
                 }
             }
         }
-        if kept.len() > limit {
-            kept.drain(..kept.len() - limit);
+        if kept.bytes.len() > limit {
+            kept.bytes.drain(..kept.bytes.len() - limit);
+            kept.cut = true;
         }
         kept
     })
@@ -47,10 +73,6 @@ fn kill_group(pgid: Option<i32>) {
             libc::killpg(pgid, libc::SIGKILL);
         }
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Runs `argv` in `cwd` until it exits or `deadline` passes.
@@ -86,8 +108,8 @@ pub(super) async fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Comma
         }
     };
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-    let stdout = child.stdout.take().map(|s| tail(s, OUTPUT_TAIL_BYTES));
-    let stderr = child.stderr.take().map(|s| tail(s, OUTPUT_TAIL_BYTES));
+    let stdout = child.stdout.take().map(|s| tail(s, WINDOW_BYTES));
+    let stderr = child.stderr.take().map(|s| tail(s, WINDOW_BYTES));
     match tokio::time::timeout_at(deadline, child.wait()).await {
         Ok(Ok(status)) => outcome.exit_code = status.code(),
         Ok(Err(e)) => outcome.output_tail = format!("waiting for `{program}` failed: {e}"),
@@ -100,7 +122,7 @@ pub(super) async fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Comma
     let mut printed = String::new();
     for mut handle in [stdout, stderr].into_iter().flatten() {
         match tokio::time::timeout(Duration::from_secs(5), &mut handle).await {
-            Ok(Ok(bytes)) => printed.push_str(&text(&bytes)),
+            Ok(Ok(kept)) => printed.push_str(&kept.tail()),
             // A process that left the group still holds the pipe: stop
             // reading rather than wait for it.
             _ => handle.abort(),
@@ -110,6 +132,8 @@ pub(super) async fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Comma
         printed.push_str("\n[killed: the verification ran out of time]");
     }
     outcome.output_tail.insert_str(0, &printed);
+    // Each stream's tail is redacted whole before it is cut (above); the
+    // whole is redacted again for the messages added to it.
     outcome.output_tail = playbook_redact::redact_str(&outcome.output_tail).into_owned();
     outcome
 }

@@ -58,9 +58,18 @@ pub struct Captured {
 }
 
 impl Captured {
-    /// The text, lossily decoded (a clip may cut a character in two).
+    /// The text, lossily decoded (a clip may cut a character in two). Of a
+    /// clipped stream, only what no credential cut at the clip can have
+    /// touched (`playbook_redact::head_window`): the text reaches a tool
+    /// result and the audit log, whose redaction must see every secret
+    /// whole.
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes).into_owned()
+        let text = String::from_utf8_lossy(&self.bytes);
+        if self.clipped {
+            playbook_redact::head_window(&text).to_string()
+        } else {
+            text.into_owned()
+        }
     }
 }
 

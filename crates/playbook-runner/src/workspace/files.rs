@@ -95,16 +95,26 @@ pub fn read_file(root: &Path, target: &Confined) -> Value {
             target.rel
         )),
         Ok((bytes, clipped, size)) => {
+            let text = String::from_utf8_lossy(&bytes);
+            // Of a clipped file, only what no credential cut at the clip can
+            // have touched: the content reaches the audit log, whose
+            // redaction must see every secret whole.
+            let content = if clipped {
+                playbook_redact::head_window(&text)
+            } else {
+                &text
+            };
             let mut out = json!({
                 "ok": true,
                 "path": target.rel,
-                "content": String::from_utf8_lossy(&bytes),
+                "content": content,
                 "bytes": size,
                 "clipped": clipped,
             });
             if clipped {
                 out["note"] = json!(format!(
-                    "the file has {size} bytes; only the first {READ_LIMIT} are shown"
+                    "the file has {size} bytes; only its first {} are shown (at most {READ_LIMIT}, ending where the text read can end whole)",
+                    content.len()
                 ));
             }
             out
@@ -218,7 +228,14 @@ pub fn search_code(root: &Path, target: &Confined, pattern: &str) -> Value {
                     clipped = true;
                     break 'files;
                 }
-                let shown: String = line.chars().take(LINE_SHOWN).collect();
+                // A line too long to show whole is redacted before it is
+                // cut: cut first, a credential split at the cut would keep a
+                // piece the audit log's redaction no longer recognises.
+                // Lines shown whole are left as the file has them.
+                let shown = match line.char_indices().nth(LINE_SHOWN) {
+                    Some(_) => playbook_redact::redact_then_clip(line, LINE_SHOWN, ""),
+                    None => std::borrow::Cow::Borrowed(line),
+                };
                 matches.push(json!({ "path": rel, "line": n + 1, "text": shown }));
             }
         }

@@ -67,8 +67,9 @@ pub fn failure(dir: &Path, args: &[&str], out: &Finished) -> WorkspaceError {
         format!("did not finish within {} s", GIT_TIMEOUT.as_secs())
     } else {
         let stderr = out.stderr.text();
-        let stderr = stderr.trim();
-        let stderr = stderr.get(..stderr.len().min(2000)).unwrap_or(stderr);
+        // Redacted before it is cut: a credential the cut split (a remote
+        // URL with a password) would no longer be recognised downstream.
+        let stderr = playbook_redact::redact_then_clip(stderr.trim(), 2000, "…");
         format!("failed: {stderr}")
     };
     WorkspaceError::new(

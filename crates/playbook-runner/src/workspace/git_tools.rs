@@ -122,6 +122,58 @@ pub fn uncommitted_paths(root: &Path) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// Every path the branch `branch` changes since `base` (`git diff
+/// --name-only` of the two trees, each side of a rename named), plus what
+/// the worktree at `worktree`, if it still exists, holds uncommitted: what
+/// the branch would bring to the person. Run from the repository's root
+/// `top`. A branch that is gone is an error: nothing can be checked.
+pub fn branch_paths(
+    top: &Path,
+    base: &str,
+    branch: &str,
+    worktree: Option<&Path>,
+) -> Result<Vec<String>, String> {
+    let full = format!("refs/heads/{branch}");
+    let tip = git::resolve_commit(top, &full)
+        .map_err(|e| e.message)?
+        .ok_or_else(|| {
+            format!("the task's branch `{branch}` no longer exists (a program deleted it)")
+        })?;
+    let args = [
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        base,
+        &tip,
+        "--",
+    ];
+    let out = git::run(top, &args).map_err(|e| e.message)?;
+    if !out.success() {
+        return Err(git::failure(top, &args, &out).message);
+    }
+    if out.stdout.clipped {
+        return Err(format!(
+            "the branch `{branch}` changes more paths than can be listed"
+        ));
+    }
+    let mut paths: Vec<String> = out
+        .stdout
+        .text()
+        .split('\0')
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    if let Some(root) = worktree.filter(|w| w.join(".git").is_file()) {
+        paths.extend(uncommitted_paths(root)?);
+    }
+    paths.sort();
+    paths.dedup();
+    Ok(paths)
+}
+
 pub fn diff(task: &Task<'_>, args: &Value) -> Value {
     let against = match args.get("ref") {
         None | Some(Value::Null) => task.base.to_string(),

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use playbook_orchestrator::agent::{ToolCall, ToolContext, ToolDenial, Tools};
+use playbook_orchestrator::agent::{
+    OutsideChange, Release, ToolCall, ToolContext, ToolDenial, Tools,
+};
 use serde_json::Value;
 
 use super::confine::{Confined, confine};
@@ -13,6 +15,7 @@ use super::error::WorkspaceError;
 use super::exec;
 use super::files::{self, fail};
 use super::git_tools::{self, Task};
+use super::guard::Guard;
 use super::worktree::Worktrees;
 
 /// The run's worktrees, shared by the tools and the process agent (which
@@ -23,6 +26,9 @@ pub type SharedWorktrees = Arc<Mutex<Worktrees>>;
 pub struct WorktreeTools {
     worktrees: SharedWorktrees,
     test_commands: Vec<Vec<String>>,
+    /// The person's repository outside the run's branches, as the run
+    /// found it (none: nothing is watched).
+    guard: Option<Guard>,
 }
 
 /// Where a call runs.
@@ -95,7 +101,17 @@ impl WorktreeTools {
         WorktreeTools {
             worktrees,
             test_commands,
+            guard: None,
         }
+    }
+
+    /// Watches the person's repository outside the run's branches with
+    /// `guard` (a snapshot taken before any agent ran): after each
+    /// invocation what changed there is reported, and the git directory's
+    /// configuration and hooks are put back.
+    pub fn with_guard(mut self, guard: Guard) -> WorktreeTools {
+        self.guard = Some(guard);
+        self
     }
 
     /// The shared worktrees.
@@ -168,6 +184,45 @@ impl Tools for WorktreeTools {
             .place(ctx.task_id)
             .map_err(|e| format!("the task's worktree is not available: {e}"))?;
         git_tools::uncommitted_paths(&place.root)
+    }
+
+    fn branch_paths(&mut self, task_id: &str) -> Result<Vec<String>, String> {
+        let (top, base, branch, worktree) = {
+            let w = self.lock();
+            // A task no agent worked on has no branch; asking would make one.
+            if !w.had_worktree(task_id) {
+                return Ok(Vec::new());
+            }
+            (
+                w.repo().root().to_path_buf(),
+                w.base_sha().to_string(),
+                w.branch_for(task_id),
+                w.path_for(task_id),
+            )
+        };
+        git_tools::branch_paths(&top, &base, &branch, Some(&worktree))
+    }
+
+    fn release(&mut self, task_id: &str, how: Release) {
+        let mut w = self.lock();
+        // A worktree that cannot be removed stays on disk; the slot is
+        // freed either way, and `playbook run clean` removes it.
+        let _ = match how {
+            Release::LeftStage => w.leave(task_id),
+            Release::Ended { passed } => w.finish(task_id, passed),
+        };
+    }
+
+    fn outside_changes(&mut self) -> Vec<OutsideChange> {
+        let Some(guard) = self.guard.as_mut() else {
+            return Vec::new();
+        };
+        let live = self
+            .worktrees
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .live_paths();
+        guard.check(&live)
     }
 
     async fn run(&mut self, ctx: &ToolContext<'_>, call: &ToolCall) -> Value {

@@ -2,7 +2,7 @@
 //! commit, kept inside the repository's git directory so the person's
 //! checkout never sees it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::error::{WorkspaceError, WorkspaceErrorKind};
@@ -61,9 +61,12 @@ pub struct Worktrees {
     repo: Repo,
     run8: String,
     max_parallel: u32,
+    /// The tasks at work now: what `max_parallel` counts.
     live: BTreeMap<String, Live>,
     /// Finished tasks, and whether they passed.
     finished: BTreeMap<String, bool>,
+    /// Every task that had a worktree in this run (its branch exists).
+    made: BTreeSet<String>,
 }
 
 impl Worktrees {
@@ -86,6 +89,7 @@ impl Worktrees {
             max_parallel: max_parallel.max(1),
             live: BTreeMap::new(),
             finished: BTreeMap::new(),
+            made: BTreeSet::new(),
         })
     }
 
@@ -113,6 +117,21 @@ impl Worktrees {
         self.finished.get(task_id).copied()
     }
 
+    /// Whether the task had a worktree in this run, so a branch.
+    pub fn had_worktree(&self, task_id: &str) -> bool {
+        self.made.contains(task_id)
+    }
+
+    /// Whether the task is at work now (counted against `max_parallel`).
+    pub fn is_live(&self, task_id: &str) -> bool {
+        self.live.contains_key(task_id)
+    }
+
+    /// The worktrees of the tasks at work now (canonical paths).
+    pub fn live_paths(&self) -> Vec<PathBuf> {
+        self.live.values().map(|l| l.path.clone()).collect()
+    }
+
     /// The worktree of a task, made on first use (so an agent process can
     /// be started in it before its first tool call). Same as [`acquire`].
     ///
@@ -121,8 +140,12 @@ impl Worktrees {
         self.acquire(task_id)
     }
 
-    /// The worktree of a task: made on first call, the same path after.
-    /// Refused when `max_parallel` worktrees are already live.
+    /// The worktree of a task: made on first call, the same path after
+    /// (made again from the task's branch after [`leave`]). Refused when
+    /// `max_parallel` tasks are already at work: a task counts from its
+    /// first call until it leaves its stage or finishes.
+    ///
+    /// [`leave`]: Worktrees::leave
     pub fn acquire(&mut self, task_id: &str) -> Result<PathBuf, WorkspaceError> {
         check_id("task id", task_id)?;
         if let Some(live) = self.live.get(task_id) {
@@ -181,6 +204,7 @@ impl Worktrees {
         }
         let path = path.canonicalize().map_err(|e| io_err(&path, e))?;
         self.finished.remove(task_id);
+        self.made.insert(task_id.to_string());
         self.live
             .insert(task_id.to_string(), Live { path: path.clone() });
         Ok(path)
@@ -194,10 +218,28 @@ impl Worktrees {
         std::fs::write(&file, self.repo.base_sha()).map_err(|e| io_err(&file, e))
     }
 
-    /// Ends a task. A passed task's worktree is removed when it has no
-    /// uncommitted change, and its branch is kept for the person to merge
-    /// (never merged, never pushed); a failed task's worktree is kept for
-    /// inspection until `clean`.
+    /// The task left its stage and waits for the next one: it no longer
+    /// counts against `max_parallel`. Its work is on its branch, so its
+    /// worktree is removed when it has no uncommitted change (the next
+    /// stage makes it again from the branch; ignored build outputs do not
+    /// survive); with changes git keeps it, and the next stage finds it as
+    /// it was.
+    pub fn leave(&mut self, task_id: &str) -> Result<(), WorkspaceError> {
+        check_id("task id", task_id)?;
+        let Some(live) = self.live.remove(task_id) else {
+            return Ok(());
+        };
+        // Without `--force`, git refuses to remove a worktree with changes
+        // not committed.
+        let path = live.path.to_string_lossy().into_owned();
+        let _ = git::run(self.repo.root(), &["worktree", "remove", &path])?;
+        Ok(())
+    }
+
+    /// Ends a task, freeing its place. A passed task's worktree is removed
+    /// when it has no uncommitted change, and its branch is kept for the
+    /// person to merge (never merged, never pushed); a failed task's
+    /// worktree is kept for inspection until `clean`.
     pub fn finish(&mut self, task_id: &str, passed: bool) -> Result<(), WorkspaceError> {
         check_id("task id", task_id)?;
         let Some(live) = self.live.remove(task_id) else {

@@ -239,3 +239,30 @@ fn a_worktree_that_does_not_exist_fails_with_its_path() {
     assert_eq!(v.status, VerifyStatus::Fail);
     assert!(v.commands[0].output_tail.contains("gone"));
 }
+
+#[test]
+fn a_token_cut_by_the_start_of_the_tail_leaves_no_piece_of_it() {
+    // 2 000 lines of 41 bytes: wherever the kept window of the output
+    // starts, it starts inside a token line (41 divides no power of two).
+    // Cut first and redacted after, that line's remainder had lost its
+    // `ghp_` prefix and was kept as it was.
+    let dir = project(&[]);
+    let v = rt().block_on(verify(
+        dir.path(),
+        &profile(&[
+            "sh -c 'for i in $(seq 2000); do echo ghp_0123456789abcdefghijABCDEFGHIJ012345; done'",
+        ]),
+        Duration::from_secs(30),
+    ));
+    assert_eq!(v.status, VerifyStatus::Pass, "{v:?}");
+    let tail = &v.commands[0].output_tail;
+    let secret = "0123456789abcdefghijABCDEFGHIJ012345";
+    for i in 0..=secret.len() - 8 {
+        assert!(
+            !tail.contains(&secret[i..i + 8]),
+            "{} in {tail}",
+            &secret[i..i + 8]
+        );
+    }
+    assert!(tail.contains("[REDACTED]"), "{tail}");
+}

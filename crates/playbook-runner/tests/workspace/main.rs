@@ -8,6 +8,8 @@ mod support;
 mod commands;
 mod confinement;
 mod git_tools;
+mod guard;
 mod open;
+mod secrets;
 mod tools;
 mod worktrees;

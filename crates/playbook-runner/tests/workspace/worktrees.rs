@@ -365,3 +365,90 @@ fn clean_works_while_the_person_has_changes_in_progress() {
         "a repository opened for cleaning cannot start a run"
     );
 }
+
+#[test]
+fn a_task_that_leaves_its_stage_frees_its_place_and_comes_back_on_its_branch() {
+    use playbook_orchestrator::agent::{Release, Tools};
+    let fx = Fixture::new();
+    let before = Snapshot::take(&fx.repo_dir());
+    // The default cap: one task at work at a time.
+    let (mut tools, shared) = fx.tools(1);
+    for task in ["T1", "T2", "T3"] {
+        ran(gate(
+            &mut tools,
+            task,
+            "write_file",
+            json!({"path": format!("{task}.txt"), "content": task}),
+        ));
+        ran(gate(
+            &mut tools,
+            task,
+            "git_commit",
+            json!({"message": format!("work of {task}")}),
+        ));
+        let path = shared.lock().unwrap().path_for(task);
+        tools.release(task, Release::LeftStage);
+        // Its work is on its branch, so its clean worktree is gone.
+        assert!(!path.exists(), "{}", path.display());
+        assert!(!shared.lock().unwrap().is_live(task));
+    }
+    // The next stage: each comes back, one after another, on its branch.
+    for task in ["T1", "T2", "T3"] {
+        let read = ran(gate(
+            &mut tools,
+            task,
+            "read_file",
+            json!({"path": format!("{task}.txt")}),
+        ));
+        assert_eq!(read["content"], task, "{read}");
+        let other = ran(gate(&mut tools, task, "list_files", json!({})));
+        assert_eq!(
+            other["files"]
+                .as_array()
+                .map(|f| f.iter().filter(|f| f.to_string().contains(".txt")).count()),
+            Some(1),
+            "only its own work: {other}"
+        );
+        tools.release(task, Release::Ended { passed: true });
+    }
+    // A task at work holds the only place until it is released.
+    ran(gate(&mut tools, "T4", "list_files", json!({})));
+    let refused = shared.lock().unwrap().acquire("T5").unwrap_err();
+    assert_eq!(refused.kind, WorkspaceErrorKind::TooManyWorktrees);
+    tools.release("T4", Release::Ended { passed: false });
+    shared
+        .lock()
+        .unwrap()
+        .acquire("T5")
+        .expect("a failed task frees its place too");
+    assert!(
+        shared.lock().unwrap().path_for("T4").exists(),
+        "a failed task's worktree is kept"
+    );
+    assert_eq!(
+        Snapshot::take(&fx.repo_dir()).without_run_branches(),
+        before
+    );
+}
+
+#[test]
+fn a_task_that_leaves_with_uncommitted_changes_finds_them_in_the_next_stage() {
+    use playbook_orchestrator::agent::{Release, Tools};
+    let fx = Fixture::new();
+    let (mut tools, shared) = fx.tools(1);
+    ran(gate(
+        &mut tools,
+        "T1",
+        "write_file",
+        json!({"path": "wip.txt", "content": "wip"}),
+    ));
+    tools.release("T1", Release::LeftStage);
+    assert!(!shared.lock().unwrap().is_live("T1"));
+    let read = ran(gate(
+        &mut tools,
+        "T1",
+        "read_file",
+        json!({"path": "wip.txt"}),
+    ));
+    assert_eq!(read["content"], "wip", "{read}");
+}
