@@ -23,19 +23,25 @@ pub(super) fn objective(goal: &str) -> String {
     }
 }
 
-/// The first `max_chars` characters of `text`, redacted.
+/// The first `max_chars` characters of `text`, redacted when it is cut.
 pub(super) fn truncate(text: &str, max_chars: usize) -> String {
     cut(text, max_chars).into_owned()
 }
 
-/// The first `max_chars` characters of `text`, borrowed when clean.
+/// The first `max_chars` characters of `text`; borrowed when it fits.
 ///
 /// Every text cut here may carry what an agent wrote (an error, a verdict,
-/// a question, a title, an output) into a record. It is redacted whole
-/// before it is cut: cut first, a credential split at the cut would leave
-/// a piece that no redaction rule recognises any more, and the records'
-/// own redaction would let it through (`playbook_redact::redact_then_clip`).
+/// a question, a title, an output) into a record. One that is cut is
+/// redacted whole first: cut first, a credential split at the cut would
+/// leave a piece that no redaction rule recognises any more, and the
+/// records' own redaction would let it through
+/// (`playbook_redact::redact_then_clip`). One that fits is not cut, so it
+/// goes on whole and the record it enters redacts it, as every record is
+/// redacted; scanning it here too would scan every step's summaries twice.
 pub(super) fn cut(text: &str, max_chars: usize) -> Cow<'_, str> {
+    if text.len() <= max_chars || text.char_indices().nth(max_chars).is_none() {
+        return Cow::Borrowed(text);
+    }
     playbook_redact::redact_then_clip(text, max_chars, "")
 }
 
