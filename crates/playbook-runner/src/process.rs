@@ -9,7 +9,9 @@
 //! process on the next `step`), the process exiting (its answer is read),
 //! the time budget running out, the heartbeat going silent, or a stop. The
 //! process group is killed whenever the invocation ends, so nothing an agent
-//! starts outlives it.
+//! starts outlives it; once the process has exited, its output is read
+//! until it ends or falls quiet (a program left holding it is not waited
+//! for).
 
 mod answer;
 mod child;
@@ -294,6 +296,12 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
     }
 
     async fn exited(&mut self, mut run: Running, status: std::process::ExitStatus) -> AgentStep {
+        // The answer is what the process printed before it exited. A program
+        // it started in the background may still hold its stdout or stderr
+        // open (`sleep 300 &`): waiting for their end would wait for that
+        // program. So reading stops once they are quiet, and `end` kills
+        // the group; without such a program they end at once, read whole.
+        run.process.mark_exited();
         let stdout = (&mut run.process.stdout).await.unwrap_or_default();
         let stderr = (&mut run.process.stderr).await.unwrap_or_default();
         // Redacted before it is cut to its last words: a credential the

@@ -456,8 +456,8 @@ fn processes_that_leave_the_process_group_do_not_outlive_the_invocation() {
     .unwrap();
     let agents = work.path().join("agents.yaml");
     let definition = json!({"agents": {"scripted": {
-        // Its output goes elsewhere: a program holding the agent's stdout
-        // open would keep the run reading it until the program ends.
+        // Its output goes elsewhere; a program that holds it is
+        // `programs_left_holding_the_agents_output_do_not_hang_the_run`.
         "command": ["sh", "-c", "setsid sleep 400 >/dev/null 2>&1 & exec \"$0\"", testagent().display().to_string()],
         "env": {"PB_SETSID_TEST": value},
         "output": "protocol"
@@ -501,4 +501,89 @@ fn processes_that_leave_the_process_group_do_not_outlive_the_invocation() {
         .unwrap_or_else(|| panic!("no warning names the killed processes: {stdout}"));
     assert!(warning.contains("sleep 400"), "{warning}");
     assert!(warning.contains(&format!("sleep {seconds}")), "{warning}");
+}
+
+#[test]
+fn programs_left_holding_the_agents_output_do_not_hang_the_run() {
+    // The agent prints its answer and exits, leaving programs that inherited
+    // its stdout and stderr and hold them open: one in its process group,
+    // one that left it (`setsid`). The run takes the answer printed before
+    // the exit, kills them and goes on; it used to wait for the pipes to
+    // close, that is for the programs to end.
+    let repo = Repo::new();
+    let work = tempfile::tempdir().unwrap();
+    let playbook = crate::harness::playbook(work.path(), &single("read_file"));
+    let value = unique("held-output");
+    let mark = format!("PB_HELD_OUTPUT_TEST={value}");
+    let _cleanup = KillMarked(mark.clone());
+    let script = work.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!({"worker": [{"answer": {"output": {"summary": "done"}, "result": done()}}]})
+            .to_string(),
+    )
+    .unwrap();
+    let agents = work.path().join("agents.yaml");
+    let definition = json!({"agents": {"scripted": {
+        "command": ["sh", "-c", "\"$0\" || exit; sleep 300 & setsid sleep 300 & exit 0",
+            testagent().display().to_string()],
+        "env": {"PB_HELD_OUTPUT_TEST": value},
+        "output": "protocol"
+    }}});
+    std::fs::write(&agents, definition.to_string()).unwrap();
+    // Into files: a pipe nobody reads while the test polls could fill.
+    let stdout_path = work.path().join("stdout");
+    let stderr_path = work.path().join("stderr");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .arg("run")
+        .arg(&playbook)
+        .arg("--repo")
+        .arg(repo.path())
+        .arg("--agents")
+        .arg(&agents)
+        .args([
+            "--agent",
+            "scripted",
+            "--approve",
+            "auto",
+            "--format",
+            "jsonl",
+        ])
+        .arg("--db")
+        .arg(work.path().join("library.db"))
+        .env("TESTAGENT_SCRIPT", &script)
+        .stdout(std::fs::File::create(&stdout_path).unwrap())
+        .stderr(std::fs::File::create(&stderr_path).unwrap())
+        .spawn()
+        .unwrap();
+    // Generous: the point is that it ends at all before the sleeps do.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let stdout = std::fs::read_to_string(&stdout_path).unwrap();
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+    assert!(
+        status.is_some(),
+        "the run waited for the programs holding the agent's output:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("\"outcome\":\"passed\""),
+        "{stdout}\n{stderr}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut left = marked(&mark);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        left = marked(&mark);
+    }
+    assert!(left.is_empty(), "outlived the run: {left:?}");
 }
