@@ -404,15 +404,18 @@ impl Gate {
         CEL_ROOT.with(|root| {
             let mut context = root.new_inner_scope();
             context.set_variable_resolver(&bound);
-            Some(match program.execute(&context) {
-                Ok(cel::Value::Bool(true)) => Verdict::Pass,
-                Ok(cel::Value::Bool(false)) => Verdict::Fail,
-                Ok(other) => {
-                    Verdict::Error(format!("the expression gave {other:?}, not true or false"))
-                }
-                Err(e) => Verdict::Error(e.to_string()),
-            })
+            Some(verdict(program.execute(&context)))
         })
+    }
+}
+
+/// What a program's result says of the gate.
+fn verdict(result: Result<cel::Value, cel::ExecutionError>) -> Verdict {
+    match result {
+        Ok(cel::Value::Bool(true)) => Verdict::Pass,
+        Ok(cel::Value::Bool(false)) => Verdict::Fail,
+        Ok(other) => Verdict::Error(format!("the expression gave {other:?}, not true or false")),
+        Err(e) => Verdict::Error(e.to_string()),
     }
 }
 
@@ -590,14 +593,7 @@ mod binding_tests {
                     return Some(Verdict::Error(format!("cannot read `{name}`: {e}")));
                 }
             }
-            Some(match program.execute(&context) {
-                Ok(cel::Value::Bool(true)) => Verdict::Pass,
-                Ok(cel::Value::Bool(false)) => Verdict::Fail,
-                Ok(other) => {
-                    Verdict::Error(format!("the expression gave {other:?}, not true or false"))
-                }
-                Err(e) => Verdict::Error(e.to_string()),
-            })
+            Some(verdict(program.execute(&context)))
         })
     }
 

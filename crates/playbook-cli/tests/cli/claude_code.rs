@@ -747,6 +747,19 @@ fn a_bash_call_is_held_to_the_tools_behind_it() {
     assert_eq!(d.as_deref(), Some("deny"));
 }
 
+/// The gate's answer to a `Bash` call of the reviewer, sent from `cwd` as
+/// Claude Code sends it.
+fn reviewer_bash(pb: &[&str], cwd: &str, command: &str) -> (Option<String>, String) {
+    let mut input: Value = serde_json::from_str(&hook_input(
+        Some("reviewer"),
+        "Bash",
+        json!({"command": command}),
+    ))
+    .unwrap();
+    input["cwd"] = json!(cwd);
+    gate(pb, &input.to_string())
+}
+
 /// playbooks/tdd.yaml as `team.yaml` in a new directory, its reviewer's
 /// `actions_allowed` line replaced by `reviewer`; the directory and the path.
 fn tdd_with_reviewer(reviewer: &str) -> (tempfile::TempDir, String) {
@@ -774,16 +787,7 @@ fn a_deletion_through_bash_is_held_like_a_write() {
     );
     let pb = ["--playbook", path.as_str()];
     let cwd = dir.path().display().to_string();
-    let bash = |command: &str| {
-        let mut input: Value = serde_json::from_str(&hook_input(
-            Some("reviewer"),
-            "Bash",
-            json!({"command": command}),
-        ))
-        .unwrap();
-        input["cwd"] = json!(cwd);
-        gate(&pb, &input.to_string())
-    };
+    let bash = |command: &str| reviewer_bash(&pb, &cwd, command);
     // The reviewer needs no approval (`requires_user_approval: false`).
     assert_eq!(bash("rm src/old.rs").0.as_deref(), Some("allow"));
     assert_eq!(
@@ -824,16 +828,7 @@ fn a_restore_through_bash_is_held_like_a_write() {
     );
     let pb = ["--playbook", path.as_str()];
     let cwd = dir.path().display().to_string();
-    let bash = |command: &str| {
-        let mut input: Value = serde_json::from_str(&hook_input(
-            Some("reviewer"),
-            "Bash",
-            json!({"command": command}),
-        ))
-        .unwrap();
-        input["cwd"] = json!(cwd);
-        gate(&pb, &input.to_string())
-    };
+    let bash = |command: &str| reviewer_bash(&pb, &cwd, command);
     for command in [
         "git checkout HEAD~1 -- src/a.rs",
         "git restore --source=HEAD~1 src/a.rs",

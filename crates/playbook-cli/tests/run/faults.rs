@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::harness::{Repo, done, git, run, single, testagent};
+use crate::harness::{Repo, done, git, run, run_command, single, testagent, wrapped_agent};
 
 fn agent_error(turn: serde_json::Value) -> crate::harness::Run {
     let repo = Repo::new();
@@ -199,22 +199,7 @@ fn ctrl_c_stops_the_run_records_it_and_keeps_the_worktree() {
         ),
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .arg("run")
-        .arg(&playbook)
-        .arg("--repo")
-        .arg(repo.path())
-        .arg("--agents")
-        .arg(&agents)
-        .args([
-            "--agent",
-            "scripted",
-            "--approve",
-            "auto",
-            "--format",
-            "jsonl",
-        ])
-        .env("TESTAGENT_SCRIPT", &script)
+    let child = run_command(&playbook, repo.path(), &agents, work.path(), &script)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -326,33 +311,14 @@ fn a_signal_stops_the_run_and_leaves_no_process(signal: i32, words: &str) {
     let value = unique(words);
     let mark = format!("PB_STOP_TEST={value}");
     let _cleanup = KillMarked(mark.clone());
-    let agents = work.path().join("agents.yaml");
-    // JSON is YAML: the agent is a shell that starts a child in the
-    // background, then becomes the scripted agent (which starts the gateway).
-    let definition = json!({"agents": {"scripted": {
-        "command": ["sh", "-c", "sleep 400 & exec \"$0\"", testagent().display().to_string()],
-        "env": {"PB_STOP_TEST": value},
-        "output": "protocol"
-    }}});
-    std::fs::write(&agents, definition.to_string()).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .arg("run")
-        .arg(&playbook)
-        .arg("--repo")
-        .arg(repo.path())
-        .arg("--agents")
-        .arg(&agents)
-        .args([
-            "--agent",
-            "scripted",
-            "--approve",
-            "auto",
-            "--format",
-            "jsonl",
-        ])
-        .arg("--db")
-        .arg(work.path().join("library.db"))
-        .env("TESTAGENT_SCRIPT", &script)
+    // The agent is a shell that starts a child in the background, then
+    // becomes the scripted agent (which starts the gateway).
+    let agents = wrapped_agent(
+        work.path(),
+        "sleep 400 & exec \"$0\"",
+        ("PB_STOP_TEST", &value),
+    );
+    let child = run_command(&playbook, repo.path(), &agents, work.path(), &script)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -454,33 +420,14 @@ fn processes_that_leave_the_process_group_do_not_outlive_the_invocation() {
         .to_string(),
     )
     .unwrap();
-    let agents = work.path().join("agents.yaml");
-    let definition = json!({"agents": {"scripted": {
-        // Its output goes elsewhere; a program that holds it is
-        // `programs_left_holding_the_agents_output_do_not_hang_the_run`.
-        "command": ["sh", "-c", "setsid sleep 400 >/dev/null 2>&1 & exec \"$0\"", testagent().display().to_string()],
-        "env": {"PB_SETSID_TEST": value},
-        "output": "protocol"
-    }}});
-    std::fs::write(&agents, definition.to_string()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .arg("run")
-        .arg(&playbook)
-        .arg("--repo")
-        .arg(repo.path())
-        .arg("--agents")
-        .arg(&agents)
-        .args([
-            "--agent",
-            "scripted",
-            "--approve",
-            "auto",
-            "--format",
-            "jsonl",
-        ])
-        .arg("--db")
-        .arg(work.path().join("library.db"))
-        .env("TESTAGENT_SCRIPT", &script)
+    // Its output goes elsewhere; a program that holds it is
+    // `programs_left_holding_the_agents_output_do_not_hang_the_run`.
+    let agents = wrapped_agent(
+        work.path(),
+        "setsid sleep 400 >/dev/null 2>&1 & exec \"$0\"",
+        ("PB_SETSID_TEST", &value),
+    );
+    let out = run_command(&playbook, repo.path(), &agents, work.path(), &script)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -523,35 +470,15 @@ fn programs_left_holding_the_agents_output_do_not_hang_the_run() {
             .to_string(),
     )
     .unwrap();
-    let agents = work.path().join("agents.yaml");
-    let definition = json!({"agents": {"scripted": {
-        "command": ["sh", "-c", "\"$0\" || exit; sleep 300 & setsid sleep 300 & exit 0",
-            testagent().display().to_string()],
-        "env": {"PB_HELD_OUTPUT_TEST": value},
-        "output": "protocol"
-    }}});
-    std::fs::write(&agents, definition.to_string()).unwrap();
+    let agents = wrapped_agent(
+        work.path(),
+        "\"$0\" || exit; sleep 300 & setsid sleep 300 & exit 0",
+        ("PB_HELD_OUTPUT_TEST", &value),
+    );
     // Into files: a pipe nobody reads while the test polls could fill.
     let stdout_path = work.path().join("stdout");
     let stderr_path = work.path().join("stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .arg("run")
-        .arg(&playbook)
-        .arg("--repo")
-        .arg(repo.path())
-        .arg("--agents")
-        .arg(&agents)
-        .args([
-            "--agent",
-            "scripted",
-            "--approve",
-            "auto",
-            "--format",
-            "jsonl",
-        ])
-        .arg("--db")
-        .arg(work.path().join("library.db"))
-        .env("TESTAGENT_SCRIPT", &script)
+    let mut child = run_command(&playbook, repo.path(), &agents, work.path(), &script)
         .stdout(std::fs::File::create(&stdout_path).unwrap())
         .stderr(std::fs::File::create(&stderr_path).unwrap())
         .spawn()

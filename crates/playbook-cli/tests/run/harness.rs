@@ -217,6 +217,53 @@ impl Run {
     }
 }
 
+/// `playbook run` as the tests start it: `playbook` on `repo`, the agent
+/// `scripted` of the agents file `agents` playing every role from the test
+/// agent's `script`, approvals automatic, the JSONL log on stdout, the
+/// library in `work`.
+pub fn run_command(
+    playbook: &Path,
+    repo: &Path,
+    agents: &Path,
+    work: &Path,
+    script: &Path,
+) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_playbook"));
+    command
+        .arg("run")
+        .arg(playbook)
+        .arg("--repo")
+        .arg(repo)
+        .arg("--agents")
+        .arg(agents)
+        .args([
+            "--agent",
+            "scripted",
+            "--approve",
+            "auto",
+            "--format",
+            "jsonl",
+        ])
+        .arg("--db")
+        .arg(work.join("library.db"))
+        .env("TESTAGENT_SCRIPT", script);
+    command
+}
+
+/// An agents file in `work` whose `scripted` agent is the test agent
+/// started by `sh -c shell` (the test agent is `$0`), with `env` set.
+pub fn wrapped_agent(work: &Path, shell: &str, env: (&str, &str)) -> PathBuf {
+    let agents = work.join("agents.yaml");
+    // JSON is YAML.
+    let definition = serde_json::json!({"agents": {"scripted": {
+        "command": ["sh", "-c", shell, testagent().display().to_string()],
+        "env": {env.0: env.1},
+        "output": "protocol"
+    }}});
+    std::fs::write(&agents, definition.to_string()).unwrap();
+    agents
+}
+
 /// Runs `playbook run` with an agent script (JSON) and extra arguments;
 /// events as JSONL on stdout.
 pub fn run(repo: &Repo, playbook_text: &str, script: Value, extra: &[&str]) -> Run {
@@ -234,28 +281,17 @@ pub fn run(repo: &Repo, playbook_text: &str, script: Value, extra: &[&str]) -> R
         ),
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_playbook"))
-        .args(["run"])
-        .arg(&playbook_path)
-        .arg("--repo")
-        .arg(repo.path())
-        .arg("--agents")
-        .arg(&agents)
-        .args([
-            "--agent",
-            "scripted",
-            "--approve",
-            "auto",
-            "--format",
-            "jsonl",
-        ])
-        .arg("--db")
-        .arg(work.path().join("library.db"))
-        .args(extra)
-        .env("TESTAGENT_SCRIPT", &script_path)
-        .env("TESTAGENT_LOG", &log_path)
-        .output()
-        .expect("the binary runs");
+    let out = run_command(
+        &playbook_path,
+        repo.path(),
+        &agents,
+        work.path(),
+        &script_path,
+    )
+    .args(extra)
+    .env("TESTAGENT_LOG", &log_path)
+    .output()
+    .expect("the binary runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let events = stdout

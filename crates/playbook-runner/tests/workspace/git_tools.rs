@@ -3,18 +3,7 @@
 
 use serde_json::json;
 
-use crate::support::{Fixture, Snapshot, git, run};
-
-fn setup() -> (
-    Fixture,
-    playbook_runner::workspace::WorktreeTools,
-    std::path::PathBuf,
-) {
-    let fx = Fixture::new();
-    let (tools, shared) = fx.tools(2);
-    let root = shared.lock().unwrap().acquire("T1").unwrap();
-    (fx, tools, root)
-}
+use crate::support::{Snapshot, git, run, setup};
 
 #[test]
 fn status_diff_and_commit_work_on_the_task_branch() {

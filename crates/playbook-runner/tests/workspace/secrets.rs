@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, gate, ran};
+use crate::support::{gate, ran, setup};
 
 const TOKEN: &str = "ghp_Zq8Wm2Xr4Tn6Vb1Kc3Ld5Fg7Hj9Pa0Se2Ud4Yo";
 
@@ -19,17 +19,6 @@ fn assert_no_piece(result: &Value) {
         let piece = &TOKEN[i..i + 8];
         assert!(!text.contains(piece), "{piece} is left in the record");
     }
-}
-
-fn setup() -> (
-    Fixture,
-    playbook_runner::workspace::WorktreeTools,
-    std::path::PathBuf,
-) {
-    let fx = Fixture::new();
-    let (tools, shared) = fx.tools(2);
-    let root = shared.lock().unwrap().acquire("T1").unwrap();
-    (fx, tools, root)
 }
 
 #[test]

@@ -152,6 +152,15 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
     }
 }
 
+/// A fixture with the tools of a run of at most two worktrees, and the
+/// worktree of task `T1`, acquired.
+pub fn setup() -> (Fixture, WorktreeTools, PathBuf) {
+    let fx = Fixture::new();
+    let (tools, shared) = fx.tools(2);
+    let root = shared.lock().unwrap().acquire("T1").unwrap();
+    (fx, tools, root)
+}
+
 pub fn ctx<'a>(task_id: &'a str, kind: TaskKind) -> ToolContext<'a> {
     ToolContext {
         run_id: "run12345abcdef",

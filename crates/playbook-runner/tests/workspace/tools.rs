@@ -3,18 +3,7 @@
 
 use serde_json::json;
 
-use crate::support::{Fixture, gate, ran};
-
-fn setup() -> (
-    Fixture,
-    playbook_runner::workspace::WorktreeTools,
-    std::path::PathBuf,
-) {
-    let fx = Fixture::new();
-    let (tools, shared) = fx.tools(2);
-    let root = shared.lock().unwrap().acquire("T1").unwrap();
-    (fx, tools, root)
-}
+use crate::support::{gate, ran, setup};
 
 #[test]
 fn read_write_edit_delete_work_in_the_tasks_worktree_only() {
