@@ -413,8 +413,14 @@ fn processes_that_leave_the_process_group_do_not_outlive_the_invocation() {
     std::fs::write(
         &script,
         json!({"worker": [{
+            // The shell waits until `setsid` has left the group and become
+            // `sleep` (it calls setsid(2), then runs the program): ended
+            // sooner, the command's group kill could take it first, and
+            // nothing would have escaped to be found.
             "calls": [{"tool": "run_command", "args": {"argv": ["sh", "-c",
-                format!("setsid sleep {seconds} >/dev/null 2>&1 &")]}}],
+                format!("setsid sleep {seconds} >/dev/null 2>&1 & \
+                    for i in $(seq 100); do \
+                    grep -q '^sleep' /proc/$!/cmdline 2>/dev/null && break; sleep 0.05; done")]}}],
             "answer": {"output": {"summary": "done"}, "result": done()}
         }]})
         .to_string(),
