@@ -444,8 +444,15 @@ fn notes(model: &SimModel, plan: &Plan, rows: &[RoleModel], acc: &Acc) -> Vec<St
         .filter(|r| r.values.sources.values().all(|s| s.is_default()))
         .map(|r| r.role.as_str())
         .collect();
-    if model.roles.is_empty() && model.defaults.is_none() {
+    if *model == SimModel::default() {
         notes.push("no model given: every value is the built-in default (docs/whatif.md)".into());
+    } else if model.roles.is_empty() && model.defaults.is_none() {
+        // A model was given (a unit, a name) but it sets no value: saying
+        // "no model given" would send its author looking for a wrong path.
+        notes.push(
+            "the model sets no `defaults` and no `roles`: every value is the built-in default (docs/whatif.md)"
+                .into(),
+        );
     } else if !all_default.is_empty() {
         notes.push(format!(
             "role(s) {} use only default values",

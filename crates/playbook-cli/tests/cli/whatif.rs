@@ -42,6 +42,24 @@ fn whatif_is_deterministic_for_a_seed_and_reports_per_stage() {
         out.contains("[built-in default]") && out.contains("no model given"),
         "{out}"
     );
+    // A model that only names its unit was given: the note says what it
+    // lacks, not that it is missing.
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("unit-only.yaml");
+    std::fs::write(&model, "cost_unit: USD\n").unwrap();
+    let out = playbook(&[
+        "whatif",
+        "playbooks/tdd.yaml",
+        "--runs",
+        "20",
+        "--model",
+        model.to_str().unwrap(),
+    ]);
+    let out = text(&out.stdout);
+    assert!(
+        !out.contains("no model given") && out.contains("sets no `defaults` and no `roles`"),
+        "{out}"
+    );
 }
 
 #[test]
