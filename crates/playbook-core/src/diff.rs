@@ -9,12 +9,15 @@
 //! **Identity.** Stages are matched by name, then renamed stages by their
 //! roles. Roles are matched on identity evidence — the same name, handoff
 //! references that followed a rename, the same place, contract similarity —
-//! so renaming `coder` to `implementer` reads as one rename, and a new role
-//! taking a freed name is not mistaken for the old one
-//! ([`matching`]). Role fields and handoff edges are compared on matched
-//! roles, on the flow graph of [`crate::flow`] (an implicit "next role of the
-//! stage" edge counts like an explicit one), so an edge that only changed
-//! names is no change.
+//! so renaming `coder` to `implementer` reads as one rename, two roles that
+//! swapped names read as two renames, and a new role taking a freed name is
+//! not mistaken for the old one ([`matching`]). Every role is accounted
+//! for, a role whose name another role also holds included; such a role is
+//! named by which holder of the name it is (`coder (2nd of that name, stage
+//! test)`). Role fields and handoff edges are compared on matched roles, on
+//! the flow graph of [`crate::flow`] (an implicit "next role of the stage"
+//! edge counts like an explicit one), so an edge that only changed names is
+//! no change, and an edge of a removed role is told by its removal alone.
 //!
 //! **Widening first.** Every change is classified against one table,
 //! [`widening::WIDENING_RULES`]; the ones that widen what agents may do
@@ -29,8 +32,11 @@ use ts_rs::TS;
 use crate::model::{Playbook, Role, Stage};
 use crate::validate::DEFAULT_MUTATING_ACTIONS;
 
+mod gates;
 mod matching;
 mod roles;
+mod scope;
+mod similarity;
 pub mod widening;
 
 /// Every change from one playbook to another, in document order.
@@ -60,7 +66,10 @@ pub struct Change {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub stage: Option<String>,
-    /// The role concerned, by its new name (old name when removed).
+    /// The role concerned, by its new name (old name when removed). When
+    /// other roles of that version hold the same name, the name and which
+    /// holder it is: `coder (2nd of that name, stage test)`; role names in
+    /// the values of renames and handoffs are given the same way.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub role: Option<String>,
@@ -122,11 +131,19 @@ pub fn diff(old: &Playbook, new: &Playbook) -> Diff {
     policies(&mut out, old, new);
     mutating_actions(&mut out, old, new);
     let (stage_renames, role_match) = matching::match_all(old, new);
+    let labels = roles::Labels::new(old, new);
     stages(&mut out, old, new, &stage_renames);
-    roles::entry_roles(&mut out, old, new, &stage_renames, &role_match);
-    roles::roles(&mut out, old, new, &stage_renames, &role_match);
-    roles::handoffs(&mut out, old, new, &role_match);
-    out.finish(&effective_mutating(new))
+    roles::entry_roles(&mut out, old, new, &stage_renames, &role_match, &labels);
+    roles::roles(&mut out, old, new, &stage_renames, &role_match, &labels);
+    roles::handoffs(&mut out, old, new, &role_match, &labels);
+    let mutating = effective_mutating(new);
+    out.finish(&widening::Context::of_playbooks(
+        old,
+        new,
+        &stage_renames,
+        &labels.new,
+        &mutating,
+    ))
 }
 
 /// Compares two versions of one role on its own, as a team's role template
@@ -169,7 +186,7 @@ pub fn diff_roles(old: &Role, new: &Role) -> Diff {
     for change in &mut out.0 {
         change.stage = None;
     }
-    out.finish(&effective_mutating_default())
+    out.finish(&widening::Context::of_role(&effective_mutating_default()))
 }
 
 #[derive(Default)]
@@ -178,8 +195,7 @@ struct Changes(Vec<Change>);
 impl Changes {
     /// Marks the widening changes and lists them first, each group in the
     /// order found.
-    fn finish(mut self, mutating: &[String]) -> Diff {
-        let ctx = widening::Context { mutating };
+    fn finish(mut self, ctx: &widening::Context<'_>) -> Diff {
         // Widening changes are read first, before the rename that explains
         // a new name, so each says which role it was.
         let renamed: HashMap<String, String> = self
@@ -192,8 +208,11 @@ impl Changes {
             })
             .collect();
         for change in &mut self.0 {
-            change.widening = widening::widens(change, &ctx);
+            change.widening = widening::widens(change, ctx);
+            // A removal names the old role, which may have held the name a
+            // renamed role took: it is not that role.
             if change.widening
+                && change.kind != ChangeKind::RoleRemoved
                 && let Some(old) = change.role.as_ref().and_then(|r| renamed.get(r))
             {
                 change.sentence.push_str(&format!(" (renamed from {old})"));
@@ -358,9 +377,14 @@ fn policies(out: &mut Changes, old: &Playbook, new: &Playbook) {
     for (key, expression) in new.policies() {
         match before.get(key) {
             None => {
+                let overrides = if builtin(key) {
+                    " (overrides the built-in)"
+                } else {
+                    ""
+                };
                 out.push(
                     ChangeKind::PolicyAdded,
-                    format!("policy {key} added: {expression:?}"),
+                    format!("policy {key} added: {expression:?}{overrides}"),
                 )
                 .field(key)
                 .values(None, json(&expression));
@@ -378,14 +402,25 @@ fn policies(out: &mut Changes, old: &Playbook, new: &Playbook) {
     }
     for (key, expression) in old.policies() {
         if !after.contains_key(key) {
+            let applies = if builtin(key) {
+                format!("; the built-in {key} applies")
+            } else {
+                String::new()
+            };
             out.push(
                 ChangeKind::PolicyRemoved,
-                format!("policy {key} removed (was {expression:?})"),
+                format!("policy {key} removed (was {expression:?}{applies})"),
             )
             .field(key)
             .values(json(&expression), None);
         }
     }
+}
+
+/// Whether `key` names a built-in policy, which applies when no policy of
+/// the playbook overrides it.
+fn builtin(key: &str) -> bool {
+    crate::gate::BUILTIN_POLICIES.iter().any(|p| p.key == key)
 }
 
 fn effective_mutating(playbook: &Playbook) -> Vec<String> {
@@ -483,7 +518,17 @@ fn stages(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<S
             } else {
                 (ChangeKind::StageDisabled, "disabled")
             };
-            out.push(kind, format!("stage {name} {word}"))
+            // Disabling a stage takes its gates out of the flow with its roles.
+            let gated = !stage.is_enabled()
+                && (stage.enter_gate().is_some()
+                    || stage.exit_gate().is_some()
+                    || stage.roles().iter().any(|r| r.pass_condition().is_some()));
+            let note = if gated {
+                " (its roles no longer run, and its gates and theirs no longer hold)"
+            } else {
+                ""
+            };
+            out.push(kind, format!("stage {name} {word}{note}"))
                 .stage(name)
                 .field("enabled")
                 .values(json(&was.is_enabled()), json(&stage.is_enabled()));
@@ -554,9 +599,25 @@ fn stages(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<S
     }
     for (name, stage) in old.stages() {
         if !new.workflow.contains_key(name) && !renames.contains_key(name) {
-            out.push(ChangeKind::StageRemoved, format!("stage {name} removed"))
-                .stage(name)
-                .values(json(stage), None);
+            let gates: Vec<String> = [("enter", stage.enter_gate()), ("exit", stage.exit_gate())]
+                .into_iter()
+                .filter_map(|(which, gate)| Some(format!("{which} gate {:?}", gate?)))
+                .collect();
+            let notes = if gates.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (its {} {} with it)",
+                    join(&gates),
+                    if gates.len() == 1 { "goes" } else { "go" }
+                )
+            };
+            out.push(
+                ChangeKind::StageRemoved,
+                format!("stage {name} removed{notes}"),
+            )
+            .stage(name)
+            .values(json(stage), None);
         }
     }
     // Stages run in document order, so reordering changes the flow.
@@ -591,5 +652,7 @@ fn stages(out: &mut Changes, old: &Playbook, new: &Playbook, renames: &HashMap<S
 
 #[cfg(test)]
 mod claims_tests;
+#[cfg(test)]
+mod regression_tests;
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,10 @@ export type Change = { kind: ChangeKind,
  */
 stage?: string, 
 /**
- * The role concerned, by its new name (old name when removed).
+ * The role concerned, by its new name (old name when removed). When
+ * other roles of that version hold the same name, the name and which
+ * holder it is: `coder (2nd of that name, stage test)`; role names in
+ * the values of renames and handoffs are given the same way.
  */
 role?: string, 
 /**

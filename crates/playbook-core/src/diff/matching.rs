@@ -8,27 +8,40 @@
 //! 2. handoff references: the roles that handed off to the old role now hand
 //!    off to the new one (a rename in the editor rewrites them);
 //! 3. the same stage and position;
-//! 4. contract similarity.
+//! 4. contract similarity ([`super::similarity`]).
 //!
-//! A same-name pair is broken only when every role that handed off to the
-//! old role now hands off to one unmatched role in the old role's place
-//! (same stage and position, same mode, not unrelated), while the role
-//! carrying the old name sits elsewhere: that is "renamed `worker` to
-//! `coder`, then added a new `worker`". Conversely, a role renamed into a
-//! freed name (`reviewer` removed, `test_author` renamed to `reviewer`) is
-//! recognised when it has its old mode, sits in its old place or the old
-//! holder of the name had another mode, and is clearly more like its old
-//! self than like the old holder. Every role
-//! is matched at most once.
+//! A same-name pair is broken only when the name visibly went to another
+//! role:
+//!
+//! - **handed over**: every role that handed off to the old role now hands
+//!   off to one unmatched role in the old role's place (same stage and
+//!   position, same mode, not unrelated), while the role carrying the old
+//!   name sits elsewhere: "renamed `worker` to `coder`, then added a new
+//!   `worker`";
+//! - **swapped**: names moved around a cycle of roles (two roles swapped
+//!   names, or three rotated) while each place kept a role of the same mode
+//!   that is clearly more like the place's old role than the name's old
+//!   holder is, and no role outside the cycle kept handing off to the old
+//!   name: "`coder` and `critic` swapped names" is two renames, not two
+//!   rewritten contracts;
+//! - **freed name taken**: a role renamed into a freed name (`reviewer`
+//!   removed, `test_author` renamed to `reviewer`) is recognised when it has
+//!   its old mode, sits in its old place or the old holder of the name had
+//!   another mode, and is clearly more like its old self than like the old
+//!   holder.
+//!
+//! A name held by several roles (an error the validator reports) is still
+//! evidence: the holders on both sides are paired by place, then by
+//! similarity, then in document order, and the rest go on to the rename
+//! search like any other role. Every role is matched at most once, so no
+//! change is explained twice.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
+use crate::model::{Playbook, RoleRef, Stage};
 
-use crate::model::{Playbook, Role, RoleRef, Stage};
-
-use super::json;
+use super::similarity::{self, Profile};
 
 /// Old stage name → new stage name, for stages present on one side only
 /// whose roles mostly coincide. `role_names` maps old role names to new
@@ -105,15 +118,27 @@ pub(super) fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -
 /// diff fast.
 const MAX_RENAME_CANDIDATE_PAIRS: usize = 40_000;
 
+/// Most pairs scored among the holders of one repeated name; a larger
+/// group is paired in document order. Repeated names are an error, so
+/// groups are small unless a document is built to make them large.
+const MAX_SAME_NAME_PAIRS: usize = 64;
+
 /// Least similarity of a role that took over an old role's references
 /// and place while the old name went elsewhere; below it the edit is a
 /// replacement, not a rename. The same bar as a rename with reference
 /// evidence.
 const HANDED_OVER_MIN_SIMILARITY: f64 = 0.3;
 
+/// Most handoff targets of a role whose references count as evidence of
+/// which role a target is.
+const MAX_REFERENCE_TARGETS: usize = 64;
+
+/// Least similarity of a role to the old role of its place for names
+/// swapped around a cycle; the bar of a rename on similarity alone.
+const SWAPPED_MIN_SIMILARITY: f64 = 0.6;
+
 /// A one-to-one matching of roles, by index into [`Playbook::roles`] of
-/// each side. A role whose name repeats an earlier one (an error the
-/// validator reports) is never matched.
+/// each side.
 #[derive(Debug, Default, Clone)]
 pub(super) struct RoleMatch {
     old_to_new: HashMap<usize, usize>,
@@ -149,29 +174,36 @@ impl RoleMatch {
     pub(super) fn old_of(&self, new: usize) -> Option<usize> {
         self.new_to_old.get(&new).copied()
     }
+
+    /// The matched pairs in old-index order, so every pass over them is
+    /// deterministic.
+    fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut pairs: Vec<(usize, usize)> =
+            self.old_to_new.iter().map(|(&i, &j)| (i, j)).collect();
+        pairs.sort_unstable();
+        pairs
+    }
 }
 
 /// One side of the comparison: its roles and who hands off to whom.
 struct Side<'a> {
     roles: Vec<RoleRef<'a>>,
-    /// Whether the role is the first with its name (the one handoffs reach).
-    first: Vec<bool>,
-    /// For each role, the roles whose explicit `handoff_to` names it.
+    profiles: Vec<Profile>,
+    /// For each role, the roles whose explicit `handoff_to` names it (a
+    /// handoff reaches the first role of a name, as in [`crate::flow`]).
     referrers: Vec<Vec<usize>>,
     /// For each role, the roles its explicit `handoff_to` names.
     targets: Vec<Vec<usize>>,
+    /// (stage, index) → role.
+    by_place: HashMap<(&'a str, usize), usize>,
 }
 
 impl<'a> Side<'a> {
     fn new(playbook: &'a Playbook) -> Self {
         let roles: Vec<RoleRef<'a>> = playbook.roles().collect();
         let mut by_name: HashMap<&str, usize> = HashMap::new();
-        let mut first = vec![false; roles.len()];
         for (i, r) in roles.iter().enumerate() {
-            if !by_name.contains_key(r.role.name.as_str()) {
-                by_name.insert(r.role.name.as_str(), i);
-                first[i] = true;
-            }
+            by_name.entry(r.role.name.as_str()).or_insert(i);
         }
         let mut referrers = vec![Vec::new(); roles.len()];
         let mut targets = vec![Vec::new(); roles.len()];
@@ -186,12 +218,31 @@ impl<'a> Side<'a> {
                 }
             }
         }
+        // Sorted, so membership is a binary search.
+        for list in &mut targets {
+            list.sort_unstable();
+        }
+        let by_place = roles
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((r.stage, r.index), i))
+            .collect();
         Side {
+            profiles: roles.iter().map(|r| Profile::new(r.role)).collect(),
             roles,
-            first,
             referrers,
             targets,
+            by_place,
         }
+    }
+
+    /// Role indexes by name, each list in document order.
+    fn by_name(&self) -> HashMap<&'a str, Vec<usize>> {
+        let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, r) in self.roles.iter().enumerate() {
+            out.entry(r.role.name.as_str()).or_default().push(i);
+        }
+        out
     }
 }
 
@@ -201,7 +252,7 @@ impl<'a> Side<'a> {
 /// through the stage renames. Returns the stage renames and the role match.
 pub(super) fn match_all(old: &Playbook, new: &Playbook) -> (HashMap<String, String>, RoleMatch) {
     let (o, n) = (Side::new(old), Side::new(new));
-    // Similarity is the costly part (text distance); every pass shares it.
+    // Similarity is the costly part; every pass shares it.
     let cache = Similarities::default();
     let no_renames = HashMap::new();
     let by_stage_name = Context {
@@ -245,27 +296,60 @@ impl Context<'_, '_> {
         if let Some(&known) = self.cache.0.borrow().get(&(i, j)) {
             return known;
         }
-        let value = role_similarity(self.old.roles[i].role, self.new.roles[j].role);
+        let value = similarity::similarity(&self.old.profiles[i], &self.new.profiles[j]);
         self.cache.0.borrow_mut().insert((i, j), value);
         value
     }
 
     fn match_once(&self, prior: Option<&RoleMatch>) -> RoleMatch {
         let mut m = RoleMatch::default();
-        let new_by_name: HashMap<&str, usize> = (0..self.new.roles.len())
-            .filter(|&j| self.new.first[j])
-            .map(|j| (self.new.roles[j].role.name.as_str(), j))
-            .collect();
-        for i in (0..self.old.roles.len()).filter(|&i| self.old.first[i]) {
-            if let Some(&j) = new_by_name.get(self.old.roles[i].role.name.as_str()) {
-                m.insert(i, j);
+        let new_by_name = self.new.by_name();
+        let mut old_by_name: Vec<(&str, Vec<usize>)> = self.old.by_name().into_iter().collect();
+        old_by_name.sort_unstable_by_key(|(_, holders)| holders[0]);
+        for (name, olds) in &old_by_name {
+            if let Some(news) = new_by_name.get(name) {
+                self.pair_same_name(&mut m, olds, news);
             }
         }
         let referrers_of = prior.unwrap_or(&m).clone();
+        self.swap_names_back(&mut m, &referrers_of);
         self.hand_over_names(&mut m, &referrers_of);
-        self.take_freed_names(&mut m);
+        self.take_freed_names(&mut m, &referrers_of);
         self.match_unmatched(&mut m, &referrers_of);
         m
+    }
+
+    /// Pairs the holders of one name: a name held once on each side is one
+    /// pair; holders of a repeated name pair by place, then similarity,
+    /// then document order.
+    fn pair_same_name(&self, m: &mut RoleMatch, olds: &[usize], news: &[usize]) {
+        if let ([i], [j]) = (olds, news) {
+            m.insert(*i, *j);
+            return;
+        }
+        if olds.len().saturating_mul(news.len()) > MAX_SAME_NAME_PAIRS {
+            for (&i, &j) in olds.iter().zip(news) {
+                m.insert(i, j);
+            }
+            return;
+        }
+        let mut scored: Vec<(bool, f64, usize, usize)> = Vec::new();
+        for &i in olds {
+            for &j in news {
+                scored.push((self.same_place(i, j), self.similarity(i, j), i, j));
+            }
+        }
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(a.2.cmp(&b.2))
+                .then(a.3.cmp(&b.3))
+        });
+        for (_, _, i, j) in scored {
+            if m.new_of(i).is_none() && m.old_of(j).is_none() {
+                m.insert(i, j);
+            }
+        }
     }
 
     /// The new roles that the old role's referrers now hand off to, each
@@ -284,12 +368,221 @@ impl Context<'_, '_> {
         (referrers.len(), now)
     }
 
+    /// The new role in old role `i`'s place (its stage read through the
+    /// stage renames, the same index).
+    fn place_mate(&self, i: usize) -> Option<usize> {
+        let a = &self.old.roles[i];
+        let stage = self
+            .stage_renames
+            .get(a.stage)
+            .map(String::as_str)
+            .unwrap_or(a.stage);
+        self.new.by_place.get(&(stage, a.index)).copied()
+    }
+
+    /// Re-pairs same-name pairs whose names went around a cycle (see the
+    /// module comment). Each old role `i` paired by name with `j` elsewhere
+    /// proposes the new role `c` that the evidence says it is, strongest
+    /// first: the role its referrers now all hand off to instead of `j`,
+    /// the role now in its place, the most alike of the roles whose names
+    /// moved; `c` must have its mode and be more like it than `j` is, and
+    /// hold another moved name. The proposals that close a cycle are taken.
+    fn swap_names_back(&self, m: &mut RoleMatch, referrers_of: &RoleMatch) {
+        let moved: Vec<(usize, usize)> = m
+            .pairs()
+            .into_iter()
+            .filter(|&(i, j)| !self.same_place(i, j))
+            .collect();
+        // Comparing every moved name with every other is quadratic; past the
+        // rename cap the similarity evidence is left out.
+        let compare_all = moved.len().saturating_mul(moved.len()) <= MAX_RENAME_CANDIDATE_PAIRS;
+        let mut proposal: HashMap<usize, usize> = HashMap::new();
+        for &(i, j) in &moved {
+            let kept = self.similarity(i, j);
+            let fits = |c: usize, least: f64| {
+                c != j
+                    && m.old_of(c).is_some_and(|k| k != i)
+                    && self.old.roles[i].role.mode == self.new.roles[c].role.mode
+                    && {
+                        let alike = self.similarity(i, c);
+                        alike >= least && alike > kept
+                    }
+            };
+            let by_reference = self
+                .followed_references(i, Some(j), referrers_of)
+                .filter(|&c| fits(c, HANDED_OVER_MIN_SIMILARITY));
+            let by_place = || {
+                self.place_mate(i)
+                    .filter(|&c| fits(c, SWAPPED_MIN_SIMILARITY))
+            };
+            let by_contract = || {
+                if !compare_all {
+                    return None;
+                }
+                moved
+                    .iter()
+                    .map(|&(_, c)| c)
+                    .filter(|&c| fits(c, SWAPPED_MIN_SIMILARITY))
+                    .max_by(|&a, &b| {
+                        self.similarity(i, a)
+                            .total_cmp(&self.similarity(i, b))
+                            .then(b.cmp(&a))
+                    })
+            };
+            if let Some(c) = by_reference.or_else(by_place).or_else(by_contract) {
+                proposal.insert(i, c);
+            }
+        }
+        // Two roles proposing one: the evidence is split, later passes decide.
+        let mut wanted: HashMap<usize, usize> = HashMap::new();
+        for &c in proposal.values() {
+            *wanted.entry(c).or_default() += 1;
+        }
+        proposal.retain(|_, c| wanted[c] == 1);
+        // Old role → the old role whose name its proposal holds. Each has at
+        // most one predecessor, so the proposals form disjoint chains and
+        // cycles.
+        let next = |i: usize| proposal.get(&i).and_then(|&c| m.old_of(c));
+        let pointed: HashSet<usize> = proposal.keys().filter_map(|&i| next(i)).collect();
+        let mut proposers: Vec<usize> = proposal.keys().copied().collect();
+        proposers.sort_unstable();
+        let heads: Vec<usize> = proposers
+            .iter()
+            .copied()
+            .filter(|i| !pointed.contains(i))
+            .collect();
+        let mut taken: Vec<Vec<usize>> = Vec::new();
+        let mut done: HashSet<usize> = HashSet::new();
+        // Chains: a role took a moved name whose holder, at the end, is
+        // left without one (a rename into a name its holder gave up).
+        for head in heads {
+            let mut chain = vec![head];
+            let mut at = head;
+            while let Some(k) = next(at) {
+                if !proposal.contains_key(&k) {
+                    break;
+                }
+                chain.push(k);
+                at = k;
+            }
+            done.extend(chain.iter().copied());
+            let Some(end) = next(at) else { continue };
+            let c = proposal[&at];
+            let (holder, role) = (self.old.roles[end].role, self.new.roles[c].role);
+            let left = self.similarity(end, c);
+            let gave_up = holder.mode != role.mode || left < SWAPPED_MIN_SIMILARITY;
+            let mut members: HashSet<usize> = chain.iter().copied().collect();
+            members.insert(end);
+            if gave_up
+                && self.similarity(at, c) > left
+                && self.references_allow(&members, m, referrers_of)
+            {
+                taken.push(chain);
+            }
+        }
+        // Cycles: names went round.
+        for &start in &proposers {
+            if done.contains(&start) {
+                continue;
+            }
+            let mut cycle = vec![start];
+            let mut at = start;
+            while let Some(k) = next(at).filter(|&k| k != start) {
+                cycle.push(k);
+                at = k;
+            }
+            done.extend(cycle.iter().copied());
+            let members: HashSet<usize> = cycle.iter().copied().collect();
+            if self.references_allow(&members, m, referrers_of) {
+                taken.push(cycle);
+            }
+        }
+        for group in taken {
+            let moves: Vec<(usize, usize)> = group.iter().map(|&i| (i, proposal[&i])).collect();
+            for &(i, c) in &moves {
+                m.remove(i);
+                if let Some(k) = m.old_of(c) {
+                    m.remove(k);
+                }
+            }
+            for (i, c) in moves {
+                m.insert(i, c);
+            }
+        }
+    }
+
+    /// The one new role that every settled role handing off to old role
+    /// `i` now hands off to, when none of them hands off to `not` (the
+    /// role holding `i`'s name, whose references would then have kept it).
+    fn followed_references(
+        &self,
+        i: usize,
+        not: Option<usize>,
+        referrers_of: &RoleMatch,
+    ) -> Option<usize> {
+        let lists: Vec<&[usize]> = self
+            .settled_referrers(i, referrers_of, &HashSet::new())
+            .map(|k2| self.new.targets[k2].as_slice())
+            .collect();
+        if not.is_some_and(|j| lists.iter().any(|l| l.binary_search(&j).is_ok())) {
+            return None;
+        }
+        // A role that hands off to many roles says little about any one of
+        // them, and intersecting long lists for every role is quadratic.
+        let shortest = lists.iter().min_by_key(|l| l.len())?;
+        if shortest.len() > MAX_REFERENCE_TARGETS {
+            return None;
+        }
+        let mut common = shortest
+            .iter()
+            .copied()
+            .filter(|c| lists.iter().all(|l| l.binary_search(c).is_ok()));
+        match (common.next(), common.next()) {
+            (Some(c), None) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Whether no role outside `cycle` still hands off to the name a cycle
+    /// member held: references that kept a name outweigh place and contract
+    /// (evidence 2 before 3 and 4). Referrers inside the cycle were renamed
+    /// with it and say nothing either way.
+    fn references_allow(
+        &self,
+        cycle: &HashSet<usize>,
+        m: &RoleMatch,
+        referrers_of: &RoleMatch,
+    ) -> bool {
+        cycle.iter().all(|&i| {
+            let Some(j) = m.new_of(i) else {
+                return true;
+            };
+            self.settled_referrers(i, referrers_of, cycle)
+                .all(|k2| self.new.targets[k2].binary_search(&j).is_err())
+        })
+    }
+
+    /// The new roles that old role `i`'s referrers are, leaving out those
+    /// in `besides` and those whose own identity is in question (matched
+    /// to a role in another place, as a renamed or swapped role is): the
+    /// references of a role that may be another say nothing.
+    fn settled_referrers<'m>(
+        &'m self,
+        i: usize,
+        referrers_of: &'m RoleMatch,
+        besides: &'m HashSet<usize>,
+    ) -> impl Iterator<Item = usize> + 'm {
+        self.old.referrers[i]
+            .iter()
+            .filter(|k| !besides.contains(k))
+            .filter_map(|&k| referrers_of.new_of(k).filter(|&k2| self.same_place(k, k2)))
+    }
+
     /// Breaks same-name pairs whose name was visibly handed over to another
     /// role (see the module comment).
     fn hand_over_names(&self, m: &mut RoleMatch, referrers_of: &RoleMatch) {
-        let pairs: Vec<(usize, usize)> = m.old_to_new.iter().map(|(&i, &j)| (i, j)).collect();
         let mut moves = Vec::new();
-        for (i, j) in pairs {
+        for (i, j) in m.pairs() {
             let referrers: Vec<usize> = self.old.referrers[i]
                 .iter()
                 .filter_map(|&k| referrers_of.new_of(k))
@@ -301,12 +594,16 @@ impl Context<'_, '_> {
             let mut candidate = None;
             let mut consistent = true;
             for &k2 in &referrers {
+                if self.new.targets[k2].len() > MAX_REFERENCE_TARGETS {
+                    consistent = false;
+                    break;
+                }
                 let targets: Vec<usize> = self.new.targets[k2]
                     .iter()
                     .copied()
                     .filter(|&t| t != j && m.old_of(t).is_none())
                     .collect();
-                let still = self.new.targets[k2].contains(&j);
+                let still = self.new.targets[k2].binary_search(&j).is_ok();
                 match (still, targets.as_slice(), candidate) {
                     (false, [t], None) => candidate = Some(*t),
                     (false, [t], Some(c)) if *t == c => {}
@@ -334,28 +631,74 @@ impl Context<'_, '_> {
     }
 
     /// Breaks same-name pairs where the new role is another old role renamed
-    /// into a freed name: it sits in that role's place, has its mode and is
-    /// clearly more like it than like the old holder of the name.
-    fn take_freed_names(&self, m: &mut RoleMatch) {
-        let pairs: Vec<(usize, usize)> = m.old_to_new.iter().map(|(&i, &j)| (i, j)).collect();
-        for (i, j) in pairs {
-            let (holder, role) = (self.old.roles[i].role, self.new.roles[j].role);
-            // A mode change is rare in an edit: a role of another mode that
-            // took the name is evidence enough without the place.
-            let mode_changed = holder.mode != role.mode;
-            if !mode_changed && self.same_place(i, j) {
-                continue;
+    /// into a freed name, clearly more like it than like the old holder of
+    /// the name and of its mode, and shown to be it by its place (it sits in
+    /// that role's place), by its references (the roles that handed off to
+    /// that role, in their places still, now hand off to it, and none to
+    /// the old holder) or by a change of mode (rare in an edit: a role of
+    /// another mode that took the name is evidence enough).
+    fn take_freed_names(&self, m: &mut RoleMatch, referrers_of: &RoleMatch) {
+        let unmatched: Vec<usize> = (0..self.old.roles.len())
+            .filter(|&k| m.new_of(k).is_none())
+            .collect();
+        let mut followed_to: HashMap<usize, Option<usize>> = HashMap::new();
+        for &k in &unmatched {
+            if let Some(c) = self.followed_references(k, None, referrers_of) {
+                // Two roles' references led to one: neither says anything.
+                followed_to
+                    .entry(c)
+                    .and_modify(|e| *e = None)
+                    .or_insert(Some(k));
             }
+        }
+        let old_at: HashMap<(&str, usize), usize> = unmatched
+            .iter()
+            .filter_map(|&k| self.place_mate(k).map(|c| (c, k)))
+            .map(|(c, k)| ((self.new.roles[c].stage, self.new.roles[c].index), k))
+            .collect();
+        // Similarity against every unmatched role, for a mode change, is
+        // quadratic: bounded like the rename search.
+        let mut budget = MAX_RENAME_CANDIDATE_PAIRS;
+        for (i, j) in m.pairs() {
+            let (holder, role) = (self.old.roles[i].role, self.new.roles[j].role);
+            let mode_changed = holder.mode != role.mode;
             let kept = self.similarity(i, j);
-            let better = (0..self.old.roles.len())
-                .filter(|&k| self.old.first[k] && m.new_of(k).is_none())
-                .filter(|&k| mode_changed || self.same_place(k, j))
-                .find(|&k| {
-                    let other = self.old.roles[k].role;
+            let fits = |k: usize, least: f64| {
+                m.new_of(k).is_none() && self.old.roles[k].role.mode == role.mode && {
                     let similarity = self.similarity(k, j);
-                    other.mode == role.mode && similarity >= 0.6 && similarity > kept
-                });
-            if let Some(k) = better {
+                    similarity >= least && similarity > kept
+                }
+            };
+            let by_reference = || {
+                let name_kept = self
+                    .settled_referrers(i, referrers_of, &HashSet::new())
+                    .any(|k2| self.new.targets[k2].binary_search(&j).is_ok());
+                followed_to
+                    .get(&j)
+                    .copied()
+                    .flatten()
+                    .filter(|&k| !name_kept && fits(k, HANDED_OVER_MIN_SIMILARITY))
+            };
+            let by_place = || {
+                if !mode_changed && self.same_place(i, j) {
+                    return None;
+                }
+                let place = (self.new.roles[j].stage, self.new.roles[j].index);
+                old_at.get(&place).copied().filter(|&k| fits(k, 0.6))
+            };
+            let by_mode = || {
+                if !mode_changed {
+                    return None;
+                }
+                unmatched.iter().copied().find(|&k| {
+                    if budget == 0 {
+                        return false;
+                    }
+                    budget -= 1;
+                    fits(k, 0.6)
+                })
+            };
+            if let Some(k) = by_reference().or_else(by_place).or_else(by_mode) {
                 m.remove(i);
                 m.insert(k, j);
             }
@@ -366,10 +709,10 @@ impl Context<'_, '_> {
     /// the same place, then similarity.
     fn match_unmatched(&self, m: &mut RoleMatch, referrers_of: &RoleMatch) {
         let gone: Vec<usize> = (0..self.old.roles.len())
-            .filter(|&i| self.old.first[i] && m.new_of(i).is_none())
+            .filter(|&i| m.new_of(i).is_none())
             .collect();
         let came: Vec<usize> = (0..self.new.roles.len())
-            .filter(|&j| self.new.first[j] && m.old_of(j).is_none())
+            .filter(|&j| m.old_of(j).is_none())
             .collect();
         if gone.is_empty()
             || came.is_empty()
@@ -412,61 +755,6 @@ impl Context<'_, '_> {
     /// Whether old role `i` and new role `j` sit in the same stage (after
     /// stage renames) at the same position.
     fn same_place(&self, i: usize, j: usize) -> bool {
-        let (a, b) = (&self.old.roles[i], &self.new.roles[j]);
-        let stage = self
-            .stage_renames
-            .get(a.stage)
-            .map(String::as_str)
-            .unwrap_or(a.stage);
-        stage == b.stage && a.index == b.index
+        self.place_mate(i) == Some(j)
     }
-}
-
-/// How alike two roles are, ignoring their names: the share of contract
-/// fields with equal values, text fields counting by similarity.
-fn role_similarity(a: &Role, b: &Role) -> f64 {
-    let text = |x: &Option<String>, y: &Option<String>| match (x, y) {
-        (None, None) => None,
-        (Some(x), Some(y)) => Some(strsim::normalized_levenshtein(x, y)),
-        _ => Some(0.0),
-    };
-    let list = |x: &Option<Vec<String>>, y: &Option<Vec<String>>| match (x, y) {
-        (None, None) => None,
-        (Some(x), Some(y)) => {
-            let (x, y): (HashSet<&String>, HashSet<&String>) =
-                (x.iter().collect(), y.iter().collect());
-            Some(if x.is_empty() && y.is_empty() {
-                1.0
-            } else {
-                jaccard(&x, &y)
-            })
-        }
-        _ => Some(0.0),
-    };
-    let same = |x: Option<Value>, y: Option<Value>| match (x, y) {
-        (None, None) => None,
-        (x, y) => Some(if x == y { 1.0 } else { 0.0 }),
-    };
-    let scores = [
-        text(&a.responsibilities, &b.responsibilities),
-        text(&a.suggested_prompt, &b.suggested_prompt),
-        list(&a.allowed_agents, &b.allowed_agents),
-        same(json(&a.mode), json(&b.mode)),
-        list(&a.inputs_required, &b.inputs_required),
-        same(json(&a.outputs_contract), json(&b.outputs_contract)),
-        list(&a.actions_allowed, &b.actions_allowed),
-        same(json(&a.gates), json(&b.gates)),
-        same(json(&a.retry_policy), json(&b.retry_policy)),
-        list(&a.completion_criteria, &b.completion_criteria),
-    ];
-    let present: Vec<f64> = scores.into_iter().flatten().collect();
-    if present.is_empty() {
-        return 0.0;
-    }
-    let mut score = present.iter().sum::<f64>() / present.len() as f64;
-    if a.mode != b.mode {
-        // A worker renamed into a reviewer is a different role.
-        score *= 0.5;
-    }
-    score
 }

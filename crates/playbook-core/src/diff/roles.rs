@@ -1,16 +1,22 @@
 //! Roles and handoffs of two playbooks, compared on matched identities
 //! ([`super::matching`]): a renamed role is one rename, its edits are told
 //! on its new name, and an edge that only changed names is no change.
+//!
+//! Every role is accounted for, including a role whose name another role
+//! of its version also holds (an error the validator reports, and a way to
+//! hide a role from a diff that compared by name): such a role is named by
+//! which holder of the name it is ([`labels`]).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
 use crate::flow::{EdgeKind, Flow};
-use crate::model::{Playbook, Role};
+use crate::interop::claude_code::SCOPE_KEY;
+use crate::model::{Playbook, Role, RoleRef};
 
 use super::matching::RoleMatch;
-use super::{Change, ChangeKind, Changes, field_change, join, json};
+use super::{Change, ChangeKind, Changes, field_change, join, json, scope};
 
 /// Who a role is across both versions: a role of the new playbook (matched
 /// to an old one or not), or an old role that has no counterpart.
@@ -20,23 +26,59 @@ enum Identity {
     Gone(usize),
 }
 
-struct Names<'a> {
-    old: Vec<&'a str>,
-    new: Vec<&'a str>,
+/// How the changes name each role of a playbook, by index into
+/// [`Playbook::roles`]: its name, or, when other roles of the playbook hold
+/// the same name, the name and which holder it is in document order, with
+/// its stage: `coder (2nd of that name, stage test)`.
+pub(super) fn labels(playbook: &Playbook) -> Vec<String> {
+    let mut holders: HashMap<&str, usize> = HashMap::new();
+    for r in playbook.roles() {
+        *holders.entry(r.role.name.as_str()).or_default() += 1;
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    playbook
+        .roles()
+        .map(|r| {
+            let name = r.role.name.as_str();
+            if holders[name] == 1 {
+                return name.to_string();
+            }
+            let n = seen.entry(name).or_default();
+            *n += 1;
+            format!("{name} ({} of that name, stage {})", ordinal(*n), r.stage)
+        })
+        .collect()
 }
 
-impl<'a> Names<'a> {
-    fn new(old: &'a Playbook, new: &'a Playbook) -> Self {
-        Names {
-            old: old.roles().map(|r| r.role.name.as_str()).collect(),
-            new: new.roles().map(|r| r.role.name.as_str()).collect(),
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The labels of both sides.
+pub(super) struct Labels {
+    pub old: Vec<String>,
+    pub new: Vec<String>,
+}
+
+impl Labels {
+    pub(super) fn new(old: &Playbook, new: &Playbook) -> Self {
+        Labels {
+            old: labels(old),
+            new: labels(new),
         }
     }
 
-    fn of(&self, id: Identity) -> &'a str {
+    fn of(&self, id: Identity) -> &str {
         match id {
-            Identity::New(j) => self.new.get(j).copied().unwrap_or_default(),
-            Identity::Gone(i) => self.old.get(i).copied().unwrap_or_default(),
+            Identity::New(j) => self.new.get(j).map(String::as_str).unwrap_or_default(),
+            Identity::Gone(i) => self.old.get(i).map(String::as_str).unwrap_or_default(),
         }
     }
 }
@@ -53,6 +95,7 @@ pub(super) fn entry_roles(
     new: &Playbook,
     stage_renames: &HashMap<String, String>,
     m: &RoleMatch,
+    labels: &Labels,
 ) {
     let first_of = |playbook: &Playbook, stage: &str| {
         playbook
@@ -61,7 +104,6 @@ pub(super) fn entry_roles(
             .find(|(_, r)| r.stage == stage)
             .map(|(i, _)| i)
     };
-    let names = Names::new(old, new);
     for (old_stage, _) in old.stages() {
         let name = stage_renames
             .get(old_stage)
@@ -79,7 +121,10 @@ pub(super) fn entry_roles(
             continue;
         };
         if before != j {
-            let (before, after) = (names.of(Identity::New(before)), names.of(Identity::New(j)));
+            let (before, after) = (
+                labels.of(Identity::New(before)),
+                labels.of(Identity::New(j)),
+            );
             out.push(
                 ChangeKind::StageFieldChanged,
                 format!("stage {name} now starts at {after} (was {before})"),
@@ -97,33 +142,38 @@ pub(super) fn roles(
     new: &Playbook,
     stage_renames: &HashMap<String, String>,
     m: &RoleMatch,
+    labels: &Labels,
 ) {
     let old_roles: Vec<_> = old.roles().collect();
-    let mut seen = HashSet::new();
-    for (j, r) in new.roles().enumerate() {
-        let name = r.role.name.as_str();
-        // A repeated name is an error the validator reports; compare the first.
-        if !seen.insert(name) {
-            continue;
+    let new_roles: Vec<_> = new.roles().collect();
+    let disabled = |p: &Playbook, stage: &str| {
+        if p.workflow.get(stage).is_some_and(|s| !s.is_enabled()) {
+            " (disabled)"
+        } else {
+            ""
         }
-        let Some(was) = m.old_of(j).and_then(|i| old_roles.get(i)) else {
+    };
+    for (j, r) in new_roles.iter().enumerate() {
+        let name = labels.new[j].as_str();
+        let Some((i, was)) = m.old_of(j).and_then(|i| Some((i, old_roles.get(i)?))) else {
             out.push(
                 ChangeKind::RoleAdded,
-                format!("role {name} added to stage {}", r.stage),
+                format!("role {name} added{}", in_stage("to", name, r)),
             )
             .stage(r.stage)
             .role(name)
             .values(None, json(r.role));
             continue;
         };
-        if was.role.name != name {
+        let was_name = labels.old[i].as_str();
+        if was.role.name != r.role.name {
             out.push(
                 ChangeKind::RoleRenamed,
-                format!("role {} renamed to {name}", was.role.name),
+                format!("role {was_name} renamed to {name}"),
             )
             .stage(r.stage)
             .role(name)
-            .values(json(&was.role.name), json(&name));
+            .values(json(&was_name), json(&name));
         }
         let was_stage = stage_renames
             .get(was.stage)
@@ -133,8 +183,10 @@ pub(super) fn roles(
             out.push(
                 ChangeKind::RoleMoved,
                 format!(
-                    "role {name} moved from stage {was_stage} to stage {}",
-                    r.stage
+                    "role {name} moved from stage {was_stage}{} to stage {}{}",
+                    disabled(old, was.stage),
+                    r.stage,
+                    disabled(new, r.stage)
                 ),
             )
             .stage(r.stage)
@@ -143,18 +195,48 @@ pub(super) fn roles(
         }
         role_fields(out, r.stage, name, was.role, r.role);
     }
-    let mut seen = HashSet::new();
     for (i, r) in old_roles.iter().enumerate() {
-        let name = r.role.name.as_str();
-        if seen.insert(name) && m.new_of(i).is_none() {
-            out.push(
-                ChangeKind::RoleRemoved,
-                format!("role {name} removed from stage {}", r.stage),
-            )
-            .stage(r.stage)
-            .role(name)
-            .values(json(r.role), None);
+        if m.new_of(i).is_some() {
+            continue;
         }
+        let mut notes = Vec::new();
+        if let Some(gate) = r.role.pass_condition() {
+            notes.push(format!("its pass condition {gate:?} goes with it"));
+        }
+        // The name may live on in another role: say which, so no claim
+        // about this role is read as one about that role.
+        if let Some(j) = new_roles.iter().position(|n| n.role.name == r.role.name) {
+            match m.old_of(j) {
+                Some(k) if old_roles[k].role.name != r.role.name => notes.push(format!(
+                    "the name now belongs to {}, renamed",
+                    labels.old[k]
+                )),
+                None => notes.push("the name now belongs to a new role".to_string()),
+                Some(_) => {}
+            }
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join("; "))
+        };
+        let label = labels.old[i].as_str();
+        out.push(
+            ChangeKind::RoleRemoved,
+            format!("role {label} removed{}{notes}", in_stage("from", label, r)),
+        )
+        .stage(r.stage)
+        .role(&labels.old[i])
+        .values(json(r.role), None);
+    }
+}
+
+/// " to stage S" / " from stage S", unless the role's label names its stage.
+fn in_stage(word: &str, label: &str, r: &RoleRef<'_>) -> String {
+    if label == r.role.name {
+        format!(" {word} stage {}", r.stage)
+    } else {
+        String::new()
     }
 }
 
@@ -173,9 +255,21 @@ fn edges(
     out
 }
 
-pub(super) fn handoffs(out: &mut Changes, old: &Playbook, new: &Playbook, m: &RoleMatch) {
-    let names = Names::new(old, new);
-    let before = edges(old, |i| old_identity(m, i));
+/// Handoff edges added and removed between roles of the new version. An
+/// edge from or to a removed role is not told: the removal explains it,
+/// and its name may now be another role's.
+pub(super) fn handoffs(
+    out: &mut Changes,
+    old: &Playbook,
+    new: &Playbook,
+    m: &RoleMatch,
+    labels: &Labels,
+) {
+    let gone = |(a, b): &(Identity, Identity)| {
+        matches!(a, Identity::Gone(_)) || matches!(b, Identity::Gone(_))
+    };
+    let mut before = edges(old, |i| old_identity(m, i));
+    before.retain(|edge, _| !gone(edge));
     let after = edges(new, Identity::New);
     let describe = |explicit: bool| {
         if explicit {
@@ -187,15 +281,10 @@ pub(super) fn handoffs(out: &mut Changes, old: &Playbook, new: &Playbook, m: &Ro
     // Sentences in name order, so the output is stable.
     let sorted = |set: &HashMap<(Identity, Identity), bool>,
                   other: &HashMap<(Identity, Identity), bool>| {
-        let mut list: Vec<(&str, &str, bool)> = set
-            .iter()
+        set.iter()
             .filter(|(edge, _)| !other.contains_key(edge))
-            .map(|((a, b), explicit)| (names.of(*a), names.of(*b), *explicit))
+            .map(|((a, b), explicit)| (labels.of(*a), labels.of(*b), *explicit))
             .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        list.dedup();
-        list
     };
     for (from, to, explicit) in sorted(&after, &before) {
         out.push(
@@ -371,9 +460,20 @@ pub(super) fn role_fields(out: &mut Changes, stage: &str, name: &str, was: &Role
             locate(c, field);
         }
     }
+    // Write scopes are judged as the gate reads them, key by key.
+    scope::changes(
+        out,
+        name,
+        was.extra.get(SCOPE_KEY),
+        role.extra.get(SCOPE_KEY),
+        |c, field| locate(c, field),
+    );
     let nested = |extra: Option<&crate::model::Extra>| extra.cloned().unwrap_or_default();
+    let mut top = (was.extra.clone(), role.extra.clone());
+    top.0.shift_remove(SCOPE_KEY);
+    top.1.shift_remove(SCOPE_KEY);
     for (owner, before, after) in [
-        (String::new(), was.extra.clone(), role.extra.clone()),
+        (String::new(), top.0, top.1),
         (
             "outputs_contract.".to_string(),
             nested(was.outputs_contract.as_ref().map(|o| &o.extra)),

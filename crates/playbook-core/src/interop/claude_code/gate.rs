@@ -458,27 +458,12 @@ fn guarded(path: &str) -> Option<String> {
 
 /// Why writing the project-relative `path` breaks a scope, or `None`.
 fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
-    // A scope the role gives in a shape the gate cannot read confines every
-    // write (fail closed) rather than none.
     let from_role = |key: &str| -> Result<Vec<String>, String> {
-        let bad = || {
-            Err(format!(
+        scope_entries(role.extra.get(SCOPE_KEY), key).ok_or_else(|| {
+            format!(
                 "its `{SCOPE_KEY}.{key}` is not a list of paths, so no write can be checked against it"
-            ))
-        };
-        let Some(scope) = role.extra.get(SCOPE_KEY) else {
-            return Ok(Vec::new());
-        };
-        match scope.get(key) {
-            None | Some(Value::Null) if scope.is_object() => Ok(Vec::new()),
-            Some(Value::String(s)) => Ok(vec![s.clone()]),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|i| i.as_str().map(str::to_string).ok_or(()))
-                .collect::<Result<Vec<_>, ()>>()
-                .or_else(|()| bad()),
-            _ => bad(),
-        }
+            )
+        })
     };
     let role_forbidden = match from_role("forbidden_scope") {
         Ok(list) => list,
@@ -510,9 +495,30 @@ fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
     None
 }
 
+/// The entries of one scope (`lock_scope` or `forbidden_scope`) of a
+/// role's `x_scope` value, as the gate reads them: none when `x_scope` or
+/// the key is absent, one path as text, or a list of paths. `None` for any
+/// other shape: a scope the gate cannot read confines every write (fail
+/// closed) rather than none. The semantic diff judges scope changes with
+/// the same reading.
+pub(crate) fn scope_entries(x_scope: Option<&Value>, key: &str) -> Option<Vec<String>> {
+    let Some(scope) = x_scope else {
+        return Some(Vec::new());
+    };
+    match scope.get(key) {
+        None | Some(Value::Null) if scope.is_object() => Some(Vec::new()),
+        Some(Value::String(s)) => Some(vec![s.clone()]),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => None,
+    }
+}
+
 /// Whether `path` lies in the scope entry `scope`: the file itself or a
 /// directory above it (`src`, `src/`, `src/**`; `.` is everything).
-fn within(path: &str, scope: &str) -> bool {
+pub(crate) fn within(path: &str, scope: &str) -> bool {
     let scope = scope.replace('\\', "/");
     let scope = scope
         .trim_start_matches("./")
