@@ -3,6 +3,7 @@
 //! the store's API to the UI's (JSON documents in, summaries out) and its
 //! errors to [`AppError`]; the store does all the work.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -10,8 +11,8 @@ use std::thread::JoinHandle;
 use playbook_core::{Format, Playbook, Role, document};
 use playbook_orchestrator::EventRecord;
 use playbook_store::{
-    Authored, Base, Imported, PlaybookId, PlaybookSummary, Run, RunId, Saved, Source, Store,
-    TemplateSaved, TemplateSummary, VersionInfo,
+    Authored, Base, DraftNumber, Imported, PlaybookId, PlaybookSummary, Run, RunId, Saved, Source,
+    Store, TemplateSaved, TemplateSummary, VersionInfo,
 };
 use serde_json::Value;
 
@@ -29,6 +30,11 @@ pub struct Library {
     /// Opening in the background, until the first command needs the store.
     opening: Mutex<Option<JoinHandle<StoreOrError>>>,
     store: OnceLock<Mutex<StoreOrError>>,
+    /// Per playbook, the draft the editor holds: the one it opened or last
+    /// autosaved. Autosaves write over that draft only, and discarding
+    /// throws only it away, so a draft someone else's refused save left
+    /// (the CLI, another author) is never replaced or dropped by the editor.
+    held: Mutex<HashMap<String, DraftNumber>>,
 }
 
 /// Opens (creating and seeding with the examples when new) the store at `path`.
@@ -109,6 +115,7 @@ impl Library {
             path,
             opening: Mutex::new(None),
             store,
+            held: Mutex::default(),
         }
     }
 
@@ -126,6 +133,7 @@ impl Library {
             path,
             opening: Mutex::new(Some(opening)),
             store: OnceLock::new(),
+            held: Mutex::default(),
         }
     }
 
@@ -154,6 +162,21 @@ impl Library {
             };
             Mutex::new(opened)
         })
+    }
+
+    /// The draft of `playbook` the editor holds, if any.
+    fn held(&self, playbook: &str) -> Option<DraftNumber> {
+        let held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        held.get(playbook).copied()
+    }
+
+    /// Records (or, with `None`, forgets) the draft the editor holds.
+    fn hold(&self, playbook: &str, draft: Option<DraftNumber>) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        match draft {
+            Some(number) => held.insert(playbook.to_string(), number),
+            None => held.remove(playbook),
+        };
     }
 
     pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Store) -> Result<T>) -> Result<T> {
@@ -197,6 +220,8 @@ impl Library {
             }
             let version = s.version(&pid, None)?;
             let draft = s.draft(&pid)?;
+            // The editor shows the newest draft, so it holds that one now.
+            self.hold(playbook, draft.as_ref().map(|d| d.number));
             // The editor rewrites this text on every save: the draft's when
             // it shows the draft, else the one the version was saved from.
             let source = match &draft {
@@ -316,7 +341,10 @@ impl Library {
                 && source.is_some()
                 && s.export(&pid, None, format).ok().as_deref() != Some(text.as_str());
             if draft_kept {
-                s.save_draft_as(&pid, &text, format, Some(saved.version.number))?;
+                let held = self.held(playbook);
+                let draft =
+                    s.save_draft_as(&pid, &text, format, Some(saved.version.number), held)?;
+                self.hold(playbook, Some(draft.number));
             }
             Ok((saved, draft_kept))
         })?;
@@ -339,16 +367,25 @@ impl Library {
     ) -> Result<DraftSaved> {
         let pid = id(playbook)?;
         let (text, format, comments_kept) = written(&document, source.as_ref())?;
-        let draft = self.with(|s| Ok(s.save_draft_as(&pid, &text, format, base)?))?;
+        let held = self.held(playbook);
+        let draft = self.with(|s| Ok(s.save_draft_as(&pid, &text, format, base, held)?))?;
+        self.hold(playbook, Some(draft.number));
         Ok(DraftSaved {
             draft,
             comments_kept,
         })
     }
 
+    /// Throws away the draft the editor holds (its edits were saved or
+    /// undone); other drafts of the playbook stay.
     pub fn discard_draft(&self, playbook: &str) -> Result<bool> {
         let pid = id(playbook)?;
-        self.with(|s| Ok(s.discard_draft(&pid)?))
+        let Some(number) = self.held(playbook) else {
+            return Ok(false);
+        };
+        let removed = self.with(|s| Ok(s.discard_draft(&pid, number)?))?;
+        self.hold(playbook, None);
+        Ok(removed)
     }
 
     /// Copies a playbook under the first free id `<id>-copy`, `<id>-copy-2` ...

@@ -69,7 +69,7 @@ pub fn run(
     on_event: impl FnMut(&EventRecord),
 ) -> Result<PreviewResult> {
     let playbook = workbench::runnable(&document, "running a preview")?;
-    let scenario = crate::scenarios::for_preview(request)?;
+    let scenario = crate::scenarios::for_preview(request, &playbook)?;
     let mut record_error = None;
     let recorder = match (library, &request.playbook) {
         (Some(library), Some(id)) => {

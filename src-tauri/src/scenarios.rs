@@ -77,8 +77,12 @@ impl Library {
 
 /// The scenario a preview runs: its own text when the request carries one
 /// (a library scenario, or one open in the editor), else the shipped one it
-/// names; then re-keyed by the request's mapping (the mapping step).
-pub fn for_preview(request: &crate::api::PreviewRequest) -> Result<Scenario> {
+/// names; then re-keyed by the request's mapping (the mapping step) onto
+/// the roles of `playbook`.
+pub fn for_preview(
+    request: &crate::api::PreviewRequest,
+    playbook: &playbook_core::Playbook,
+) -> Result<Scenario> {
     let mut scenario = match &request.scenario_source {
         Some(text) => Scenario::parse(text).map_err(|e| {
             AppError::new(
@@ -89,7 +93,7 @@ pub fn for_preview(request: &crate::api::PreviewRequest) -> Result<Scenario> {
         None => crate::preview::shipped(&request.scenario)?,
     };
     if let Some(mapping) = request.mapping.as_deref().filter(|m| !m.is_empty()) {
-        scenario.map_roles(mapping).map_err(|e| {
+        scenario.map_roles(mapping, playbook).map_err(|e| {
             AppError::new(
                 ErrorCode::InvalidInput,
                 format!("the role mapping does not fit the scenario: {}", e.message),

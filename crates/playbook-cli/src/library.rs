@@ -153,11 +153,19 @@ enum DbCommand {
         #[arg(long)]
         all: bool,
     },
-    /// Show (or discard) the autosaved draft of a playbook.
+    /// Show (or discard) a draft of a playbook: unsaved text, autosaved or
+    /// kept from a refused save (the newest by default).
     Draft {
         id: String,
-        #[arg(long)]
+        /// Which draft (`--list` shows their numbers).
+        #[arg(long, value_name = "N")]
+        number: Option<i64>,
+        /// Throw the draft away.
+        #[arg(long, conflicts_with = "list")]
         discard: bool,
+        /// List the playbook's drafts, newest first.
+        #[arg(long)]
+        list: bool,
     },
     /// Run SQLite's integrity check on the library file.
     Check,
@@ -236,7 +244,7 @@ fn print_diff(diff: &Diff, format: Output) {
         Output::Text => {
             for change in &diff.changes {
                 let marker = if change.widening { "WIDENS: " } else { "" };
-                println!("{marker}{}", change.sentence);
+                println!("{marker}{}", shown(&change.sentence));
             }
         }
     }
@@ -259,9 +267,13 @@ pub fn db(args: DbArgs) -> Result<ExitCode> {
             match format {
                 Output::Json => print_json(&error.to_json()),
                 Output::Text => {
-                    eprintln!("error[{}]: {error}", error.code());
-                    eprintln!("  library: {}", path.display());
-                    eprintln!("  hint: {}", error.hint());
+                    eprintln!(
+                        "error[{}]: {}",
+                        error.code(),
+                        shown_lines(&error.to_string())
+                    );
+                    eprintln!("  library: {}", shown(&path.display().to_string()));
+                    eprintln!("  hint: {}", shown(&error.hint()));
                 }
             }
             Ok(ExitCode::from(1))
@@ -308,8 +320,10 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                 );
                 for p in &list {
                     let mut flags = String::new();
-                    if p.has_draft {
-                        flags.push_str(" [draft]");
+                    match p.drafts {
+                        0 => {}
+                        1 => flags.push_str(" [draft]"),
+                        n => flags.push_str(&format!(" [{n} drafts]")),
                     }
                     if p.deleted_at.is_some() {
                         flags.push_str(" [deleted]");
@@ -320,7 +334,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                         format!("v{}", p.latest.number),
                         validity(&p.latest.validity),
                         p.updated_at,
-                        p.name
+                        shown(&p.name)
                     );
                 }
             }
@@ -351,7 +365,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                         v.created_at,
                         short_hash(&v.content_hash),
                         validity(&v.validity),
-                        v.note
+                        shown(&v.note)
                     );
                 }
             } else {
@@ -431,7 +445,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                     };
                     println!(
                         "{}: {} v{} ({what}, {})",
-                        i.source,
+                        shown(&i.source),
                         i.saved.playbook,
                         i.saved.version.number,
                         validity(&i.saved.version.validity)
@@ -458,7 +472,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                     println!(
                         "exported {} playbook(s) to {}",
                         written.len(),
-                        dir.display()
+                        shown(&dir.display().to_string())
                     );
                 } else {
                     print_json(&written);
@@ -473,7 +487,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                         crate::input::write_atomically(&file.to_string_lossy(), &content)
                             .map_err(Failure::Other)?;
                         if text {
-                            println!("exported {pid} to {}", file.display());
+                            println!("exported {pid} to {}", shown(&file.display().to_string()));
                         }
                     }
                 }
@@ -554,27 +568,12 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                 print_json(&purged);
             }
         }
-        DbCommand::Draft { id: pid, discard } => {
-            let pid = id(&pid)?;
-            if discard {
-                let removed = store.discard_draft(&pid)?;
-                done(
-                    format,
-                    if removed {
-                        "draft discarded"
-                    } else {
-                        "there was no draft"
-                    },
-                );
-            } else {
-                let draft = store.draft(&pid)?;
-                match (draft, text) {
-                    (Some(d), true) => print!("{}", d.content),
-                    (None, true) => println!("{pid} has no draft"),
-                    (d, false) => print_json(&d),
-                }
-            }
-        }
+        DbCommand::Draft {
+            id: pid,
+            number,
+            discard,
+            list,
+        } => draft(&mut store, format, &id(&pid)?, number, discard, list)?,
         DbCommand::Runs { id: pid } => {
             let pid = pid.as_deref().map(id).transpose()?;
             let runs = store.list_runs(pid.as_ref())?;
@@ -584,8 +583,8 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
                         "run {:<6} {:<20} {:<12} scenario {} seed {} ({} events) {}",
                         r.id.0,
                         r.playbook.as_str(),
-                        r.status,
-                        r.scenario,
+                        shown(&r.status),
+                        shown(&r.scenario),
                         r.seed,
                         r.events,
                         r.started_at
@@ -599,7 +598,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
             let report = store.integrity_check()?;
             let ok = report == ["ok"];
             if text {
-                report.iter().for_each(|line| println!("{line}"));
+                report.iter().for_each(|line| println!("{}", shown(line)));
             } else {
                 print_json(&serde_json::json!({ "ok": ok, "report": report }));
             }
@@ -610,6 +609,79 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
         DbCommand::Template(command) => template(&mut store, format, command)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `db draft`: a playbook may hold several drafts (every refused save keeps
+/// its own), so each is named by its number; without one, the newest.
+fn draft(
+    store: &mut Store,
+    format: Output,
+    pid: &PlaybookId,
+    number: Option<i64>,
+    discard: bool,
+    list: bool,
+) -> Result<(), Failure> {
+    let text = format == Output::Text;
+    let drafts = store.drafts(pid)?;
+    if list {
+        if !text {
+            print_json(&drafts);
+        } else if drafts.is_empty() {
+            println!("{pid} has no draft");
+        } else {
+            for d in &drafts {
+                let base = d.base.map(|b| format!("from v{b}")).unwrap_or_default();
+                println!(
+                    "draft {:<6} {}  {:<9} {} bytes",
+                    d.number.0,
+                    d.updated_at,
+                    base,
+                    d.content.len()
+                );
+            }
+        }
+        return Ok(());
+    }
+    let chosen =
+        match number {
+            Some(n) => Some(drafts.iter().find(|d| d.number.0 == n).ok_or_else(|| {
+                StoreError::NotFound {
+                    what: format!("draft {n} of playbook `{pid}`"),
+                }
+            })?),
+            None => drafts.first(),
+        };
+    let others = drafts.len().saturating_sub(1);
+    if discard {
+        let removed = match chosen {
+            Some(d) => store.discard_draft(pid, d.number)?,
+            None => false,
+        };
+        let message = match chosen {
+            Some(d) if removed => format!("draft {} discarded", d.number),
+            _ => "there was no draft".to_string(),
+        };
+        done(format, &message);
+    } else {
+        match (chosen, text) {
+            (Some(d), true) => print!("{}", d.content),
+            (None, true) => println!("{pid} has no draft"),
+            (d, false) => print_json(&d),
+        }
+        // The text goes to standard output (it is a file's content); which
+        // draft it was, and that others wait, goes to the terminal.
+        if text
+            && others > 0
+            && let Some(d) = chosen
+        {
+            eprintln!(
+                "note: that is draft {} of {} drafts of {pid}; `playbook db draft {pid} --list` lists them",
+                d.number,
+                drafts.len()
+            );
+        }
+    }
+    Ok(())
 }
 
 fn template(store: &mut Store, format: Output, command: TemplateCommand) -> Result<(), Failure> {
@@ -624,7 +696,7 @@ fn template(store: &mut Store, format: Output, command: TemplateCommand) -> Resu
                         playbook_store::TemplateSource::Team => format!("team v{}", t.latest),
                     };
                     let mode = t.mode.map(|m| m.as_str()).unwrap_or("-");
-                    println!("{:<28} {:<10} {source}", t.name, mode);
+                    println!("{:<28} {:<10} {source}", shown(&t.name), mode);
                 }
             } else {
                 print_json(&list);
@@ -708,7 +780,7 @@ fn template(store: &mut Store, format: Output, command: TemplateCommand) -> Resu
                         v.number,
                         v.created_at,
                         short_hash(&v.content_hash),
-                        v.note
+                        shown(&v.note)
                     );
                 }
             } else {
@@ -721,6 +793,20 @@ fn template(store: &mut Store, format: Output, command: TemplateCommand) -> Resu
         }
     }
     Ok(())
+}
+
+/// Library text (names, notes, file names, scenario names) as a table or
+/// message shows it: the core's one rule (`printable`), so no stored text
+/// acts on the terminal or forges a row. JSON output keeps values as they
+/// are; documents (`show`, `draft`) are printed as their text.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    playbook_core::printable::printable(text)
+}
+
+/// [`shown`] for a message of several lines (a refusal lists its findings
+/// one per line): each line escaped, the line breaks kept.
+fn shown_lines(text: &str) -> String {
+    text.split('\n').map(shown).collect::<Vec<_>>().join("\n")
 }
 
 /// The first 12 characters of a hash, as `git log --oneline` shows commits.

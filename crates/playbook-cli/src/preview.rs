@@ -136,11 +136,7 @@ impl Approver for Terminal {
 
 pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
     let source = input::read(&args.file)?;
-    let report = playbook_core::validate_source(
-        &source.text,
-        source.format,
-        &playbook_core::Options::default(),
-    );
+    let report = playbook_core::validate_source(&source.text, source.format, &source.options());
     let Some(playbook) = report.playbook else {
         for f in &report.findings {
             let line = format!("{}: {} {} {}", args.file, f.code, f.path, f.message);
@@ -156,7 +152,7 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
     let scenario_path = args.scenario.as_deref().unwrap_or("the scenario");
     if !args.map.is_empty() {
         scenario
-            .map_roles(&args.map)
+            .map_roles(&args.map, &playbook)
             .map_err(|e| anyhow::anyhow!("{scenario_path}: {e}"))?;
     }
     // The run refuses such a scenario itself (its log says why); the
@@ -351,11 +347,7 @@ pub(crate) fn summary(report: &RunReport) -> String {
 
 pub fn prompt(args: PromptArgs) -> Result<ExitCode> {
     let source = input::read(&args.file)?;
-    let report = playbook_core::validate_source(
-        &source.text,
-        source.format,
-        &playbook_core::Options::default(),
-    );
+    let report = playbook_core::validate_source(&source.text, source.format, &source.options());
     let Some(playbook) = report.playbook else {
         eprintln!("{}: not a structurally valid playbook", args.file);
         return Ok(ExitCode::from(1));

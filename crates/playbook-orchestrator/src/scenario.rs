@@ -33,6 +33,7 @@ use crate::envelope::{
 pub mod check;
 pub mod limits;
 pub mod mapping;
+pub mod references;
 pub mod selector;
 
 pub use mapping::RoleMapping;
@@ -145,6 +146,19 @@ impl RunInput {
             ..Scenario::default()
         };
         limits::check(&scenario)?;
+        // So does its dependency check, at once, at the line that is wrong:
+        // a real run would otherwise be refused only once its repository is
+        // prepared.
+        if let Some(first) = scenario.input.dangling_dependencies("").first() {
+            let location = playbook_core::locate::SourceMap::new(text).locate(&first.path);
+            return Err(scenario_error(check::refusal(
+                "run input",
+                &first.message,
+                &first.path,
+                location,
+                &first.hint,
+            )));
+        }
         Ok(scenario.input)
     }
 
@@ -438,7 +452,14 @@ impl Scenario {
     /// limit and every `roles` key resolves (see [`selector`]).
     pub fn check_against(&self, playbook: &playbook_core::Playbook) -> Result<(), ScenarioError> {
         limits::check(self)?;
-        self.resolution(playbook).map(|_| ())
+        self.resolution(playbook)?;
+        // Names besides the `roles` keys: a run would ignore one that points
+        // at nothing, so it is refused like an unknown key.
+        let dangling = references::dangling(self, playbook);
+        match dangling.is_empty() {
+            true => Ok(()),
+            false => Err(scenario_error(references::refusal(&dangling))),
+        }
     }
 
     /// Which key scripts each role of the playbook, or a SCENARIO_INVALID

@@ -17,7 +17,7 @@ use playbook_core::{Options, Severity, validate_source};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::types::{Authored, PlaybookId, Validity};
+use crate::types::{Authored, PlaybookId, Validity, check_name_characters};
 
 /// A playbook ready to be stored as a version: what a version row and the
 /// playbook row need, and no more (the typed playbook, often the largest
@@ -92,6 +92,9 @@ impl Content {
 
     fn build(playbook: Playbook, validity: Validity) -> Result<Content> {
         let id = PlaybookId::new(playbook.id.clone())?;
+        // Every content the library keeps passes here: no name it lists can
+        // act on a terminal (the finding at `/name` says the same).
+        check_name_characters(&playbook.name)?;
         let canonical = canonical_json(&playbook)?;
         // What is stored must read back: the canonical text (which can be
         // longer than the source, e.g. escapes) stays within the limit
@@ -116,14 +119,11 @@ impl Content {
         })
     }
 
-    /// Re-reads stored canonical content.
-    pub fn from_stored(canonical: &str) -> Result<Playbook> {
-        let value = document::parse_value(canonical, Format::Json).map_err(|f| Error::Corrupt {
-            message: format!("a stored version does not parse: {}", f.message),
-        })?;
-        document::from_value(value).map_err(|f| Error::Corrupt {
-            message: format!("a stored version does not parse: {}", f.message),
-        })
+    /// Re-reads stored canonical content; the error says why it does not
+    /// read (`versions::unreadable` names the version).
+    pub fn from_stored(canonical: &str) -> std::result::Result<Playbook, String> {
+        let value = document::parse_value(canonical, Format::Json).map_err(|f| f.message)?;
+        document::from_value(value).map_err(|f| f.message)
     }
 }
 

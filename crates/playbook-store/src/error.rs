@@ -9,6 +9,8 @@ use playbook_core::Finding;
 use serde::Serialize;
 use ts_rs::TS;
 
+use crate::types::DraftNumber;
+
 /// Stable error codes of the store. Documented in `docs/error-codes.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -75,16 +77,20 @@ pub enum Error {
     /// `ALREADY_EXISTS`, with a hint about files rather than ids).
     #[error("{}", describe_files(.paths))]
     FileExists { paths: Vec<String> },
-    /// Another version was saved after the one the caller edited. The
-    /// caller's text has been kept as the playbook's draft.
+    /// Another version was saved after the one the caller edited. Nothing
+    /// was saved; the caller's text was kept as draft `draft` when set.
     #[error(
-        "{what} {playbook}: you edited version {edited}, but version {latest} was saved since; your text is kept as the draft"
+        "{what} {playbook}: you edited version {edited}, but version {latest} was saved since; {}",
+        kept(.draft)
     )]
     ConcurrencyConflict {
         what: &'static str,
         playbook: String,
         edited: u32,
         latest: u32,
+        /// The draft that holds the refused text; `None` when it was not
+        /// kept (templates keep no drafts), and then the message says so.
+        draft: Option<DraftNumber>,
     },
     #[error("{what} is deleted")]
     Deleted { what: String },
@@ -94,7 +100,8 @@ pub enum Error {
     InvalidName { name: String, reason: String },
     /// A playbook's display name the schema would refuse (code
     /// `INVALID_NAME`; the rule is not the one of ids and file names).
-    #[error("invalid playbook name {name:?}: {reason}")]
+    /// `name` is shown escaped (`printable`): it is what was refused.
+    #[error("invalid playbook name \"{name}\": {reason}")]
     InvalidDisplayName { name: String, reason: String },
     /// The text is not a playbook (or role) the store can keep as a version.
     #[error("{}", describe(.message, .findings))]
@@ -105,8 +112,13 @@ pub enum Error {
     /// A value given to the store is unusable (e.g. a run event that is not JSON).
     #[error("{message}")]
     InvalidInput { message: String },
-    /// A file to import was refused; nothing was written.
-    #[error("{source_name}: {}", describe(.reason, .findings))]
+    /// A file to import was refused; nothing was written. The file's name
+    /// is shown escaped: a name in a directory is anyone's text.
+    #[error(
+        "{}: {}",
+        playbook_core::printable::printable(.source_name),
+        describe(.reason, .findings)
+    )]
     ImportRefused {
         source_name: String,
         reason: String,
@@ -157,6 +169,15 @@ fn describe_files(paths: &[String]) -> String {
     }
 }
 
+/// What became of a refused text: the promise a conflict makes is only
+/// the one the store kept.
+fn kept(draft: &Option<DraftNumber>) -> String {
+    match draft {
+        Some(number) => format!("nothing was saved, and your text is kept as draft {number}"),
+        None => "nothing was saved".to_string(),
+    }
+}
+
 fn describe(message: &str, findings: &[Finding]) -> String {
     let mut text = message.to_string();
     for finding in findings.iter().filter(|f| f.is_error()).take(5) {
@@ -200,20 +221,31 @@ impl Error {
             Self::NotFound { .. } => "check the name with `playbook db list` (deleted ones: `--all`)".into(),
             Self::AlreadyExists { .. } => "pick another id, or save a new version of the existing one".into(),
             Self::FileExists { .. } => "pass --force to replace the existing files, or export into another directory; nothing was written".into(),
-            Self::ConcurrencyConflict { playbook, latest, .. } => format!(
-                "compare with `playbook db diff {playbook} <your version> {latest}`, merge your changes into version {latest} and save again naming it"
+            Self::ConcurrencyConflict { what: "template", playbook, latest, .. } => format!(
+                "`playbook db template show {playbook}` prints version {latest}: merge your changes into it and save again with `--base {latest}`"
             ),
+            Self::ConcurrencyConflict { playbook, edited, latest, draft, .. } => {
+                let changes = format!("`playbook db diff {playbook} {edited} {latest}` shows what changed since your version");
+                match draft {
+                    Some(number) => format!(
+                        "{changes}, `playbook db draft {playbook} --number {number}` prints your text: merge the two and save with `playbook db save {playbook} FILE --base {latest}`"
+                    ),
+                    None => format!(
+                        "{changes}: merge your changes into version {latest} and save with `playbook db save {playbook} FILE --base {latest}`"
+                    ),
+                }
+            }
             Self::Deleted { .. } => "restore it (the app's Library, \"Deleted playbooks\", or `playbook db undelete`), or duplicate it".into(),
             Self::NotDeleted { .. } => "delete it first with `playbook db rm`".into(),
             Self::InvalidName { .. } => "use 1 to 200 characters without '/', '\\' or control characters".into(),
-            Self::InvalidDisplayName { .. } => "use 1 to 200 characters, not only spaces (the name is shown, the id names files)".into(),
+            Self::InvalidDisplayName { .. } => "use 1 to 200 characters, not only spaces, and no control or invisible formatting characters (the name is shown as one line; the id names files)".into(),
             Self::InvalidPlaybook { .. } => "fix the problems listed (`playbook validate FILE` shows them all)".into(),
             Self::InvalidInput { .. } => "pass the value in the documented form".into(),
             Self::ImportRefused { .. } => "fix the file (`playbook validate FILE` shows every problem) and import it again; the library was not changed".into(),
             Self::DbNewerVersion { .. } => "use the newer Playbook Studio that wrote it, or point --db / PLAYBOOK_DB at another library".into(),
             Self::NotADatabase { .. } => "point --db or PLAYBOOK_DB at a Playbook Studio library, or at a path that does not exist yet to create one; the file was left untouched".into(),
             Self::ReadOnly { .. } => "make the file and its directory writable, or copy the library somewhere writable".into(),
-            Self::Corrupt { .. } => "restore the file from a backup; export what still reads with `playbook db export --all DIR`".into(),
+            Self::Corrupt { .. } => "`playbook db check` lists what does not read and `playbook db export --all --out DIR` exports every playbook that still does; restore the rest from a backup".into(),
             Self::Busy { .. } => "close the other program using the library, or try again".into(),
             Self::DiskFull { .. } => "free some disk space and try again; the library is unchanged by the failed write".into(),
             Self::Io { source, .. } if is_disk_full(source) => "the disk is full: free some space and try again".into(),
@@ -235,6 +267,14 @@ impl Error {
 impl From<rusqlite::Error> for Error {
     fn from(error: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode as C;
+        // A stored text that is not UTF-8 is damage to the file, not a bug:
+        // say so, whichever reader met it (a version's reader says which
+        // version, `versions::unreadable`).
+        if let rusqlite::Error::Utf8Error(..) = &error {
+            return Error::Corrupt {
+                message: "a stored text is not UTF-8 text".into(),
+            };
+        }
         let message = error.to_string();
         match error.sqlite_error_code() {
             Some(C::DatabaseCorrupt) => Error::Corrupt { message },

@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::playbooks::Playbooks;
 use crate::store::{Store, create_in, save_in};
 use crate::types::{Base, PlaybookId, Saved};
+use crate::versions::unreadable;
 
 /// A playbook file to import: its name (for messages and notes), text and format.
 #[derive(Debug, Clone)]
@@ -138,6 +139,14 @@ impl Store {
                     reason: format!("the playbook id {id:?} cannot be used: {reason}"),
                     findings: Vec::new(),
                 },
+                Error::InvalidDisplayName {
+                    name: shown,
+                    reason,
+                } => Error::ImportRefused {
+                    source_name: name.clone(),
+                    reason: format!("the playbook name \"{shown}\" cannot be used: {reason}"),
+                    findings: Vec::new(),
+                },
                 other => other,
             })?;
             crate::staging::push(&staging, &name, &content)?;
@@ -172,7 +181,8 @@ impl Store {
             // The stored text is already the canonical JSON.
             Format::Json => Ok(version.content),
             Format::Yaml => {
-                let playbook = Content::from_stored(&version.content)?;
+                let playbook = Content::from_stored(&version.content)
+                    .map_err(|problem| unreadable(id, version.info.number, &problem))?;
                 document::to_string(&playbook, Format::Yaml).map_err(|e| Error::InvalidPlaybook {
                     message: e.to_string(),
                     findings: Vec::new(),

@@ -1,5 +1,5 @@
 //! The playbook library of Playbook Studio: an SQLite file holding
-//! playbooks, their immutable versions, one autosaved draft per playbook,
+//! playbooks, their immutable versions, their unsaved drafts,
 //! the team's role templates, preview runs with their events, and each
 //! playbook's own preview scenarios.
 //!
@@ -69,7 +69,7 @@ pub use seed::example_files;
 pub use store::Store;
 pub use templates::TemplateSaved;
 pub use types::{
-    Authored, Base, Draft, PlaybookId, PlaybookSummary, Run, RunEvent, RunId, Saved,
+    Authored, Base, Draft, DraftNumber, PlaybookId, PlaybookSummary, Run, RunEvent, RunId, Saved,
     StoredScenario, Template, TemplateSource, TemplateSummary, Validity, Version, VersionId,
     VersionInfo,
 };

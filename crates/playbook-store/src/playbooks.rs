@@ -82,7 +82,7 @@ impl Playbooks<'_> {
     ) -> Result<Vec<PlaybookSummary>> {
         let sql = format!(
             "SELECT p.id, p.name, p.created_at, p.updated_at, p.deleted_at,
-                    EXISTS (SELECT 1 FROM drafts d WHERE d.playbook = p.pk), {}
+                    (SELECT count(*) FROM drafts d WHERE d.playbook = p.pk), {}
              FROM playbooks p JOIN versions v ON v.playbook = p.pk AND v.number = p.head
              WHERE (?1 OR p.deleted_at IS NULL) AND (?2 IS NULL OR p.id = ?2)
              ORDER BY p.id",
@@ -97,6 +97,7 @@ impl Playbooks<'_> {
 
 fn summary(r: &Row<'_>) -> rusqlite::Result<PlaybookSummary> {
     let id: String = r.get(0)?;
+    let drafts: u32 = r.get(5)?;
     Ok(PlaybookSummary {
         // Ids were checked when written; an unreadable one is shown as stored.
         id: PlaybookId::new(id.clone()).unwrap_or_else(|_| PlaybookId::unchecked(id)),
@@ -104,7 +105,8 @@ fn summary(r: &Row<'_>) -> rusqlite::Result<PlaybookSummary> {
         created_at: r.get(2)?,
         updated_at: r.get(3)?,
         deleted_at: r.get(4)?,
-        has_draft: r.get(5)?,
+        has_draft: drafts > 0,
+        drafts,
         latest: versions::info_from_row(r, 6)?,
     })
 }

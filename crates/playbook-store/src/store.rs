@@ -14,10 +14,10 @@ use crate::error::{Error, Result};
 use crate::playbooks::{PlaybookRow, Playbooks, PlaybooksMut};
 use crate::scenarios::{self, Scenarios, ScenariosMut};
 use crate::types::{
-    Base, Draft, PlaybookId, PlaybookSummary, Saved, StoredScenario, Version, VersionInfo,
-    check_display_name, suffixed_name,
+    Base, Draft, DraftNumber, PlaybookId, PlaybookSummary, Saved, StoredScenario, Version,
+    VersionInfo, check_display_name, suffixed_name,
 };
-use crate::versions::{Versions, VersionsMut};
+use crate::versions::{self, Versions, VersionsMut};
 
 /// An open library file. One `Store` is one SQLite connection; open one per
 /// thread or process. Every method that writes runs in its own `IMMEDIATE`
@@ -77,26 +77,35 @@ impl Store {
     }
 
     /// One line per stored version whose content does not parse as a
-    /// playbook, e.g. `version 2 of tdd does not read: ...`.
+    /// playbook, e.g. `version 2 of tdd does not read: ...` (the words
+    /// every reader of that version uses, `versions::unreadable`), and per
+    /// version whose kept source text is damaged.
     pub fn unreadable_versions(&self) -> Result<Vec<String>> {
         let mut statement = self.conn.prepare(
-            "SELECT p.id, v.number, v.content FROM versions v JOIN playbooks p ON p.pk = v.playbook ORDER BY p.id, v.number",
+            "SELECT p.id, v.number, v.content, v.source FROM versions v JOIN playbooks p ON p.pk = v.playbook ORDER BY p.id, v.number",
         )?;
         let mut rows = statement.query([])?;
         let mut lines = Vec::new();
         while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
-            let number: i64 = row.get(1)?;
+            // Ids were checked when written; shown as stored either way.
+            let id = PlaybookId::unchecked(
+                String::from_utf8_lossy(row.get_ref(0)?.as_bytes().unwrap_or_default())
+                    .into_owned(),
+            );
+            let number: u32 = row.get(1)?;
             // Read as raw bytes: a stored text that is not UTF-8 is reported
             // too, not turned into an error that hides the others.
-            let content = row.get_ref(2)?;
-            let text = content.as_str().map_err(|_| ());
-            let problem = match text {
-                Err(()) => Some("it is not UTF-8 text".to_string()),
-                Ok(text) => Content::from_stored(text).err().map(|e| e.to_string()),
+            let problem = match row.get_ref(2)?.as_str() {
+                Err(_) => Some(versions::NOT_UTF8.to_string()),
+                Ok(text) => Content::from_stored(text).err(),
             };
             if let Some(problem) = problem {
-                lines.push(format!("version {number} of {id} does not read: {problem}"));
+                lines.push(versions::unreadable_line(&id, number, &problem));
+            }
+            if row.get_ref(3)?.as_str_or_null().is_err() {
+                lines.push(format!(
+                    "version {number} of {id}: the text it was saved from is not UTF-8 text; exports give the version in canonical form"
+                ));
             }
         }
         Ok(lines)
@@ -122,7 +131,7 @@ impl Store {
         let row = Playbooks(&self.conn).get(id)?;
         let number = number.unwrap_or(row.head);
         let stored = Versions(&self.conn)
-            .get(row.pk, number)?
+            .get(row.pk, id, number)?
             .ok_or_else(|| version_not_found(id, number))?;
         Ok(Version {
             playbook: id.clone(),
@@ -134,7 +143,12 @@ impl Store {
 
     /// The typed playbook of a version; the latest when `number` is `None`.
     pub fn playbook(&self, id: &PlaybookId, number: Option<u32>) -> Result<Playbook> {
-        Content::from_stored(&self.version(id, number)?.content)
+        let row = Playbooks(&self.conn).get(id)?;
+        let number = number.unwrap_or(row.head);
+        Versions(&self.conn)
+            .get(row.pk, id, number)?
+            .ok_or_else(|| version_not_found(id, number))?
+            .playbook(id)
     }
 
     /// Every version, newest first.
@@ -169,9 +183,10 @@ impl Store {
     ///
     /// `base` names the version the author edited. When another version was
     /// saved since, or the text is not a playbook, nothing is saved, the
-    /// text is kept as the draft, and the error says why
-    /// (`CONCURRENCY_CONFLICT` names both versions). A save whose content
-    /// equals the latest version adds no version and reports `unchanged`.
+    /// text is kept as a draft of its own (never over another draft: see
+    /// `drafts.rs`), and the error says why (`CONCURRENCY_CONFLICT` names
+    /// both versions and the draft). A save whose content equals the latest
+    /// version adds no version and reports `unchanged`.
     pub fn save_version(
         &mut self,
         id: &PlaybookId,
@@ -193,7 +208,7 @@ impl Store {
                 tx.commit()?;
                 Ok(saved)
             }
-            Err(error) => {
+            Err(mut error) => {
                 // Keep the author's text when the refusal is about the text or
                 // its base; a failing database is reported as it is.
                 let keep = matches!(
@@ -201,6 +216,7 @@ impl Store {
                     Error::ConcurrencyConflict { .. }
                         | Error::InvalidPlaybook { .. }
                         | Error::InvalidName { .. }
+                        | Error::InvalidDisplayName { .. }
                 ) && text.len() <= document::MAX_DOCUMENT_BYTES;
                 if keep {
                     let base = match base {
@@ -210,8 +226,11 @@ impl Store {
                     // If the text cannot be kept, that failure is what the
                     // caller must hear: the refusal promises a kept draft.
                     let now = db::now(&tx)?;
-                    DraftsMut(&tx).put(row.pk, text, format, base, &now)?;
+                    let number = DraftsMut(&tx).keep(row.pk, text, format, base, &now)?;
                     tx.commit()?;
+                    if let Error::ConcurrencyConflict { draft, .. } = &mut error {
+                        *draft = Some(number);
+                    }
                 }
                 Err(error)
             }
@@ -236,11 +255,10 @@ impl Store {
         let tx = self.write()?;
         let row = Playbooks(&tx).live(id)?;
         let old = Versions(&tx)
-            .get(row.pk, number)?
+            .get(row.pk, id, number)?
             .ok_or_else(|| version_not_found(id, number))?;
         // The restored version comes back as it was written, comments included.
-        let content = Content::from_playbook(Content::from_stored(&old.content)?)?
-            .with_authored_from(old.authored);
+        let content = Content::from_playbook(old.playbook(id)?)?.with_authored_from(old.authored);
         let note = note
             .map(str::to_string)
             .unwrap_or_else(|| format!("restored version {number}"));
@@ -358,19 +376,30 @@ impl Store {
         Ok(playbook_core::diff::diff(&old, &new))
     }
 
-    /// Autosaves the author's text, whatever it is, as the playbook's draft;
-    /// its format is sniffed (see [`Store::save_draft_as`]).
-    pub fn save_draft(&mut self, id: &PlaybookId, text: &str, base: Option<u32>) -> Result<Draft> {
-        self.save_draft_as(id, text, Format::sniff(text), base)
+    /// Autosaves the author's text, whatever it is, as a draft of the
+    /// playbook; its format is sniffed (see [`Store::save_draft_as`]).
+    pub fn save_draft(
+        &mut self,
+        id: &PlaybookId,
+        text: &str,
+        base: Option<u32>,
+        replacing: Option<DraftNumber>,
+    ) -> Result<Draft> {
+        self.save_draft_as(id, text, Format::sniff(text), base, replacing)
     }
 
-    /// Autosaves the author's text in `format` as the playbook's draft.
+    /// Autosaves the author's text in `format` over draft `replacing` (the
+    /// draft the caller holds: the one it opened or last autosaved), or as
+    /// a new draft when that is gone or none is named. Only the holder of
+    /// a draft writes over it, so an autosave never replaces text another
+    /// save was refused with.
     pub fn save_draft_as(
         &mut self,
         id: &PlaybookId,
         text: &str,
         format: Format,
         base: Option<u32>,
+        replacing: Option<DraftNumber>,
     ) -> Result<Draft> {
         if text.len() > document::MAX_DOCUMENT_BYTES {
             return Err(Error::InvalidPlaybook {
@@ -385,10 +414,11 @@ impl Store {
         let tx = self.write()?;
         let row = Playbooks(&tx).live(id)?;
         let now = db::now(&tx)?;
-        DraftsMut(&tx).put(row.pk, text, format, base, &now)?;
+        let number = DraftsMut(&tx).put(row.pk, replacing, text, format, base, &now)?;
         tx.commit()?;
         Ok(Draft {
             playbook: id.clone(),
+            number,
             content: text.to_string(),
             format,
             base,
@@ -396,16 +426,23 @@ impl Store {
         })
     }
 
+    /// The newest draft of the playbook: the one the app opens.
     pub fn draft(&self, id: &PlaybookId) -> Result<Option<Draft>> {
         let row = Playbooks(&self.conn).get(id)?;
-        Drafts(&self.conn).get(row.pk, id)
+        Drafts(&self.conn).latest(row.pk, id)
     }
 
-    /// Throws the draft away; returns whether there was one.
-    pub fn discard_draft(&mut self, id: &PlaybookId) -> Result<bool> {
+    /// Every draft of the playbook, newest first.
+    pub fn drafts(&self, id: &PlaybookId) -> Result<Vec<Draft>> {
+        let row = Playbooks(&self.conn).get(id)?;
+        Drafts(&self.conn).list(row.pk, id)
+    }
+
+    /// Throws draft `number` of the playbook away; returns whether it was there.
+    pub fn discard_draft(&mut self, id: &PlaybookId, number: DraftNumber) -> Result<bool> {
         let tx = self.write()?;
         let row = Playbooks(&tx).get(id)?;
-        let removed = DraftsMut(&tx).remove(row.pk)?;
+        let removed = DraftsMut(&tx).remove(row.pk, number)?;
         tx.commit()?;
         Ok(removed)
     }
@@ -493,9 +530,9 @@ fn head_playbook(
     row: &PlaybookRow,
 ) -> Result<(Playbook, Option<crate::types::Authored>)> {
     let head = Versions(tx)
-        .get(row.pk, row.head)?
+        .get(row.pk, &row.id, row.head)?
         .ok_or_else(|| version_not_found(&row.id, row.head))?;
-    Ok((Content::from_stored(&head.content)?, head.authored))
+    Ok((head.playbook(&row.id)?, head.authored))
 }
 
 pub(crate) fn create_in(tx: &Transaction<'_>, content: &Content, note: &str) -> Result<Saved> {
@@ -526,6 +563,8 @@ pub(crate) fn save_in(
             playbook: row.id.to_string(),
             edited,
             latest: row.head,
+            // Set by the caller that keeps the text (`save_version`).
+            draft: None,
         });
     }
     let head = Versions(tx)
@@ -549,23 +588,22 @@ pub(crate) fn save_in(
     })
 }
 
-/// A successful save makes the draft obsolete only when the draft holds what
-/// was saved; a draft with other edits (say, from the app while the CLI
-/// saved a file) is kept.
+/// A successful save makes a draft obsolete only when the draft holds what
+/// was saved; drafts with other edits (say, from the app while the CLI
+/// saved a file, or another refused save) are kept.
 fn clear_matching_draft(
     tx: &Transaction<'_>,
     row: &PlaybookRow,
     saved_text: &str,
     saved: &VersionInfo,
 ) -> Result<()> {
-    let Some(draft) = Drafts(tx).get(row.pk, &row.id)? else {
-        return Ok(());
-    };
-    let same = draft.content == saved_text
-        || Content::from_text(&draft.content, draft.format)
-            .is_ok_and(|c| c.hash == saved.content_hash);
-    if same {
-        DraftsMut(tx).remove(row.pk)?;
+    for draft in Drafts(tx).list(row.pk, &row.id)? {
+        let same = draft.content == saved_text
+            || Content::from_text(&draft.content, draft.format)
+                .is_ok_and(|c| c.hash == saved.content_hash);
+        if same {
+            DraftsMut(tx).remove(row.pk, draft.number)?;
+        }
     }
     Ok(())
 }

@@ -283,6 +283,9 @@ impl Store {
                 playbook: name.to_string(),
                 edited,
                 latest: row.head,
+                // A template's refused role is not kept: the message says
+                // nothing was saved, and the caller still has it.
+                draft: None,
             });
         }
         if row.head > 0 && !row.deleted {

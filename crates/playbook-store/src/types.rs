@@ -57,9 +57,11 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// Checks a display name the store writes itself (`rename`, `duplicate`,
 /// `create` of a blank playbook), so that no operation of the library turns
 /// a valid playbook into one the schema refuses (PB002). Text a person saves
-/// is their work in progress and is not held to this: the editor shows the
-/// finding at `/name` instead.
+/// is their work in progress and is not held to its length rule (the editor
+/// shows the finding at `/name` instead); its character rule,
+/// [`check_name_characters`], holds for every name.
 pub(crate) fn check_display_name(name: &str) -> Result<()> {
+    check_name_characters(name)?;
     let chars = name.chars().count();
     let reason = if name.trim().is_empty() {
         "it is empty".to_string()
@@ -73,6 +75,23 @@ pub(crate) fn check_display_name(name: &str) -> Result<()> {
         name: shortened(name, 60),
         reason,
     })
+}
+
+/// Refuses a display name holding a control or invisible formatting
+/// character, wherever a name enters the library (every content is checked
+/// in `Content`, whoever sends it: a save, an import, a rename): shown in a
+/// list it would act on the terminal, forge a row or disguise itself. Unlike
+/// the length rule this holds for work in progress too: no such name is
+/// ever written, so every reader of the library can show names as they are.
+/// The rule is the validator's (`display_name_problem`, the finding at `/name`).
+pub(crate) fn check_name_characters(name: &str) -> Result<()> {
+    match playbook_core::validate::display_name_problem(name) {
+        Some(reason) => Err(Error::InvalidDisplayName {
+            name: shortened(&playbook_core::printable::printable(name), 60),
+            reason,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// `name` followed by `suffix` (` (copy)`, ` (2)`), with `name` cut so the
@@ -100,6 +119,21 @@ fn shortened(text: &str, max: usize) -> String {
 #[serde(transparent)]
 #[ts(export)]
 pub struct VersionId(#[ts(type = "number")] pub i64);
+
+/// Number of one draft, unique in the library and never given to another
+/// draft, even once this one is gone: whoever names a draft by number
+/// (the app replacing the draft it holds, `db draft --number`) can only
+/// ever reach that text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(transparent)]
+#[ts(export)]
+pub struct DraftNumber(#[ts(type = "number")] pub i64);
+
+impl std::fmt::Display for DraftNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
 
 /// Database id of one preview run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -187,15 +221,21 @@ pub struct PlaybookSummary {
     /// Set when deleted; the playbook is recoverable until purged.
     pub deleted_at: Option<String>,
     pub latest: VersionInfo,
-    /// Whether unsaved edits are waiting in the draft.
+    /// Whether unsaved edits are waiting in a draft.
     pub has_draft: bool,
+    /// How many drafts are waiting (each refused save keeps its own).
+    pub drafts: u32,
 }
 
-/// The autosaved, unsaved text of a playbook; at most one per playbook.
+/// Unsaved text of a playbook: the app's autosave, or the text of a save
+/// that was refused. A playbook may have several; the newest is the one
+/// the app opens.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct Draft {
     pub playbook: PlaybookId,
+    /// Names this draft for good (see [`DraftNumber`]).
+    pub number: DraftNumber,
     /// Exactly what the author typed; not necessarily valid.
     pub content: String,
     /// The format of `content` (sniffed for drafts kept before it was stored).
@@ -334,6 +374,34 @@ mod tests {
         }
         assert!(schema_refuses(&"x".repeat(MAX_NAME_CHARS + 1)));
         assert!(!schema_refuses(&"x".repeat(MAX_NAME_CHARS)));
+    }
+
+    /// The other way for characters: a name the validator refuses for a
+    /// character is one no content of the library may carry.
+    #[test]
+    fn a_name_with_a_control_or_bidi_character_is_refused_as_the_validator_refuses_it() {
+        for name in [
+            "Evil\u{1b}[31mRED",
+            "a\nfake row",
+            "x\u{202e}gnp",
+            "zero\u{200b}width",
+        ] {
+            assert!(schema_refuses(name), "{name:?}: the validator refuses it");
+            let error = check_name_characters(name).unwrap_err();
+            assert_eq!(error.code(), crate::ErrorCode::InvalidName);
+            assert!(
+                error.to_string().contains("character") && error.to_string().contains("U+"),
+                "the error names the character: {error}"
+            );
+            assert!(
+                !error
+                    .to_string()
+                    .chars()
+                    .any(playbook_core::printable::is_unprintable),
+                "the error shows the name escaped: {error:?}"
+            );
+        }
+        check_name_characters("Team A (café) ⇄ 日本").unwrap();
     }
 
     #[test]

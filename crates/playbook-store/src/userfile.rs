@@ -11,7 +11,10 @@
 //!
 //! Writing replaces the file atomically ([`replace`]) while keeping what a
 //! person set on it: permissions, owner where possible, symbolic links
-//! (written through to their target), and a read-only bit (refused).
+//! (written through to their target), and a read-only bit (refused). A
+//! command that read the file and writes back an edit of it uses
+//! [`replace_unchanged`], which refuses when the file changed in between (an
+//! editor saved, another process appended), so that change is not lost.
 
 use std::fs::File;
 use std::io::Read;
@@ -106,6 +109,41 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// byte of both texts on disk; the other names keep the old text, and
 /// [`Replaced::other_links`] tells the caller so it can say it.
 pub fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<Replaced> {
+    replace_checked(target, bytes, None)
+}
+
+/// Why [`replace_unchanged`] left a file alone: its content is no longer
+/// what the caller read. Carried inside the `std::io::Error` it returns
+/// (see [`is_changed_on_disk`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the file changed on disk after it was read (another program or an editor wrote it), so it was left as it was, with that change"
+)]
+pub struct ChangedOnDisk;
+
+/// Whether `error` is [`replace_unchanged`]'s refusal of a changed file.
+pub fn is_changed_on_disk(error: &std::io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<ChangedOnDisk>())
+}
+
+/// [`replace`] for a caller that read the file, edited its text and now
+/// writes the edit back: the file is replaced only if its content is still
+/// exactly `read`. Otherwise someone changed it meanwhile, and writing the
+/// edit would silently drop their change (a lost update): the file is left
+/// as it is and the error is [`ChangedOnDisk`].
+///
+/// The content itself is compared (not size and time, which a quick
+/// second write can leave equal), right before the rename that replaces
+/// the file, once the new text is written and flushed beside it; a write
+/// that lands in the instant between that comparison and the rename is
+/// the only one that can still be lost (no portable lock prevents it).
+pub fn replace_unchanged(target: &Path, read: &[u8], bytes: &[u8]) -> std::io::Result<Replaced> {
+    replace_checked(target, bytes, Some(read))
+}
+
+fn replace_checked(target: &Path, bytes: &[u8], read: Option<&[u8]>) -> std::io::Result<Replaced> {
     let real = resolve_links(target)?;
     let existing = inspect(&real)?;
     let dir = real
@@ -122,6 +160,10 @@ pub fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<Replaced> {
             None => Ok(()),
         })
         .and_then(|()| file.sync_all())
+        .and_then(|()| match read {
+            Some(read) => unchanged(&real, read),
+            None => Ok(()),
+        })
         .and_then(|()| std::fs::rename(&temp, &real));
     if renamed.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -136,6 +178,19 @@ pub fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<Replaced> {
     Ok(Replaced {
         other_links: existing.as_ref().map_or(0, other_links),
     })
+}
+
+/// Fails with [`ChangedOnDisk`] unless the file at `real` holds exactly
+/// `read` (a file that is gone, or longer, has changed too).
+fn unchanged(real: &Path, read: &[u8]) -> std::io::Result<()> {
+    let changed = || std::io::Error::other(ChangedOnDisk);
+    match read_bounded(real, read.len()) {
+        Ok(now) if now == read => Ok(()),
+        Ok(_) | Err(ReadError::TooLarge { .. }) => Err(changed()),
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Err(changed()),
+        Err(ReadError::Io(e)) => Err(e),
+        Err(other) => Err(std::io::Error::other(other.to_string())),
+    }
 }
 
 /// Checks, without writing, that [`replace`] would replace `target` (or
@@ -376,6 +431,42 @@ mod tests {
         );
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "the partial sibling is removed");
+    }
+
+    /// Regression (sweep C): `fix` and `fmt` wrote their edit over a line
+    /// another process appended while they ran. The edit of what was read
+    /// is refused once the file holds anything else, and the file keeps it.
+    #[test]
+    fn an_edit_of_a_file_that_changed_since_it_was_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.yaml");
+        std::fs::write(&path, "read\n").unwrap();
+        std::fs::write(&path, "read\n# appended meanwhile\n").unwrap();
+        let error = replace_unchanged(&path, b"read\n", b"edited\n").unwrap_err();
+        assert!(is_changed_on_disk(&error), "{error}");
+        assert!(error.to_string().contains("changed on disk"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "read\n# appended meanwhile\n"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no sibling left"
+        );
+        // Same length, other bytes: changed too. A removed file as well.
+        std::fs::write(&path, "reed\n").unwrap();
+        assert!(is_changed_on_disk(
+            &replace_unchanged(&path, b"read\n", b"x").unwrap_err()
+        ));
+        std::fs::remove_file(&path).unwrap();
+        assert!(is_changed_on_disk(
+            &replace_unchanged(&path, b"read\n", b"x").unwrap_err()
+        ));
+        // Unchanged: replaced as usual.
+        std::fs::write(&path, "read\n").unwrap();
+        replace_unchanged(&path, b"read\n", b"edited\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "edited\n");
     }
 
     #[cfg(unix)]

@@ -4,9 +4,9 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
 use crate::content::Content;
 use crate::db::Migration;
-use crate::error::Result;
-use crate::types::{Authored, Validity, VersionId, VersionInfo};
-use playbook_core::Format;
+use crate::error::{Error, Result};
+use crate::types::{Authored, PlaybookId, Validity, VersionId, VersionInfo};
+use playbook_core::{Format, Playbook};
 
 pub(crate) const MIGRATIONS: &[Migration] = &[
     Migration {
@@ -98,6 +98,32 @@ pub(crate) struct StoredVersion {
     pub authored: Option<Authored>,
 }
 
+impl StoredVersion {
+    /// The typed playbook of this version of `id`; a content that does not
+    /// parse is reported as [`unreadable`] says.
+    pub fn playbook(&self, id: &PlaybookId) -> Result<Playbook> {
+        Content::from_stored(&self.content)
+            .map_err(|problem| unreadable(id, self.info.number, &problem))
+    }
+}
+
+/// What a stored version whose bytes are not UTF-8 is, in every message.
+pub(crate) const NOT_UTF8: &str = "it is not UTF-8 text";
+
+/// A version that does not read back, in the same words wherever it is met
+/// (`show`, export, restore, diff and `db check`): `version 2 of tdd does
+/// not read: it is not UTF-8 text`. Damage to the file, not a bug.
+pub(crate) fn unreadable(id: &PlaybookId, number: u32, problem: &str) -> Error {
+    Error::Corrupt {
+        message: unreadable_line(id, number, problem),
+    }
+}
+
+/// [`unreadable`]'s words alone: one line of `db check`.
+pub(crate) fn unreadable_line(id: &PlaybookId, number: u32, problem: &str) -> String {
+    format!("version {number} of {id} does not read: {problem}")
+}
+
 /// Read handle.
 pub(crate) struct Versions<'a>(pub &'a Connection);
 
@@ -114,21 +140,38 @@ impl Versions<'_> {
     }
 
     /// A version's info, canonical content and the text it was saved from.
-    pub fn get(&self, playbook: i64, number: u32) -> Result<Option<StoredVersion>> {
+    /// Content that is not UTF-8 is [`unreadable`]; a kept source text that
+    /// is not is dropped (the canonical content is the version, and
+    /// exports render it instead), as `db check` reports.
+    pub fn get(
+        &self,
+        playbook: i64,
+        id: &PlaybookId,
+        number: u32,
+    ) -> Result<Option<StoredVersion>> {
         let sql = format!(
             "SELECT {INFO_COLUMNS}, v.content, v.source, v.source_format FROM versions v WHERE v.playbook = ?1 AND v.number = ?2"
         );
-        Ok(self
+        let row = self
             .0
             .prepare_cached(&sql)?
             .query_row(params![playbook, number], |r| {
-                Ok(StoredVersion {
-                    info: info_from_row(r, 0)?,
-                    content: r.get(9)?,
-                    authored: authored_of(r.get(10)?, r.get(11)?),
-                })
+                // Read as bytes first: a damaged text is named, not a bug.
+                let content = r.get_ref(9)?.as_str().map(str::to_string).ok();
+                let source = r.get_ref(10)?.as_str_or_null().ok().flatten();
+                let authored = authored_of(source.map(str::to_string), r.get(11)?);
+                Ok((info_from_row(r, 0)?, content, authored))
             })
-            .optional()?)
+            .optional()?;
+        let Some((info, content, authored)) = row else {
+            return Ok(None);
+        };
+        let content = content.ok_or_else(|| unreadable(id, number, NOT_UTF8))?;
+        Ok(Some(StoredVersion {
+            info,
+            content,
+            authored,
+        }))
     }
 
     /// Every version of the playbook, newest first, without content.

@@ -146,3 +146,67 @@ fn a_save_to_a_playbook_deleted_elsewhere_is_refused_with_the_deleted_code() {
         .save("pairing", 1, document, "after restore", None)
         .unwrap();
 }
+
+/// The editor autosaves over, and discards, only the draft it holds: a
+/// save refused elsewhere (the CLI, with the same library open) keeps its
+/// text beside the editor's, and the editor never drops it.
+#[test]
+fn the_editors_autosave_and_discard_leave_a_draft_kept_elsewhere_alone() {
+    let (dir, library) = library();
+    let opened = library.open_playbook("tdd").unwrap();
+    let mut doc = opened.document.clone();
+    doc["name"] = json!("Typing");
+    library
+        .save_draft("tdd", doc.clone(), Some(1), None)
+        .unwrap();
+    doc["name"] = json!("Typing more");
+    library
+        .save_draft("tdd", doc.clone(), Some(1), None)
+        .unwrap();
+
+    // Elsewhere: version 2 is saved, then a save from version 1 is refused.
+    let mut cli = playbook_store::Store::open(dir.path().join("library.db")).unwrap();
+    let pid = playbook_store::PlaybookId::new("tdd").unwrap();
+    let text = cli.export(&pid, None, playbook_core::Format::Yaml).unwrap();
+    let v2 = text.replacen("name: ", "name: V2 ", 1);
+    let theirs = text.replacen("name: ", "name: Theirs ", 1);
+    cli.save_version(
+        &pid,
+        playbook_store::Base::Version(1),
+        &v2,
+        playbook_core::Format::Yaml,
+        "",
+    )
+    .unwrap();
+    cli.save_version(
+        &pid,
+        playbook_store::Base::Version(1),
+        &theirs,
+        playbook_core::Format::Yaml,
+        "",
+    )
+    .unwrap_err();
+
+    doc["name"] = json!("Typing still");
+    library.save_draft("tdd", doc, Some(1), None).unwrap();
+    let texts = |cli: &playbook_store::Store| -> Vec<String> {
+        cli.drafts(&pid)
+            .unwrap()
+            .into_iter()
+            .map(|d| d.content)
+            .collect()
+    };
+    assert_eq!(
+        texts(&cli).len(),
+        2,
+        "the editor's draft and the refused text"
+    );
+    assert!(texts(&cli).contains(&theirs));
+    assert!(library.discard_draft("tdd").unwrap());
+    assert_eq!(texts(&cli), [theirs], "only the editor's draft went");
+    // Opened again, the editor shows the kept text and holds it from then on.
+    let reopened = library.open_playbook("tdd").unwrap();
+    assert!(reopened.draft.is_some());
+    assert!(library.discard_draft("tdd").unwrap());
+    assert!(texts(&cli).is_empty());
+}

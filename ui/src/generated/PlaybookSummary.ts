@@ -11,6 +11,10 @@ export type PlaybookSummary = { id: PlaybookId, name: string, created_at: string
  */
 deleted_at: string | null, latest: VersionInfo, 
 /**
- * Whether unsaved edits are waiting in the draft.
+ * Whether unsaved edits are waiting in a draft.
  */
-has_draft: boolean, };
+has_draft: boolean, 
+/**
+ * How many drafts are waiting (each refused save keeps its own).
+ */
+drafts: number, };

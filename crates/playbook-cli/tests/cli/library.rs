@@ -376,3 +376,188 @@ fn rename_refuses_a_name_the_schema_refuses() {
     let checked = playbook(&db, &["db", "list"]);
     assert!(!stdout(&checked).contains("error"), "{}", stdout(&checked));
 }
+
+/// Regression (sweep B, repro 6): two saves from version 1 after version 2
+/// were both told their text was kept as "the draft", and the second
+/// replaced the first. Each is kept, and the hint's commands reach it.
+#[test]
+fn every_refused_save_is_kept_and_the_hint_commands_reach_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let exported = playbook(&db, &["db", "show", "tdd"]);
+    let text = stdout(&exported);
+    let write = |name: &str, display: &str| {
+        let path = dir.path().join(name);
+        let edited = text.replacen(
+            "name: Test-driven development",
+            &format!("name: {display}"),
+            1,
+        );
+        assert_ne!(edited, text);
+        std::fs::write(&path, edited).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (a, b, c) = (
+        write("a.yaml", "A"),
+        write("b.yaml", "B alice"),
+        write("c.yaml", "C bob"),
+    );
+    assert!(
+        playbook(&db, &["db", "save", "tdd", &a, "--base", "1"])
+            .status
+            .success()
+    );
+    let mut numbers = Vec::new();
+    let kept = regex::Regex::new(r"kept as draft (\d+)").unwrap();
+    let commands = regex::Regex::new(r"`playbook ([^`]*)`").unwrap();
+    for file in [&b, &c] {
+        let refused = playbook(&db, &["db", "save", "tdd", file, "--base", "1"]);
+        assert_eq!(refused.status.code(), Some(1));
+        let said = stderr(&refused);
+        let number = kept
+            .captures(&said)
+            .unwrap_or_else(|| panic!("the message names the draft: {said}"))[1]
+            .to_string();
+        // The hint's commands run as written.
+        for command in commands.captures_iter(&said) {
+            let words: Vec<&str> = command[1].split_whitespace().collect();
+            if words.contains(&"FILE") {
+                continue;
+            }
+            let ran = playbook(&db, &words);
+            assert!(
+                ran.status.success(),
+                "`playbook {}`: {}",
+                &command[1],
+                stderr(&ran)
+            );
+        }
+        numbers.push(number);
+    }
+    assert_ne!(numbers[0], numbers[1]);
+    let alice = playbook(&db, &["db", "draft", "tdd", "--number", &numbers[0]]);
+    assert!(
+        stdout(&alice).contains("name: B alice"),
+        "{}",
+        stdout(&alice)
+    );
+    let newest = playbook(&db, &["db", "draft", "tdd"]);
+    assert!(stdout(&newest).contains("name: C bob"));
+    assert!(stderr(&newest).contains("2 drafts"), "{}", stderr(&newest));
+    let listed = playbook(&db, &["db", "list"]);
+    assert!(
+        stdout(&listed).contains("[2 drafts]"),
+        "{}",
+        stdout(&listed)
+    );
+    let discarded = playbook(
+        &db,
+        &["db", "draft", "tdd", "--number", &numbers[1], "--discard"],
+    );
+    assert!(discarded.status.success(), "{}", stderr(&discarded));
+    let list = playbook(&db, &["db", "draft", "tdd", "--list"]);
+    assert_eq!(stdout(&list).lines().count(), 1, "{}", stdout(&list));
+}
+
+/// Regression (sweep B, repro 7): names with escape sequences were taken
+/// and printed raw. They are refused, and library text already stored (a
+/// note, a file name) is printed escaped in every table.
+#[test]
+fn no_library_text_acts_on_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let forged = "Evil\u{1b}[31mRED\nfake-id   v99  valid";
+    let refused = playbook(&db, &["db", "rename", "tdd", forged]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("character 5 is U+001B"),
+        "{}",
+        stderr(&refused)
+    );
+    let evil = dir.path().join("evil\u{1b}[2J.yaml");
+    std::fs::write(
+        &evil,
+        "schema_version: 1.0.0\nid: imported\nname: \"x\\e[2J\\u202egnp.exe\"\nworkflow: {}\n",
+    )
+    .unwrap();
+    let import = playbook(&db, &["db", "import", evil.to_str().unwrap()]);
+    assert_eq!(import.status.code(), Some(1), "{}", stderr(&import));
+    // Text the library keeps as given: a note, the name of an imported file.
+    std::fs::write(
+        &evil,
+        stdout(&playbook(&db, &["db", "show", "tdd"])).replacen(
+            "max_iterations: 3",
+            "max_iterations: 4",
+            1,
+        ),
+    )
+    .unwrap();
+    let saved = playbook(
+        &db,
+        &[
+            "db",
+            "save",
+            "tdd",
+            evil.to_str().unwrap(),
+            "--force",
+            "--note",
+            "\u{1b}]0;pwned\u{7}",
+        ],
+    );
+    assert!(saved.status.success(), "{}", stderr(&saved));
+    let imported = playbook(&db, &["db", "import", evil.to_str().unwrap()]);
+    for output in [
+        &refused,
+        &import,
+        &imported,
+        &playbook(&db, &["db", "list"]),
+        &playbook(&db, &["db", "history", "tdd"]),
+    ] {
+        for text in [stdout(output), stderr(output)] {
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{7}'),
+                "{text:?}"
+            );
+        }
+    }
+    assert!(stdout(&playbook(&db, &["db", "history", "tdd"])).contains("\\u{1b}]0;pwned"));
+}
+
+/// Regression (sweep B, repro 10): `show` of a damaged version said
+/// "database error: invalid utf-8" and called it a bug; it now says what
+/// `db check` says, and the hint's export command runs.
+#[test]
+fn a_damaged_version_is_named_alike_by_show_and_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    assert!(playbook(&db, &["db", "list"]).status.success());
+    // Damage the bytes of tdd's first version inside the file, as a bad
+    // disk would; SQLite's own structure stays sound.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let needle = b"\"name\": \"Test-driven development\"";
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the version's content is in the file");
+    bytes[at + 10..at + 14].copy_from_slice(&[0xff, 0xfe, 0xff, 0xfe]);
+    std::fs::write(&db, bytes).unwrap();
+
+    let shown = playbook(&db, &["db", "show", "tdd"]);
+    assert_eq!(shown.status.code(), Some(1));
+    let said = stderr(&shown);
+    assert!(
+        said.contains("error[CORRUPT]")
+            && said.contains("version 1 of tdd does not read: it is not UTF-8 text"),
+        "{said}"
+    );
+    assert!(!said.contains("bug"), "{said}");
+    let check = playbook(&db, &["db", "check"]);
+    assert!(stdout(&check).contains("version 1 of tdd does not read: it is not UTF-8 text"));
+    let out = dir.path().join("out");
+    let export = playbook(
+        &db,
+        &["db", "export", "--all", "--out", out.to_str().unwrap()],
+    );
+    assert!(stderr(&export).contains("tdd"), "{}", stderr(&export));
+    assert!(out.join("pairing.yaml").exists(), "the others are exported");
+}

@@ -123,8 +123,13 @@ pub fn check_text(text: &str, playbook: Option<&Playbook>) -> ScenarioCheck {
                 if let Err(e) = limits::check(&scenario) {
                     check.problems.push(problem("", e.message, ""));
                 }
-                if let Some(playbook) = playbook {
-                    keys(&scenario, playbook, &mut check);
+                match playbook {
+                    Some(playbook) => {
+                        keys(&scenario, playbook, &mut check);
+                        references(super::references::dangling(&scenario, playbook), &mut check);
+                    }
+                    // Without a playbook, what the input says of itself.
+                    None => references(scenario.input.dangling_dependencies("/input"), &mut check),
                 }
                 check.scenario = serde_json::to_value(&scenario).ok();
             }
@@ -240,6 +245,13 @@ fn keys(scenario: &Scenario, playbook: &Playbook, check: &mut ScenarioCheck) {
         ));
     }
     check.unmatched = scenario.unmatched(playbook);
+}
+
+/// Names that point at nothing, each at its place (the run refuses them).
+fn references(dangling: Vec<super::references::Dangling>, check: &mut ScenarioCheck) {
+    for d in dangling.into_iter().take(MAX_KEY_PROBLEMS) {
+        check.problems.push(problem(d.path, d.message, &d.hint));
+    }
 }
 
 /// Adds the line and column of each problem's value in the text.

@@ -4,7 +4,10 @@
 //! The CLI's `preview --map old=new` and the app's mapping step both end
 //! here, so a mapping means the same wherever it is given.
 
-use super::{Scenario, ScenarioError, scenario_error, selector::short};
+use playbook_core::Playbook;
+
+use super::selector::{self, short};
+use super::{Scenario, ScenarioError, scenario_error};
 
 /// One `old=new` pair: the scenario's key and what it should address.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
@@ -36,11 +39,49 @@ impl RoleMapping {
 
 impl Scenario {
     /// Re-keys the scenario's `roles` as `mappings` say, keeping their
-    /// order. Fails when a mapping names a key the scenario lacks, or when
-    /// two scripts would end up under one key.
-    pub fn map_roles(&mut self, mappings: &[RoleMapping]) -> Result<(), ScenarioError> {
+    /// order. Fails when a mapping names a key the scenario lacks, a target
+    /// that addresses no role of `playbook` (the refusal names the roles
+    /// that could stand for the key instead), or when two scripts would end
+    /// up under one key.
+    pub fn map_roles(
+        &mut self,
+        mappings: &[RoleMapping],
+        playbook: &Playbook,
+    ) -> Result<(), ScenarioError> {
         let mut problems = Vec::new();
         for m in mappings {
+            // The target is a role of the playbook (or a selector matching
+            // one): a mapping onto nothing would only move the refusal onto
+            // the target, and its advice would name the target as the key.
+            if let Some(target) =
+                selector::unmatched(std::iter::once(m.to.as_str()), playbook).pop()
+            {
+                let like = selector::candidates(&m.from, playbook);
+                let instead = match like.first() {
+                    Some(best) => format!(
+                        "; roles that could play `{}`: {} (e.g. `{}={}`)",
+                        short(&m.from),
+                        like.iter()
+                            .take(3)
+                            .map(|c| short(c))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        short(&m.from),
+                        short(best)
+                    ),
+                    None => format!(
+                        "; map `{}` onto one of the playbook's role names",
+                        short(&m.from)
+                    ),
+                };
+                problems.push(format!(
+                    "mapping `{}={}`: the target `{}` is not a role of the playbook: {}{instead}",
+                    short(&m.from),
+                    short(&m.to),
+                    short(&m.to),
+                    target.reason
+                ));
+            }
             if !self.roles.contains_key(&m.from) {
                 let keys: Vec<&str> = self.roles.keys().map(String::as_str).take(5).collect();
                 let more = self.roles.len().saturating_sub(keys.len());

@@ -259,3 +259,120 @@ fn run_inputs_are_read_as_a_scenario_input_and_refused_at_their_place() {
     let e = RunInput::parse(&"#".repeat(MAX_SCENARIO_BYTES + 1)).unwrap_err();
     assert_eq!(e.code, ErrorCode::ScenarioInvalid);
 }
+
+/// Regression (sweep B, repro 8): names of a scenario that point at nothing
+/// were ignored (a dependency on no task, a cap on no role, an assigner
+/// answer for no task or stage, a script for no task), while an unknown
+/// `roles` key is refused. Each is refused the same way, at its pointer,
+/// with a fix; the run never starts an agent.
+#[test]
+fn names_a_scenario_makes_that_point_at_nothing_refuse_the_run() {
+    let cases = [
+        (
+            "input:\n  tasks:\n    - {id: T-1, title: a, dependencies: [T-9]}\n",
+            "/input/tasks/0/dependencies/0",
+            "T-9",
+        ),
+        (
+            "input:\n  tasks:\n    - {id: T-1, title: a}\ncaps:\n  roles: {ghost: 1}\n",
+            "/caps/roles/ghost",
+            "ghost",
+        ),
+        (
+            "input:\n  tasks:\n    - {id: T-1, title: a}\nrole_assignment:\n  tasks: {T-99: '{\"role\": \"worker\"}'}\n",
+            "/role_assignment/tasks/T-99",
+            "T-99",
+        ),
+        (
+            "input:\n  tasks:\n    - {id: T-1, title: a}\nrole_assignment:\n  stages: {deploy: '{\"role\": \"worker\"}'}\n",
+            "/role_assignment/stages/deploy",
+            "deploy",
+        ),
+        (
+            "input:\n  tasks:\n    - {id: T-1, title: a}\nroles:\n  mode:reviewer:\n    tasks:\n      T-42: {default: {output: {verdict: fail}}}\n",
+            "/roles/mode:reviewer/tasks/T-42",
+            "T-42",
+        ),
+    ];
+    for (scenario, pointer, name) in cases {
+        let preview = run(&fixture_playbook("tdd"), scenario, 0);
+        assert_eq!(preview.report.outcome, Some(Outcome::Refused), "{pointer}");
+        assert!(preview.jsonl.contains("SCENARIO_INVALID"), "{pointer}");
+        assert!(
+            preview.jsonl.contains(pointer) && preview.jsonl.contains(name),
+            "the refusal names {name} at {pointer}: {}",
+            preview.jsonl.lines().next().unwrap_or_default()
+        );
+        assert_eq!(preview.report.steps, 0, "{pointer}: no agent ran");
+    }
+}
+
+/// A circle of dependencies used to wait ten virtual minutes and end in
+/// WAIT_TIMEOUT; no task of it could ever start, so it is refused at once.
+#[test]
+fn a_circle_of_dependencies_is_refused_before_the_run() {
+    let scenario = "input:\n  tasks:\n    - {id: T-1, title: a, dependencies: [T-3]}\n    - {id: T-2, title: b, dependencies: [T-1]}\n    - {id: T-3, title: c, dependencies: [T-2]}\n    - {id: T-4, title: d, dependencies: [T-4]}\n";
+    let preview = run(&fixture_playbook("tdd"), scenario, 0);
+    assert_eq!(preview.report.outcome, Some(Outcome::Refused));
+    assert!(preview.jsonl.contains("SCENARIO_INVALID"));
+    assert!(
+        preview.jsonl.contains("circle") && preview.jsonl.contains("depends on itself"),
+        "{}",
+        preview.jsonl.lines().next().unwrap_or_default()
+    );
+    assert!(!preview.jsonl.contains("WAIT_TIMEOUT"));
+}
+
+/// Only what cannot exist is refused: without input tasks, the goal is T-1
+/// and a planner's tasks are T-2, T-3...; a scenario may script them.
+#[test]
+fn tasks_a_plan_may_create_can_be_named_before_they_exist() {
+    let tdd = fixture_playbook("tdd");
+    let planned = "role_assignment:\n  tasks: {T-3: '{\"role\": \"worker\"}'}\nroles:\n  mode:reviewer:\n    tasks:\n      T-2: {default: {output: {verdict: pass, issues: []}}}\n";
+    let preview = run(&tdd, planned, 0);
+    assert_ne!(
+        preview.report.outcome,
+        Some(Outcome::Refused),
+        "{}",
+        preview.jsonl.lines().next().unwrap_or_default()
+    );
+    for never in ["T-0", "T-02", "task-2"] {
+        let scenario =
+            format!("role_assignment:\n  tasks: {{{never}: '{{\"role\": \"worker\"}}'}}\n");
+        let preview = run(&tdd, &scenario, 0);
+        assert_eq!(preview.report.outcome, Some(Outcome::Refused), "{never}");
+    }
+    // A playbook whose planner never runs has only the goal task.
+    let unplanned = tdd.replacen(
+        "  plan:\n    enabled: true\n",
+        "  plan:\n    enabled: false\n",
+        1,
+    );
+    assert_ne!(unplanned, tdd);
+    let preview = run(&unplanned, "role_assignment:\n  tasks: {T-2: '{}'}\n", 0);
+    assert_eq!(preview.report.outcome, Some(Outcome::Refused));
+}
+
+/// A real run's input (`playbook run --input`) is checked as it is read,
+/// at the line of the dependency, before a repository is prepared.
+#[test]
+fn a_run_input_with_a_dangling_or_circular_dependency_is_refused_at_its_line() {
+    use playbook_orchestrator::scenario::RunInput;
+    let e = RunInput::parse("tasks:\n  - id: T-1\n    title: a\n    dependencies: [T-9]\n")
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ScenarioInvalid);
+    assert!(
+        e.message.contains("/tasks/0/dependencies/0") && e.message.contains("line 4"),
+        "{}",
+        e.message
+    );
+    let e = RunInput::parse(
+        "tasks:\n  - {id: T-1, title: a, dependencies: [T-2]}\n  - {id: T-2, title: b, dependencies: [T-1]}\n",
+    )
+    .unwrap_err();
+    assert!(e.message.contains("T-1 → T-2 → T-1"), "{}", e.message);
+    RunInput::parse(
+        "tasks:\n  - {id: T-1, title: a}\n  - {id: T-2, title: b, dependencies: [T-1]}\n",
+    )
+    .expect("a dependency on a task of the input");
+}

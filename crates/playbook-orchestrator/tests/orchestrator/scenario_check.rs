@@ -68,3 +68,27 @@ fn hostile_texts_give_problems_not_panics() {
     assert!(checked.problems.len() <= 51, "{}", checked.problems.len());
     assert!(checked.unmatched.len() <= 50);
 }
+
+#[test]
+fn names_that_point_at_nothing_are_flagged_at_their_place() {
+    let text = "input:\n  tasks:\n    - {id: T-1, title: a, dependencies: [T-9]}\nrole_assignment:\n  stages: {deploy: x}\ncaps:\n  roles: {ghost: 1}\n";
+    let checked = check_text(text, Some(&tdd()));
+    let at: Vec<(&str, Option<usize>)> = checked
+        .problems
+        .iter()
+        .map(|p| (p.path.as_str(), p.location.map(|l| l.line)))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            ("/input/tasks/0/dependencies/0", Some(3)),
+            ("/role_assignment/stages/deploy", Some(5)),
+            ("/caps/roles/ghost", Some(7)),
+        ],
+        "{:?}",
+        checked.problems
+    );
+    // Without a playbook, what the input says of itself still counts.
+    let alone = check_text(text, None);
+    assert_eq!(alone.problems.len(), 1, "{:?}", alone.problems);
+}

@@ -227,7 +227,7 @@ fn a_version_2_library_opens_migrates_and_keeps_text_from_then_on() {
         .unwrap();
     let pid = saved.playbook;
     store
-        .save_draft(&pid, "id: commented-review\n# typed\n", Some(1))
+        .save_draft(&pid, "id: commented-review\n# typed\n", Some(1), None)
         .unwrap();
     drop(store);
     let path = dir.path().join("library.db");
@@ -251,7 +251,7 @@ fn a_version_2_library_opens_migrates_and_keeps_text_from_then_on() {
         .save_version(&pid, Base::Latest, &next, Format::Yaml, "")
         .unwrap();
     assert_eq!(store.export(&pid, None, Format::Yaml).unwrap(), next);
-    assert_eq!(playbook_store::schema_version(), 3);
+    assert_eq!(playbook_store::schema_version(), 4);
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn drafts_keep_their_format() {
     // JSON that does not start with `{` would be sniffed as YAML.
     let text = "\n\n  {\"id\": \"commented-review\"}";
     let draft = store
-        .save_draft_as(&saved.playbook, text, Format::Json, Some(1))
+        .save_draft_as(&saved.playbook, text, Format::Json, Some(1), None)
         .unwrap();
     assert_eq!(draft.format, Format::Json);
     assert_eq!(
@@ -271,7 +271,7 @@ fn drafts_keep_their_format() {
         Format::Json
     );
     let huge = "#".repeat(playbook_core::document::MAX_DOCUMENT_BYTES + 1);
-    let refused = store.save_draft_as(&saved.playbook, &huge, Format::Yaml, Some(1));
+    let refused = store.save_draft_as(&saved.playbook, &huge, Format::Yaml, Some(1), None);
     assert_eq!(refused.unwrap_err().code(), ErrorCode::InvalidPlaybook);
 }
 

@@ -265,6 +265,55 @@ fn one_unreadable_version_never_blocks_the_export_of_the_others() {
     assert_eq!(exported, before + 1, "every readable playbook is exported");
 }
 
+/// Regression (sweep B, repro 10): `show` of a version whose bytes are not
+/// UTF-8 said "database error: invalid utf-8" and called it a bug, while
+/// `db check` said what it is. Every reader of the version now says what
+/// `db check` says, as damage (`CORRUPT`), not as a bug.
+#[test]
+fn a_version_that_is_not_utf8_is_named_alike_by_every_reader() {
+    let (dir, mut store) = crate::library();
+    store
+        .create_from_text(&crate::demo("bad", "Bad", 3), Format::Yaml, "")
+        .unwrap();
+    drop(store);
+    let path = dir.path().join("library.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "INSERT INTO versions (playbook, number, parent, content, content_hash, note, created_at, errors, warnings, infos)
+         SELECT pk, 2, 1, CAST(X'7B22FFFE' AS TEXT), 'h', '', '2026-01-01T00:00:00Z', 0, 0, 0 FROM playbooks WHERE id = 'bad'",
+        [],
+    )
+    .unwrap();
+    conn.execute("UPDATE playbooks SET head = 2 WHERE id = 'bad'", [])
+        .unwrap();
+    drop(conn);
+
+    let mut store = Store::open(&path).unwrap();
+    let said = "version 2 of bad does not read: it is not UTF-8 text";
+    let report = store.integrity_check().unwrap();
+    assert_eq!(report, [said], "db check");
+    let pid = id("bad");
+    let errors = [
+        ("show", store.export(&pid, None, Format::Yaml).unwrap_err()),
+        (
+            "show --as json",
+            store.export(&pid, Some(2), Format::Json).unwrap_err(),
+        ),
+        ("version", store.version(&pid, None).unwrap_err()),
+        ("playbook", store.playbook(&pid, None).unwrap_err()),
+        ("diff", store.diff(&pid, 1, 2).unwrap_err()),
+        ("rename", store.rename(&pid, "Other").unwrap_err()),
+        ("restore", store.restore(&pid, 2, None).unwrap_err()),
+    ];
+    for (what, error) in errors {
+        assert_eq!(error.code(), ErrorCode::Corrupt, "{what}: {error}");
+        assert!(error.to_string().contains(said), "{what}: {error}");
+        assert!(!error.hint().contains("bug"), "{what}: {}", error.hint());
+    }
+    // The version before it still reads.
+    assert!(store.export(&pid, Some(1), Format::Yaml).is_ok());
+}
+
 #[test]
 fn a_playbook_too_large_to_read_back_is_never_stored() {
     let (_dir, mut store) = crate::library();

@@ -5,6 +5,7 @@ mod authored;
 mod concurrency;
 mod copies;
 mod crash;
+mod drafts;
 mod files;
 mod opening;
 mod runs;
@@ -61,9 +62,32 @@ pub fn canonical(text: &str) -> String {
     playbook_core::document::to_string(&playbook, playbook_core::Format::Json).expect("serialises")
 }
 
+/// Turns a library of this build back into the schema of version 3, when a
+/// playbook had at most one draft, keyed by the playbook (version 4 numbered
+/// them). The newest draft of each playbook stays.
+pub fn as_of_version_3(conn: &rusqlite::Connection) {
+    conn.execute_batch(
+        "CREATE TABLE drafts_v3 (
+             playbook   INTEGER PRIMARY KEY REFERENCES playbooks (pk) ON DELETE CASCADE,
+             content    TEXT NOT NULL,
+             base       INTEGER,
+             updated_at TEXT NOT NULL,
+             format     TEXT CHECK (format IN ('yaml', 'json'))
+         ) STRICT;
+         INSERT INTO drafts_v3 (playbook, content, base, updated_at, format)
+             SELECT playbook, content, base, updated_at, format FROM drafts d
+             WHERE number = (SELECT max(number) FROM drafts e WHERE e.playbook = d.playbook);
+         DROP TABLE drafts;
+         ALTER TABLE drafts_v3 RENAME TO drafts;
+         PRAGMA user_version = 3;",
+    )
+    .expect("the drafts table goes back to one per playbook");
+}
+
 /// Turns a library of this build back into the schema of version 2, before
 /// authored text was kept (version 3 only added these columns).
 pub fn as_of_version_2(conn: &rusqlite::Connection) {
+    as_of_version_3(conn);
     conn.execute_batch(
         "ALTER TABLE versions DROP COLUMN source_format;
          ALTER TABLE versions DROP COLUMN source;

@@ -181,7 +181,11 @@ fn an_invalid_save_is_refused_but_the_text_is_kept_as_draft() {
     );
     // Saving the draft's fixed text clears the draft.
     let fixed = demo("d", "D fixed", 3);
-    store.save_draft(&id("d"), &fixed, Some(1)).unwrap();
+    // The author fixes the kept draft itself (the app holds it by number).
+    let kept = store.draft(&id("d")).unwrap().unwrap().number;
+    store
+        .save_draft(&id("d"), &fixed, Some(1), Some(kept))
+        .unwrap();
     store
         .save_version(&id("d"), Base::Version(1), &fixed, Format::Yaml, "")
         .unwrap();
@@ -331,6 +335,84 @@ fn names_the_schema_refuses_are_refused_before_anything_is_saved() {
         copy.version.validity.is_valid(),
         "{:?}",
         copy.version.validity
+    );
+}
+
+/// Regression (sweep B, repro 7): a name with an escape sequence, a newline
+/// or a bidi override was accepted by rename and import, and `db list`
+/// printed it raw. No way in lets such a name into the library: rename,
+/// duplicate, create, create from text, save (the text is kept as a draft)
+/// and import refuse it, naming the character and its place.
+#[test]
+fn names_with_control_or_bidi_characters_never_enter_the_library() {
+    let (_dir, mut store) = library();
+    let pid = id("named");
+    store
+        .create_from_text(&demo("named", "Named", 3), Format::Yaml, "")
+        .unwrap();
+    let forged = "Evil\u{1b}[31mRED\nfake-id   v99  valid";
+    let error = store.rename(&pid, forged).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidName);
+    let message = error.to_string();
+    assert!(message.contains("character 5 is U+001B"), "{message}");
+    assert!(
+        !message
+            .chars()
+            .any(playbook_core::printable::is_unprintable),
+        "the refusal shows the name escaped: {message:?}"
+    );
+    assert_eq!(
+        store
+            .duplicate(&pid, &id("copy"), Some(forged))
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidName
+    );
+    let blank = playbook_store::blank(&id("blank"), "x\u{202e}gnp.exe");
+    assert_eq!(
+        store.create(blank, "").unwrap_err().code(),
+        ErrorCode::InvalidName
+    );
+
+    // In text: YAML's escapes make the characters.
+    let text = "schema_version: 1.0.0\nid: named\nname: \"x\\e[2J\\u202egnp.exe\"\nworkflow: {}\n";
+    let error = store
+        .save_version(&pid, Base::Version(1), text, Format::Yaml, "")
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::InvalidName);
+    assert_eq!(
+        store.draft(&pid).unwrap().map(|d| d.content),
+        Some(text.to_string()),
+        "the refused text is kept as a draft, as every refused save's is"
+    );
+    let other = text.replace("id: named", "id: other");
+    assert_eq!(
+        store
+            .create_from_text(&other, Format::Yaml, "")
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidName
+    );
+    let error = store
+        .import(&[playbook_store::Source {
+            name: "evil.yaml".into(),
+            text: other,
+            format: Format::Yaml,
+        }])
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::ImportRefused);
+    assert!(
+        error.to_string().contains("evil.yaml") && error.to_string().contains("U+001B"),
+        "the refusal names the file and the character: {error}"
+    );
+    assert_eq!(store.history(&pid).unwrap().len(), 1, "nothing was saved");
+    assert!(
+        store
+            .list(true)
+            .unwrap()
+            .iter()
+            .all(|p| !p.name.chars().any(playbook_core::printable::is_unprintable)),
+        "no listed name holds such a character"
     );
 }
 
