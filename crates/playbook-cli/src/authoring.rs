@@ -11,7 +11,7 @@ use playbook_contracts::code::CODES_DOC;
 use playbook_core::locate::SourceMap;
 use playbook_core::schema::Published;
 use playbook_core::{
-    Finding, Format, Location, Options, RoleMode, Severity, document, edit, fix, validate_source,
+    Finding, Location, Options, RoleMode, Severity, document, edit, fix, validate_source,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -136,7 +136,7 @@ fn validate_text(source: &input::Source, options: &Options) -> (&'static str, Ve
         detect_envelope(value).map(|kind| (kind.name(), kind.check(value, options.strict)))
     });
     let Some((kind, violations)) = envelope else {
-        let report = validate_source(&source.text, source.format, options);
+        let report = validate_source(&source.text, source.format, &source.named(options));
         let with_fixes = |finding: Finding| {
             let fixes = match &parsed {
                 Some(value) => fix::fixes_for(value, &finding),
@@ -338,7 +338,7 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
     let mut clean = true;
     for file in &args.files {
         let source = input::read(file)?;
-        let report = validate_source(&source.text, source.format, &Options::default());
+        let report = validate_source(&source.text, source.format, &source.options());
         let Some(playbook) = report.playbook else {
             let first = report.findings.iter().find(|f| f.is_error());
             bail!(
@@ -348,17 +348,21 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
                     .unwrap_or("invalid document")
             );
         };
-        // A commented file keeps its layout (a full render would drop the
-        // comments): only values and blank-carrying whitespace are tidied.
-        let keep_layout =
-            source.format == Format::Yaml && has_comments(&source.text) && !args.drop_comments;
+        // The canonical layout only where it provably keeps every comment
+        // (the scanner's comments of both texts, so a comment after a tab
+        // or a byte-order mark counts and a quoted `#` does not); any other
+        // file keeps its layout and only values and whitespace are tidied.
+        let rendered = document::to_string(&playbook, source.format)?;
+        let keep_layout = !args.drop_comments && !edit::keeps_comments(&source.text, &rendered);
         let normalised = if keep_layout {
             let canonical = serde_json::to_value(&playbook)?;
             edit::tidy(&source.text, source.format, &canonical)
                 .with_context(|| format!("cannot format {file}"))?
         } else {
-            document::to_string(&playbook, source.format)?
+            rendered
         };
+        // A person's file keeps its line ends (CRLF stays CRLF).
+        let normalised = edit::line_ends_as(&source.text, normalised);
         if normalised == source.text {
             continue;
         }
@@ -367,7 +371,7 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
             println!("{file}: not normalised (run `playbook fmt {file}`)");
             continue;
         }
-        input::write_atomically(file, &normalised)?;
+        input::write_edit(file, &source.text, &normalised)?;
         if keep_layout {
             println!("{file}: normalised (comments kept, so the layout is the author's)");
         } else {
@@ -379,14 +383,6 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// Whether YAML text has a comment line or a trailing comment. Errs on the
-/// side of "yes" (a `#` inside a quoted string counts): the cost of a false
-/// positive is one extra flag, the cost of a false negative is lost text.
-fn has_comments(text: &str) -> bool {
-    text.lines()
-        .any(|line| line.trim_start().starts_with('#') || line.contains(" #"))
 }
 
 #[derive(Args)]

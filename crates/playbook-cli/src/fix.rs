@@ -67,6 +67,9 @@ pub fn fix(args: FixArgs) -> Result<ExitCode> {
         .iter()
         .map(|c| parse_code(c))
         .collect::<Result<Vec<_>>>()?;
+    if args.files.iter().any(|f| f == "-") {
+        bail!("`fix` changes files in place; give a path, not `-`");
+    }
     let mut options = Options {
         strict: args.strict,
         ..Options::default()
@@ -74,60 +77,100 @@ pub fn fix(args: FixArgs) -> Result<ExitCode> {
     if let Some(list) = args.mutating_actions.clone() {
         options.mutating_actions = list;
     }
+    // Each file on its own: one that cannot be fixed or written is said
+    // and the others are still fixed; the exit status tells of any.
     let mut changed = false;
+    let mut failed = false;
     for file in &args.files {
-        if file == "-" {
-            bail!("`fix` changes files in place; give a path, not `-`");
+        match fix_file(file, &args, &options, &codes) {
+            Ok(outcome) => changed |= outcome,
+            Err(error) => {
+                eprintln!("error: {error:#}");
+                failed = true;
+            }
         }
-        let source = input::read(file)?;
-        let fixed = match fix::fix_all(&source.text, source.format, &options, &codes) {
-            Ok(fixed) => fixed,
-            Err(error) => bail!("{file} cannot be fixed: {error}"),
-        };
-        if fixed.text == source.text {
-            println!("{file}: nothing to fix");
-            continue;
-        }
-        changed = true;
-        // A file that will not be written must not be reported as fixed.
-        if !args.dry_run {
-            input::check_writable(file)?;
-        }
-        report(file, &fixed, args.dry_run);
-        if args.dry_run {
-            print_diff(file, &source.text, &fixed.text);
-            continue;
-        }
-        if !fixed.preserved && !args.allow_reformat {
-            bail!(
-                "{file}: the fixes could not keep the file's layout, so writing it would lose its comments; nothing was written. Run with --dry-run to see the change, or --allow-reformat to write it anyway"
-            );
-        }
-        input::write_atomically(file, &fixed.text)?;
     }
-    Ok(if args.dry_run && changed {
+    Ok(if failed {
+        ExitCode::from(2)
+    } else if args.dry_run && changed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
 }
 
+/// Fixes one file (or, with `--dry-run`, says how it would); true when it
+/// changes (or would). Refuses, as the real run does, a file whose fixes
+/// cannot keep its comments and layout, unless `--allow-reformat`.
+fn fix_file(file: &str, args: &FixArgs, options: &Options, codes: &[Code]) -> Result<bool> {
+    let source = input::read(file)?;
+    let fixed = fix::fix_all(&source.text, source.format, &source.named(options), codes)
+        .map_err(|error| anyhow::anyhow!("{file} cannot be fixed: {error}"))?;
+    if fixed.text == source.text {
+        println!("{file}: nothing to fix");
+        return Ok(false);
+    }
+    if !fixed.preserved && !args.allow_reformat {
+        let which: Vec<String> = fixed
+            .reformatting
+            .iter()
+            .map(|f| format!("{} at {} ({})", f.code, display_path(&f.path), f.title))
+            .collect();
+        let verb = if args.dry_run {
+            "would not be"
+        } else {
+            "was not"
+        };
+        bail!(
+            "{file} {verb} written: {} cannot keep the file's comments and layout (the document would be written afresh). Fix that by hand, or run with --allow-reformat to write it afresh, losing its comments",
+            which.join(", ")
+        );
+    }
+    if args.dry_run {
+        report(file, &fixed, true);
+        print_diff(file, &source.text, &fixed.text);
+        return Ok(true);
+    }
+    input::write_edit(file, &source.text, &fixed.text)?;
+    // Said only once written: a file that was not must not read as fixed.
+    report(file, &fixed, false);
+    Ok(true)
+}
+
+fn display_path(path: &str) -> &str {
+    if path.is_empty() { "/" } else { path }
+}
+
 fn report(file: &str, fixed: &Fixed, dry_run: bool) {
     let verb = if dry_run { "would fix" } else { "fixed" };
     for f in &fixed.applied {
-        let path = if f.path.is_empty() { "/" } else { &f.path };
-        println!("{file}: {verb} {} at {path}: {}", f.code, f.title);
+        println!(
+            "{file}: {verb} {} at {}: {}",
+            f.code,
+            display_path(&f.path),
+            f.title
+        );
     }
     if !fixed.preserved {
-        println!("{file}: warning: the layout could not be kept; the document is written afresh");
+        let written = if dry_run {
+            "would be written"
+        } else {
+            "was written"
+        };
+        println!(
+            "{file}: warning: the layout could not be kept; the document {written} afresh (--allow-reformat)"
+        );
     }
 }
 
 fn print_diff(file: &str, old: &str, new: &str) {
     let diff = TextDiff::from_lines(old, new);
-    print!(
-        "{}",
-        diff.unified_diff()
-            .header(&format!("a/{file}"), &format!("b/{file}"))
-    );
+    // `a/` and `b/` prefix a relative path, as git writes it; an absolute
+    // path is named as it is (`a//tmp/x` names nothing).
+    let (old_name, new_name) = if std::path::Path::new(file).is_absolute() {
+        (file.to_string(), file.to_string())
+    } else {
+        (format!("a/{file}"), format!("b/{file}"))
+    };
+    print!("{}", diff.unified_diff().header(&old_name, &new_name));
 }

@@ -57,12 +57,20 @@ pub enum Op {
     Add { path: String, value: Value },
     /// Removes the key or item at `path`.
     Remove { path: String },
+    /// Renames the key at `path` to `to` in place: the entry keeps its
+    /// value, its place among its siblings and everything written around
+    /// it (comments, anchors, quoting of the value); only the key's text
+    /// changes. The mapping must not have a key `to` already.
+    Rename { path: String, to: String },
 }
 
 impl Op {
     pub fn path(&self) -> &str {
         match self {
-            Op::Replace { path, .. } | Op::Add { path, .. } | Op::Remove { path } => path,
+            Op::Replace { path, .. }
+            | Op::Add { path, .. }
+            | Op::Remove { path }
+            | Op::Rename { path, .. } => path,
         }
     }
 }
@@ -74,15 +82,20 @@ pub struct Edited {
     /// True when only the edited spans changed; false when the document had
     /// to be rendered afresh from its value (comments and layout lost).
     pub preserved: bool,
-    /// True when an edited span held a comment that the new value wrote
-    /// over: a collection replaced whole (stages moved in `workflow`, a
+    /// True when a comment of the old text is not in this one, whatever
+    /// the edit: a collection replaced whole (stages moved in `workflow`, a
     /// subtree changed everywhere) loses the comments inside it even though
-    /// everything around it is kept. A caller that promises comments warns.
+    /// everything around it is kept. Judged on the whole text by its
+    /// comments ([`keeps_comments`]), never by the kind of op. A caller that
+    /// promises comments warns (the app) or refuses (`playbook fix`).
     pub comment_written_over: bool,
 }
 
 impl Edited {
-    /// Every comment of the old text is still in this one.
+    /// Every comment of the old text is still in this one, and nothing
+    /// but the edited spans changed: the one rule for whether an edit may
+    /// be written into a person's file (`playbook fix`, the language
+    /// server's code actions, `fmt`).
     pub fn comments_kept(&self) -> bool {
         self.preserved && !self.comment_written_over
     }
@@ -160,10 +173,11 @@ fn finish(text: &str, format: Format, ops: &[Op], expected: Value) -> Result<Edi
         });
     }
     if within_budget(text, ops.len())
-        && let Some((edited, comment_written_over)) = edit_spans(text, format, ops)
+        && let Some(edited) = edit_spans(text, format, ops)
         && document::parse_value(&edited, format)
             .is_ok_and(|value| diff::identical(&value, &expected))
     {
+        let comment_written_over = !keeps_comments(text, &edited);
         return Ok(Edited {
             text: edited,
             preserved: true,
@@ -177,22 +191,111 @@ fn finish(text: &str, format: Format, ops: &[Op], expected: Value) -> Result<Edi
     })
 }
 
-/// The edited text, and whether an op wrote over a comment on the way.
-fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<(String, bool)> {
+/// The edited text.
+fn edit_spans(text: &str, format: Format, ops: &[Op]) -> Option<String> {
     // The byte-order mark is not part of the document the spans describe.
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(rest) => ("\u{feff}", rest),
         None => ("", text),
     };
-    let mut current = body.to_string();
-    let mut written_over = false;
+    let (mut current, lone_cr) = lf_for_lone_cr(body);
     for op in ops {
         let tree = spans::Tree::new(&current)?;
-        let (next, over) = apply::apply_one(&current, &tree, op, format == Format::Json)?;
-        current = next;
-        written_over |= over;
+        current = apply::apply_one(&current, &tree, op, format == Format::Json)?;
     }
-    Some((format!("{bom}{current}"), written_over))
+    if lone_cr {
+        current = current.replace('\n', "\r");
+    }
+    Some(format!("{bom}{current}"))
+}
+
+/// A text whose lines end in a lone `\r` (valid YAML and JSON, and an LSP
+/// line end) is edited with `\n` in their place: the same length, so every
+/// span holds, and the same value (both read as a line break, and neither
+/// may stand raw inside a JSON string). True when that was done, so the
+/// caller gives the `\r`s back.
+pub(super) fn lf_for_lone_cr(text: &str) -> (String, bool) {
+    if text.contains('\r') && !text.contains('\n') {
+        (text.replace('\r', "\n"), true)
+    } else {
+        (text.to_string(), false)
+    }
+}
+
+/// Whether every comment of `old` is in `new`, as many times as in `old`
+/// (comments are compared by their text; an edit never writes a new one,
+/// so one that is still there is the author's). Comments are found as the
+/// YAML scanner places them ([`comments`]), so a `#` inside a quoted or
+/// block scalar is not one and a comment after a tab is.
+pub fn keeps_comments(old: &str, new: &str) -> bool {
+    let old_comments = comments(old);
+    if old_comments.is_empty() {
+        return true;
+    }
+    let mut left: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for comment in comments(new) {
+        *left.entry(comment).or_default() += 1;
+    }
+    old_comments
+        .into_iter()
+        .all(|comment| match left.get_mut(comment) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        })
+}
+
+/// The comments of a YAML or JSON text, in order, each from its `#` to
+/// the end of its line. Read from the scanner's spans: every key and
+/// scalar is known, so a `#` is a comment exactly when it is outside them
+/// and starts the text or follows a blank (a space, a tab or a line break).
+/// Text the span reader cannot read gets every such `#` counted, inside a
+/// scalar or not: it errs towards "a comment is there".
+pub fn comments(text: &str) -> Vec<&str> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !body.contains('#') {
+        return Vec::new();
+    }
+    let ranges = match spans::Tree::new(body) {
+        Some(tree) => tree.comments(body),
+        None => spans::comments_outside(body, &[]),
+    };
+    ranges
+        .into_iter()
+        .filter_map(|(start, end)| body.get(start..end))
+        .collect()
+}
+
+/// Whether a YAML or JSON text has a comment (see [`comments`]).
+pub fn has_comments(text: &str) -> bool {
+    !comments(text).is_empty()
+}
+
+/// `text` (written with `\n` line ends) with the line ends `original` uses:
+/// a person's file keeps its line endings through `fmt`. A file that mixes
+/// them gets the one most of its lines end with (`\n` on a tie). Every line
+/// break reads as one in YAML and JSON, so the value is the same.
+pub fn line_ends_as(original: &str, text: String) -> String {
+    let bytes = original.as_bytes();
+    let (mut crlf, mut cr, mut lf) = (0usize, 0usize, 0usize);
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => crlf += 1,
+            b'\r' => cr += 1,
+            b'\n' if i == 0 || bytes[i - 1] != b'\r' => lf += 1,
+            _ => {}
+        }
+    }
+    let style = if crlf > lf.max(cr) {
+        "\r\n"
+    } else if cr > lf.max(crlf) {
+        "\r"
+    } else {
+        return text;
+    };
+    text.replace("\r\n", "\n").replace('\n', style)
 }
 
 /// Removes one entry of a key given twice (PB007) from the mapping that
@@ -208,7 +311,8 @@ pub fn remove_duplicate_key(
 ) -> Option<(TextChange, usize)> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let offset = text.len() - body.len();
-    let tree = spans::Tree::new(body)?;
+    let (work, lone_cr) = lf_for_lone_cr(body);
+    let tree = spans::Tree::new(&work)?;
     let (parent, key) = apply::split_last(pointer)?;
     let (map, place) = tree.resolve(&parent)?;
     let count = |tree: &spans::Tree, map: usize| match &tree.nodes.get(map)?.kind {
@@ -231,8 +335,11 @@ pub fn remove_duplicate_key(
     if same.len() < 2 {
         return None;
     }
-    let (start, end, replacement) =
-        apply::remove(body, &tree, map, place, index, format == Format::Json)?;
+    let (start, end, mut replacement) =
+        apply::remove(&work, &tree, map, place, index, format == Format::Json)?;
+    if lone_cr {
+        replacement = replacement.replace('\n', "\r");
+    }
     let change = TextChange {
         start: start + offset,
         end: end + offset,
@@ -240,11 +347,24 @@ pub fn remove_duplicate_key(
     };
     // The result must still be read by the parser, with one entry fewer.
     let edited = change.apply(text)?;
-    let after = spans::Tree::new(edited.strip_prefix('\u{feff}').unwrap_or(&edited))?;
+    let (edited_work, _) = lf_for_lone_cr(edited.strip_prefix('\u{feff}').unwrap_or(&edited));
+    let after = spans::Tree::new(&edited_work)?;
     let (map_after, _) = after.resolve(&parent)?;
     (count(&after, map_after)?.len() + 1 == same.len()).then_some(())?;
-    let line = body[..key_start].matches('\n').count() + 1;
+    let line = line_of(body, key_start);
     Some((change, line))
+}
+
+/// The 1-based line of byte `offset`, counting line breaks as YAML (and
+/// the language server protocol) do: `\r\n`, `\r` and `\n`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let before = text.as_bytes().get(..offset).unwrap_or(text.as_bytes());
+    let breaks = before
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && before.get(i + 1) != Some(&b'\n')))
+        .count();
+    breaks + 1
 }
 
 /// The one span that differs between two texts: `old[start..end]` becomes
@@ -320,6 +440,7 @@ pub fn patch(root: &mut Value, op: &Op) -> Result<(), EditError> {
         Op::Replace { path, .. } => ("replace", path),
         Op::Add { path, .. } => ("add", path),
         Op::Remove { path } => ("remove", path),
+        Op::Rename { path, .. } => ("rename", path),
     };
     let fail = |reason: &str| EditError::Path {
         op: name,
@@ -334,6 +455,7 @@ pub fn patch(root: &mut Value, op: &Op) -> Result<(), EditError> {
                 Ok(())
             }
             Op::Remove { .. } => Err(fail("the whole document cannot be removed")),
+            Op::Rename { .. } => Err(fail("the whole document has no key")),
         };
     };
     let mut parent = &mut *root;
@@ -354,6 +476,17 @@ pub fn patch(root: &mut Value, op: &Op) -> Result<(), EditError> {
         }
         (Value::Object(map), Op::Remove { .. }) => {
             map.shift_remove(&last).ok_or_else(|| fail("no such key"))?;
+        }
+        (Value::Object(map), Op::Rename { to, .. }) => {
+            if *to != last && map.contains_key(to) {
+                return Err(fail("the mapping has a key of the new name already"));
+            }
+            let index = map
+                .keys()
+                .position(|k| *k == last)
+                .ok_or_else(|| fail("no such key"))?;
+            let value = map.shift_remove(&last).ok_or_else(|| fail("no such key"))?;
+            map.shift_insert(index, to.clone(), value);
         }
         (Value::Array(items), Op::Add { value, .. }) => {
             let index = if last == "-" {
@@ -377,6 +510,7 @@ pub fn patch(root: &mut Value, op: &Op) -> Result<(), EditError> {
             }
             items.remove(index);
         }
+        (Value::Array(_), Op::Rename { .. }) => return Err(fail("a sequence item has no key")),
         _ => return Err(fail("its parent is neither a mapping nor a sequence")),
     }
     Ok(())

@@ -128,13 +128,15 @@ pub fn apply(text: &str, format: Format, fixes: &[Fix]) -> Result<Edited, EditEr
             ));
         }
         let change = fix.change.as_ref().ok_or_else(|| refuse("no change"))?;
-        let text = change
+        let edited = change
             .apply(text)
             .ok_or_else(|| refuse("the text changed since the fix was computed"))?;
+        // Judged like every other edit: on the comments of the result.
+        let comment_written_over = !edit::keeps_comments(text, &edited);
         return Ok(Edited {
-            text,
+            text: edited,
             preserved: true,
-            comment_written_over: false,
+            comment_written_over,
         });
     }
     let ops: Vec<Op> = fixes.iter().flat_map(|f| f.ops.iter().cloned()).collect();
@@ -147,8 +149,14 @@ pub struct Fixed {
     pub text: String,
     /// The fixes applied, in order.
     pub applied: Vec<Fix>,
-    /// False when some edit had to render the document afresh (comments lost).
+    /// False when some fix could not keep every comment and the layout
+    /// ([`Edited::comments_kept`] of one of its edits): `playbook fix`
+    /// refuses to write the text then, and the language server offers no
+    /// action for it.
     pub preserved: bool,
+    /// The applied fixes whose edit could not keep them (empty when
+    /// `preserved`), so a refusal can say which.
+    pub reformatting: Vec<Fix>,
 }
 
 /// Most fixes one [`fix_all`] applies: each removes a finding, so this is
@@ -171,7 +179,7 @@ pub fn fix_all(
     let unreadable = document::parse_value(text, format).err();
     let mut current = text.to_string();
     let mut applied = Vec::new();
-    let mut preserved = true;
+    let mut reformatting = Vec::new();
     let mut tried: HashSet<(Code, String, String)> = HashSet::new();
     while applied.len() < MAX_FIXES {
         let document = document::parse_value(&current, format).ok();
@@ -223,7 +231,9 @@ pub fn fix_all(
                     if edited.text == current {
                         continue;
                     }
-                    preserved &= edited.comments_kept();
+                    if !edited.comments_kept() {
+                        reformatting.push(fix.clone());
+                    }
                     current = edited.text;
                     applied.push(fix);
                 }
@@ -240,7 +250,8 @@ pub fn fix_all(
     Ok(Fixed {
         text: current,
         applied,
-        preserved,
+        preserved: reformatting.is_empty(),
+        reformatting,
     })
 }
 
@@ -267,7 +278,7 @@ fn disturbs(document: &Value, fix: &Fix) -> bool {
             let shifting = match op {
                 Op::Remove { path } => parent_is_sequence(document, path),
                 Op::Add { path, .. } => !path.ends_with("/-") && parent_is_sequence(document, path),
-                Op::Replace { .. } => false,
+                Op::Replace { .. } | Op::Rename { .. } => false,
             };
             shifting || op.path().is_empty()
         })

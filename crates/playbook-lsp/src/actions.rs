@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use playbook_core::{Options, document, fix};
+use playbook_core::{document, fix};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
 };
@@ -13,6 +13,7 @@ use tower_lsp_server::ls_types::{
 use crate::CodeDocs;
 use crate::diagnostics;
 use crate::document::Document;
+use crate::text::inside_crlf;
 
 /// Most fixes offered for one request: a range over a whole hostile file
 /// could otherwise hold thousands of findings, each costing an edit.
@@ -49,19 +50,28 @@ pub fn at(
     if !fixable_here && !asked {
         return Vec::new();
     }
-    let Ok(value) = document::parse_value(&document.text, document.format) else {
-        return Vec::new();
-    };
+    // Parsed once for every finding here; text that does not load still
+    // has the fixes that work on text (a key given twice).
+    let value = document::parse_value(&document.text, document.format).ok();
     let mut actions = Vec::new();
     if fixable_here {
         for (finding, finding_range) in &document.findings {
             if !overlaps(finding_range, &range) || !fix::has_fixes(finding.code) {
                 continue;
             }
-            for (i, quick) in fix::fixes_for(&value, finding).into_iter().enumerate() {
+            let fixes = match &value {
+                Some(value) if finding.code != playbook_core::Code::DuplicateKey => {
+                    fix::fixes_for(value, finding)
+                }
+                _ => fix::fixes_for_source(&document.text, document.format, finding),
+            };
+            for (i, quick) in fixes.into_iter().enumerate() {
                 if actions.len() >= MAX_ACTIONS {
                     break;
                 }
+                // Offered only as `playbook fix` would write it: an edit
+                // that cannot keep every comment and the layout is refused
+                // there, so it is not offered here (one rule, the core's).
                 let Ok(edited) = fix::apply(
                     &document.text,
                     document.format,
@@ -69,6 +79,9 @@ pub fn at(
                 ) else {
                     continue;
                 };
+                if !edited.comments_kept() {
+                    continue;
+                }
                 let Some(edit) = change(document, uri, &edited.text) else {
                     continue;
                 };
@@ -87,8 +100,9 @@ pub fn at(
     // when asked for by kind (an editor's "fix all" or fix on save), not
     // on every cursor move.
     if asked
-        && let Ok(fixed) = fix::fix_all(&document.text, document.format, &Options::default(), &[])
+        && let Ok(fixed) = fix::fix_all(&document.text, document.format, &document.options, &[])
         && !fixed.applied.is_empty()
+        && fixed.preserved
         && let Some(edit) = change(document, uri, &fixed.text)
     {
         actions.push(CodeActionOrCommand::CodeAction(CodeAction {
@@ -113,11 +127,13 @@ fn change(document: &Document, uri: &Uri, new: &str) -> Option<WorkspaceEdit> {
         .zip(new.bytes())
         .take_while(|(a, b)| a == b)
         .count();
-    // On a character boundary of both texts, and never between `\r` and `\n`.
+    // On a character boundary of both texts, and never between `\r` and `\n`
+    // (a lone `\r` is a line end of its own).
     while start > 0
         && (!old.is_char_boundary(start)
             || !new.is_char_boundary(start)
-            || old.as_bytes()[start - 1] == b'\r')
+            || inside_crlf(old, start)
+            || inside_crlf(new, start))
     {
         start -= 1;
     }
@@ -128,9 +144,7 @@ fn change(document: &Document, uri: &Uri, new: &str) -> Option<WorkspaceEdit> {
         .take_while(|(a, b)| a == b)
         .count();
     let mut old_end = old.len() - suffix;
-    while old_end < old.len()
-        && (!old.is_char_boundary(old_end) || old.as_bytes()[old_end - 1] == b'\r')
-    {
+    while old_end < old.len() && (!old.is_char_boundary(old_end) || inside_crlf(old, old_end)) {
         old_end += 1;
     }
     let new_end = new.len() - (old.len() - old_end);
@@ -180,7 +194,7 @@ mod tests {
         }
     }
 
-    const TYPO: &str = "schema_version: 1.0.0\r\nid: d\r\nname: Dé😀\r\nworkflow:\r\n  build:\r\n    roles:\r\n      - name: worker # does it\r\n        handoff_to: [workr]\r\n";
+    const TYPO: &str = "schema_version: 1.0.0\r\nid: d\r\nname: Dé😀\r\nworkflow:\r\n  build:\r\n    roles:\r\n      - name: worker # does it\r\n        handoff_to: [reviewr]\r\n      - name: reviewer\r\n";
 
     #[test]
     fn quick_fixes_edit_only_what_they_change() {
@@ -195,10 +209,10 @@ mod tests {
         let actions = at(&document, &uri, *range, None, &docs);
         let replace = actions
             .iter()
-            .find(|a| title(a) == "Replace `workr` with `worker`")
+            .find(|a| title(a) == "Replace `reviewr` with `reviewer`")
             .expect("the replacement is offered");
         let fixed = apply(TYPO, replace);
-        assert_eq!(fixed, TYPO.replace("[workr]", "[worker]"));
+        assert_eq!(fixed, TYPO.replace("[reviewr]", "[reviewer]"));
         let fixed_doc = Document::analyse("/p/playbook.yaml", None, fixed, 2);
         assert!(
             fixed_doc
@@ -219,5 +233,77 @@ mod tests {
         assert_eq!(all.len(), 1);
         assert!(title(&all[0]).starts_with("Apply every quick fix"));
         assert!(apply(TYPO, &all[0]).contains("# does it"), "comments kept");
+    }
+
+    fn actions_for(text: &str, code: &str) -> (Vec<CodeActionOrCommand>, Vec<CodeActionOrCommand>) {
+        let uri: Uri = "file:///p/playbook.yaml".parse().expect("a URI");
+        let docs: CodeDocs = Arc::new(|_| None);
+        let document = Document::analyse("/p/playbook.yaml", None, text.to_string(), 1);
+        let (_, range) = document
+            .findings
+            .iter()
+            .find(|(f, _)| f.code.as_str() == code)
+            .unwrap_or_else(|| panic!("{code} in {:?}", document.findings));
+        let quick = at(
+            &document,
+            &uri,
+            *range,
+            Some(&[CodeActionKind::QUICKFIX]),
+            &docs,
+        );
+        let all = at(
+            &document,
+            &uri,
+            *range,
+            Some(&[CodeActionKind::SOURCE_FIX_ALL]),
+            &docs,
+        );
+        (quick, all)
+    }
+
+    /// Regression (sweep C): quick fixes and fix-all rewrote a role list
+    /// held by an alias whole, dropping comments and the anchor, where
+    /// `playbook fix` refuses. An edit the CLI would not write is not offered.
+    #[test]
+    fn no_action_is_offered_that_playbook_fix_would_refuse() {
+        let text = "# Team review flow\nschema_version: 1.0.0\nid: alias\nname: Alias\nworkflow:\n  build:\n    roles:\n      - name: worker   # writes the code\n        mode: worker\n        allowed_agents: [codex]\n        inputs_required: &ins [commit_sha]   # shared inputs\n        outputs_contract: {type: work_result, required: [commit_sha]}\n        actions_allowed: [read_file]\n        gates: {pass_condition: always}\n        handoff_to: [reviewer]\n      - name: reviewer   # judges it\n        mode: reviewer\n        allowed_agents: [claude]\n        inputs_required: *ins\n        outputs_contract: {type: review_result, required: [verdict]}\n        actions_allowed: [read_file]\n        gates: {pass_condition: review_passed}\n        handoff_to: []\n";
+        let (quick, all) = actions_for(text, "PB203");
+        assert!(
+            quick.is_empty(),
+            "{:?}",
+            quick.iter().map(title).collect::<Vec<_>>()
+        );
+        assert!(
+            all.is_empty(),
+            "{:?}",
+            all.iter().map(title).collect::<Vec<_>>()
+        );
+        let fixed =
+            fix::fix_all(text, playbook_core::Format::Yaml, &Default::default(), &[]).unwrap();
+        assert!(!fixed.preserved, "the CLI refuses the same edit");
+    }
+
+    /// Regression (sweep C): a key given twice (PB007) had no action,
+    /// though `playbook fix` fixes it: the document does not load, and the
+    /// fixes were asked of the loaded value only.
+    #[test]
+    fn a_key_given_twice_gets_the_fixes_playbook_fix_makes() {
+        let text = "schema_version: 1.0.0\nid: d\nname: D\nid: e   # later\nworkflow: {}\n";
+        let (quick, all) = actions_for(text, "PB007");
+        let titles: Vec<&str> = quick.iter().map(title).collect();
+        assert!(
+            titles
+                .iter()
+                .any(|t| t.starts_with("Remove the later `id`")),
+            "{titles:?}"
+        );
+        let fixed = apply(text, &quick[0]);
+        assert!(
+            fixed.contains("# later")
+                && playbook_core::document::parse_value(&fixed, playbook_core::Format::Yaml)
+                    .is_ok(),
+            "{fixed}"
+        );
+        assert_eq!(all.len(), 1, "fix-all too");
     }
 }

@@ -20,6 +20,9 @@ pub struct Document {
     pub is_playbook: bool,
     /// The findings of the last validation, each with its range.
     pub findings: Vec<(Finding, Range)>,
+    /// The options it was validated with, which fixing all uses too (as
+    /// `playbook fix` does for the file).
+    pub options: Options,
     /// The last validation's parse, from which the next text (a keystroke
     /// later) is parsed where only one block entry changed.
     pub session: Session,
@@ -47,7 +50,17 @@ impl Document {
             || (document.text.len() <= MAX_DOCUMENT_BYTES
                 && detect::by_content(&document.text, &document.outline));
         if document.is_playbook {
-            let report = session.check(&document.text, format, &Options::default());
+            // A legacy (agenterm) file without `id` takes its id from its name.
+            let options = Options {
+                file_name: uri_path
+                    .rsplit('/')
+                    .next()
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_string),
+                ..Options::default()
+            };
+            let report = session.check(&document.text, format, &options);
+            document.options = options;
             document.session = session;
             document.findings = report
                 .findings
@@ -83,6 +96,7 @@ impl Document {
             outline,
             is_playbook: true,
             findings: Vec::new(),
+            options: Options::default(),
             session: Session::default(),
         }
     }
@@ -185,6 +199,33 @@ mod tests {
                 .iter()
                 .all(|r| r.end.character == r.start.character + 3)
         );
+    }
+
+    /// Regression (sweep C): a JSON playbook with a surrogate-pair escape
+    /// (`"\ud83d\ude80"`) had every diagnostic at 0:0 and no outline.
+    #[test]
+    fn json_with_surrogate_pair_escapes_is_placed() {
+        let text = "{\n  \"name\": \"Ship it \\ud83d\\ude80\",\n  \"schema_version\": \"1.0.0\",\n  \"id\": \"x\",\n  \"workflow\": {\"b\": {\"stage_policy\": {\"max_parallel_worktrees\": 0}, \"roles\": [{\"name\": \"w\", \"mode\": \"worker\", \"allowed_agents\": [\"codex\"], \"inputs_required\": [\"task\"], \"outputs_contract\": {\"type\": \"work_result\", \"required\": [\"commit_sha\"]}, \"actions_allowed\": [\"read_file\"], \"gates\": {\"pass_condition\": \"always\"}, \"handoff_to\": []}]}}\n}\n";
+        let found = ranges("/p/playbook.json", text, "PB102");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].start, Position::new(4, 38), "{found:?}");
+        let document = Document::analyse("/p/playbook.json", None, text.to_string(), 1);
+        assert!(
+            document
+                .outline
+                .at(1, 14)
+                .is_some_and(|s| s.value == "Ship it 🚀")
+        );
+    }
+
+    /// Regression (sweep C): lone `\r` line ends put every diagnostic on
+    /// line 0; the core counts them as line ends, and so does the server.
+    #[test]
+    fn lone_cr_line_ends_place_diagnostics_on_their_line() {
+        let text = "schema_version: 1.0.0\rid: d\rname: D\rworkflow:\r  build:\r    stage_policy: {max_parallel_worktrees: 0}\r";
+        let found = ranges("/p/playbook.yaml", text, "PB102");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].start, Position::new(5, 19), "{found:?}");
     }
 
     #[test]

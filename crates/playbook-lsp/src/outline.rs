@@ -7,8 +7,9 @@
 //! before the error, which is what an editor needs while the user types.
 
 use playbook_core::document::nesting::{self, MAX_NESTING};
+use playbook_core::events::Events;
 use playbook_core::finding::escape_pointer;
-use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::parser::Event;
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use crate::text::LineIndex;
@@ -94,7 +95,9 @@ pub fn walk(text: &str, index: &LineIndex, mut visit: impl FnMut(Scalar, Context
         return;
     }
     let mut stack: Vec<Frame> = Vec::new();
-    let mut parser = Parser::new_from_str(text);
+    // The core's event stream: JSON's surrogate-pair escapes (`\ud83d\ude80`)
+    // are read too, where yaml-rust2 alone stops.
+    let mut parser = Events::new(text);
     let mut documents = 0;
     while let Ok((event, mark)) = parser.next_token() {
         match event {

@@ -15,18 +15,22 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// Lines end at `\n`, `\r\n` and a lone `\r`: the protocol's three line
+    /// ends, and the ones YAML (so the core's line numbers) counts.
     pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
         let mut starts = vec![0];
         starts.extend(
-            text.bytes()
+            bytes
+                .iter()
                 .enumerate()
-                .filter(|(_, b)| *b == b'\n')
+                .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
                 .map(|(i, _)| i + 1),
         );
         LineIndex { starts }
     }
 
-    /// The text of a 0-based line, without its line break (`\n` or `\r\n`).
+    /// The text of a 0-based line, without its line break.
     pub fn line<'t>(&self, text: &'t str, line: usize) -> &'t str {
         let Some(&start) = self.starts.get(line) else {
             return "";
@@ -36,6 +40,7 @@ impl LineIndex {
             .get(line + 1)
             .map_or(text.len(), |next| next - 1);
         let line = text.get(start..end.max(start)).unwrap_or("");
+        // The `\r` of a `\r\n`; a lone `\r` was the break itself.
         line.strip_suffix('\r').unwrap_or(line)
     }
 
@@ -98,8 +103,7 @@ impl LineIndex {
     /// between `\r` and `\n` moves back to the nearest clean boundary.
     pub fn position_of(&self, text: &str, offset: usize) -> Position {
         let mut offset = offset.min(text.len());
-        while offset > 0 && (!text.is_char_boundary(offset) || text.as_bytes()[offset - 1] == b'\r')
-        {
+        while offset > 0 && (!text.is_char_boundary(offset) || inside_crlf(text, offset)) {
             offset -= 1;
         }
         let line = self
@@ -128,6 +132,12 @@ pub fn replace(text: &str, range: Range, with: &str) -> String {
     let start = index.offset(text, range.start);
     let end = index.offset(text, range.end).max(start);
     format!("{}{with}{}", &text[..start], &text[end..])
+}
+
+/// Whether byte `offset` falls between the `\r` and the `\n` of a `\r\n`.
+pub fn inside_crlf(text: &str, offset: usize) -> bool {
+    let bytes = text.as_bytes();
+    offset > 0 && bytes.get(offset - 1) == Some(&b'\r') && bytes.get(offset) == Some(&b'\n')
 }
 
 fn utf16_len(text: &str) -> usize {
@@ -191,6 +201,24 @@ mod tests {
         assert_eq!(replace(text, range, "!"), "a: é!x\nb");
         let backwards = Range::new(Position::new(1, 1), Position::new(0, 0));
         assert_eq!(replace(text, backwards, "z"), "a: é😀x\nbz");
+    }
+
+    /// Regression (sweep C): lone `\r` line ends put every position on
+    /// line 0. All three line ends count, as YAML and the protocol say.
+    #[test]
+    fn lone_cr_and_crlf_end_lines_too() {
+        let text = "a\rbc\r\nd\n\re";
+        let index = LineIndex::new(text);
+        let lines: Vec<&str> = (0..5).map(|l| index.line(text, l)).collect();
+        assert_eq!(lines, ["a", "bc", "d", "", "e"]);
+        assert_eq!(index.position_of(text, 2), Position::new(1, 0));
+        assert_eq!(
+            index.position_of(text, 5),
+            Position::new(1, 2),
+            "inside \\r\\n"
+        );
+        assert_eq!(index.position_at_char(text, 2, 2), Position::new(1, 1));
+        assert_eq!(index.offset(text, Position::new(4, 1)), text.len());
     }
 
     #[test]

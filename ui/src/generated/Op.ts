@@ -4,4 +4,4 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * One change to a document, addressed by JSON pointer.
  */
-export type Op = { "op": "replace", path: string, value: JsonValue, } | { "op": "add", path: string, value: JsonValue, } | { "op": "remove", path: string, };
+export type Op = { "op": "replace", path: string, value: JsonValue, } | { "op": "add", path: string, value: JsonValue, } | { "op": "remove", path: string, } | { "op": "rename", path: string, to: string, };

@@ -291,6 +291,73 @@ fn fmt_keeps_the_comments_and_layout_of_a_commented_file() {
     );
 }
 
+/// Regression (sweep C): `fmt` wrote the canonical layout, dropping every
+/// comment, when the only comments followed a tab or sat on a first line
+/// after a byte-order mark; and it turned CRLF line ends into LF. Comments
+/// are now the scanner's, and the file keeps its line ends.
+#[test]
+fn fmt_keeps_comments_after_a_tab_or_a_byte_order_mark_and_crlf_line_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let uncommented = std::fs::read_to_string(root().join("playbooks/tdd.yaml")).unwrap();
+    assert!(!uncommented.contains('#'), "the base has no comment");
+    let cases = [
+        (
+            "tab.yaml",
+            uncommented.replacen("\nid: tdd", "\nid: tdd\t# stable id", 1),
+            "\t# stable id",
+        ),
+        (
+            "bom.yaml",
+            format!("\u{feff}# Owned by the platform team.\n{uncommented}"),
+            "# Owned by the platform team.",
+        ),
+        (
+            "flow.yaml",
+            uncommented.replacen("[", "[  # first\n              ", 1),
+            "# first",
+        ),
+    ];
+    for (name, text, comment) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &text).unwrap();
+        let path = path.to_str().unwrap();
+        let output = playbook(&["fmt", path]);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let after = std::fs::read_to_string(path).unwrap();
+        assert!(
+            after.contains(comment),
+            "{name}: lost {comment:?}:\n{after}"
+        );
+    }
+    // A `#` inside a quoted string is no comment: the canonical layout.
+    let quoted = dir.path().join("quoted.yaml");
+    std::fs::write(
+        &quoted,
+        uncommented.replacen("\nname: ", "\nname: \"Team #1\"\nx_was: ", 1),
+    )
+    .unwrap();
+    let output = playbook(&["fmt", quoted.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&output.stdout).ends_with(": normalised\n"));
+
+    let crlf = dir.path().join("crlf.yaml");
+    std::fs::write(&crlf, format!("# c\n{uncommented}").replace('\n', "\r\n")).unwrap();
+    assert!(playbook(&["fmt", crlf.to_str().unwrap()]).status.success());
+    let after = std::fs::read_to_string(&crlf).unwrap();
+    assert!(
+        !after.replace("\r\n", "").contains('\n'),
+        "every line ends in CRLF"
+    );
+    let clean = dir.path().join("clean.yaml");
+    std::fs::write(&clean, uncommented.replace('\n', "\r\n")).unwrap();
+    assert!(playbook(&["fmt", clean.to_str().unwrap()]).status.success());
+    let after = std::fs::read_to_string(&clean).unwrap();
+    assert!(after.contains("\r\n") && !after.replace("\r\n", "").contains('\n'));
+}
+
 #[test]
 fn fmt_keeps_every_comment_of_the_legacy_example() {
     let dir = tempfile::tempdir().unwrap();

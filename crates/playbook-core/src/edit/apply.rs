@@ -6,18 +6,17 @@
 //! renders the whole document and says so.
 
 use serde_json::Value;
+use yaml_rust2::scanner::TScalarStyle;
 
 use super::Op;
 use super::render::{self, is_block_collection};
 use super::spans::{Kind, NodeId, Place, Tree, colon_after};
 use crate::finding::{escape_pointer, pointer_tokens};
 
-/// `text` after `op`, and whether the op wrote over a span of the old text
-/// that held a comment: a replaced collection is rendered afresh, so its
-/// inner comments would be gone (a removed member's comments go with it,
-/// which is the edit itself).
-pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<(String, bool)> {
-    let replaces = !matches!(op, Op::Remove { .. });
+/// `text` after `op`. Whether a comment survived is not judged here but on
+/// the whole result ([`super::keeps_comments`]), so that no edit, of any
+/// kind, can lose one unseen.
+pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<String> {
     let edit = match op {
         Op::Replace { path, value } => {
             let (id, place) = tree.resolve(path)?;
@@ -45,6 +44,10 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
                 _ => return None,
             }
         }
+        Op::Rename { path, to } => match tree.resolve(path)?.1 {
+            Place::Entry { map, index } => rename(text, tree, map, index, to, json)?,
+            _ => return None,
+        },
         Op::Remove { path } => {
             let (parent, _) = split_last(path)?;
             let (_, parent_place) = tree.resolve(&parent)?;
@@ -56,7 +59,6 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
         }
     };
     let (start, end, mut replacement) = edit;
-    let lost_comment = replaces && tree.has_comment(text, start, end);
     // New lines end as the file's lines do.
     if text.contains("\r\n") && replacement.contains('\n') {
         replacement = replacement.replace("\r\n", "\n").replace('\n', "\r\n");
@@ -65,7 +67,7 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
     out.push_str(text.get(..start)?);
     out.push_str(&replacement);
     out.push_str(text.get(end..)?);
-    Some((out, lost_comment))
+    Some(out)
 }
 
 /// A span to replace and its new text.
@@ -139,6 +141,18 @@ fn line_indent(text: &str, pos: usize) -> usize {
     text[start..].len() - text[start..].trim_start_matches(' ').len()
 }
 
+/// The indentation step of a pretty JSON text, in spaces: the least
+/// indentation of its lines (2 for a text with none to go by), so a value
+/// added to a file indented by 4 is indented by 4 too.
+fn json_unit(text: &str) -> usize {
+    text.lines()
+        .map(|line| line.len() - line.trim_start_matches(' ').len())
+        .filter(|&n| n > 0)
+        .min()
+        .unwrap_or(2)
+        .min(8)
+}
+
 fn is_multiline(text: &str, start: usize, end: usize) -> bool {
     between(text, start, end).contains('\n')
 }
@@ -164,7 +178,11 @@ fn replace(
     if json {
         let pretty = text.trim_end().contains('\n');
         let indent = line_indent(text, node.start);
-        return Some((node.start, node.end, render::json(value, pretty, indent)));
+        return Some((
+            node.start,
+            node.end,
+            render::json(value, pretty, indent, json_unit(text)),
+        ));
     }
     if node.in_flow {
         let rendered = match node.kind {
@@ -299,6 +317,39 @@ impl<'a> Comments<'a> {
     }
 }
 
+/// Entry `index` of `map` under the key `to`: only the key's own text is
+/// rewritten, in the quoting it had, so the entry keeps its place, its
+/// comments and its value exactly as written (an anchor, a block scalar).
+fn rename(
+    text: &str,
+    tree: &Tree,
+    map: NodeId,
+    index: usize,
+    to: &str,
+    json: bool,
+) -> Option<Splice> {
+    let node = tree.nodes.get(map)?;
+    let Kind::Map { flow, entries } = &node.kind else {
+        return None;
+    };
+    let entry = entries.get(index)?;
+    if entry.key != to && entries.iter().any(|e| e.key == to) {
+        return None;
+    }
+    let old = text.get(entry.key_start..entry.key_end)?;
+    let key = Value::String(to.to_string());
+    let rendered = if json {
+        render::key(to, true, true)
+    } else if old.starts_with('"') {
+        render::yaml_styled(&key, TScalarStyle::DoubleQuoted, true)
+    } else if old.starts_with('\'') {
+        render::yaml_styled(&key, TScalarStyle::SingleQuoted, true)
+    } else {
+        render::key(to, false, *flow || node.in_flow)
+    };
+    Some((entry.key_start, entry.key_end, rendered))
+}
+
 fn add_entry(
     text: &str,
     tree: &Tree,
@@ -315,7 +366,7 @@ fn add_entry(
         let multi = is_multiline(text, node.start, node.end);
         let Some(first) = entries.first() else {
             let rendered = if json {
-                render::json(value, multi, line_indent(text, node.start))
+                render::json(value, multi, line_indent(text, node.start), json_unit(text))
             } else {
                 render::yaml_flow(value)
             };
@@ -325,7 +376,7 @@ fn add_entry(
         let last = entries.last()?;
         let indent = column(text, first.key_start);
         let rendered = if json {
-            render::json(value, multi, indent)
+            render::json(value, multi, indent, json_unit(text))
         } else {
             render::yaml_flow(value)
         };
@@ -337,7 +388,13 @@ fn add_entry(
             ", ".to_string()
         };
         let end = tree.nodes.get(last.value)?.end;
-        return Some((end, end, format!("{separator}{entry}")));
+        return Some(append_flow(
+            text,
+            (node.start, node.end),
+            end,
+            &separator,
+            &entry,
+        ));
     }
     let first = entries.first()?;
     let column = column(text, first.key_start);
@@ -348,6 +405,34 @@ fn add_entry(
         block_value(value, column)
     );
     Some(insert_after_line(text, node.end, line))
+}
+
+/// Appends `member` to the flow collection `open..close` whose last member
+/// ends at `end`: right after it, or, when a comment follows it on its
+/// line, on a line of its own after that comment, so the comment stays
+/// with the member it was written for. That line is indented as the last
+/// member's, or deeper than the line the collection opens on (flow lines
+/// continue only indented past their block).
+fn append_flow(
+    text: &str,
+    (open, close): (usize, usize),
+    end: usize,
+    separator: &str,
+    member: &str,
+) -> Splice {
+    let eol = line_end(text, end);
+    let rest = between(text, end, eol);
+    if rest.trim_start().starts_with('#') && eol < close {
+        let inner = line_indent(text, open) + 2;
+        let own = if line_start(text, end) == line_start(text, open) {
+            0
+        } else {
+            line_indent(text, end)
+        };
+        let indent = " ".repeat(own.max(inner));
+        return (end, eol, format!(",{rest}\n{indent}{member}"));
+    }
+    (end, end, format!("{separator}{member}"))
 }
 
 /// Inserts whole lines after the line that holds `end`.
@@ -376,7 +461,7 @@ fn insert_item(
         let multi = is_multiline(text, node.start, node.end);
         let Some(&first) = items.first() else {
             let rendered = if json {
-                render::json(value, multi, line_indent(text, node.start))
+                render::json(value, multi, line_indent(text, node.start), json_unit(text))
             } else {
                 render::yaml_flow(value)
             };
@@ -385,7 +470,7 @@ fn insert_item(
         let first_start = tree.nodes.get(first)?.start;
         let indent = column(text, first_start);
         let rendered = if json {
-            render::json(value, multi, indent)
+            render::json(value, multi, indent, json_unit(text))
         } else {
             render::yaml_flow(value)
         };
@@ -401,7 +486,7 @@ fn insert_item(
             }
             None => {
                 let end = tree.nodes.get(*items.last()?)?.end;
-                (end, end, format!("{separator}{rendered}"))
+                append_flow(text, (node.start, node.end), end, &separator, &rendered)
             }
         });
     }
@@ -425,8 +510,61 @@ fn insert_item(
     }
 }
 
-/// Removes entry or item `index` of the collection `parent`.
+/// Removes entry or item `index` of the collection `parent`. The comments
+/// of the members that stay stay where they are; the removed member's own
+/// comments stay in the file too, as lines before the line it started on
+/// (they may say why it was there, and nothing a person wrote is dropped
+/// without a word).
 pub(super) fn remove(
+    text: &str,
+    tree: &Tree,
+    parent: NodeId,
+    parent_place: Place,
+    index: usize,
+    json: bool,
+) -> Option<Splice> {
+    let splice = remove_member(text, tree, parent, parent_place, index, json)?;
+    if json {
+        return Some(splice);
+    }
+    let (start, end, replacement) = splice;
+    let comments = tree.comments(text);
+    let kept = super::spans::comments_outside(&replacement, &[]);
+    let lost: Vec<&str> = comments
+        .iter()
+        .filter(|&&(s, _)| start <= s && s < end)
+        .filter_map(|&(s, e)| text.get(s..e))
+        .filter(|c| {
+            !kept
+                .iter()
+                .any(|&(ks, ke)| replacement.get(ks..ke) == Some(*c))
+        })
+        .collect();
+    Some(with_comments_before(text, (start, end, replacement), &lost))
+}
+
+/// `splice` with the comments in `lost` written as whole lines before the
+/// line where it starts, at that line's indentation: the column of a
+/// member of the collection, which no block scalar before it reaches, so
+/// each stays a comment.
+fn with_comments_before(text: &str, (start, end, replacement): Splice, lost: &[&str]) -> Splice {
+    if lost.is_empty() {
+        return (start, end, replacement);
+    }
+    let line = line_start(text, start);
+    let indent = " ".repeat(line_indent(text, start));
+    let mut out = String::new();
+    for comment in lost {
+        out.push_str(&indent);
+        out.push_str(comment);
+        out.push('\n');
+    }
+    out.push_str(between(text, line, start));
+    out.push_str(&replacement);
+    (line, end, out)
+}
+
+fn remove_member(
     text: &str,
     tree: &Tree,
     parent: NodeId,
@@ -447,14 +585,32 @@ pub(super) fn remove(
     let (start, value) = *members.get(index)?;
     let value_end = tree.nodes.get(value)?.end;
     if json || node.kind.is_flow_collection() {
-        return Some(if members.len() == 1 {
-            (start, value_end, String::new())
-        } else if let Some(&(next, _)) = members.get(index + 1) {
-            (start, next, String::new())
-        } else {
-            let previous = tree.nodes.get(members.get(index.checked_sub(1)?)?.1)?.end;
-            (previous, value_end, String::new())
-        });
+        if members.len() == 1 {
+            // Everything between the brackets goes, so a multi-line list
+            // becomes `[]`, not a bracket and a line of blanks.
+            let open = node.start + 1;
+            let close = node.end.checked_sub(1)?;
+            return Some(if open <= start && value_end <= close {
+                (open, close, String::new())
+            } else {
+                (start, value_end, String::new())
+            });
+        }
+        if let Some(&(next, _)) = members.get(index + 1) {
+            return Some((start, next, String::new()));
+        }
+        // The last member: its separator goes with it, but what follows
+        // the member before it (`[a,  # about a` and the line break) is
+        // that member's and stays.
+        let previous = tree.nodes.get(members.get(index.checked_sub(1)?)?.1)?.end;
+        let gap = between(text, previous, start);
+        let kept = match comma_outside_comments(gap) {
+            Some(comma) if gap.contains('#') => {
+                format!("{}{}", &gap[..comma], &gap[comma + 1..])
+            }
+            _ => String::new(),
+        };
+        return Some((previous, value_end, kept));
     }
     let is_seq = matches!(node.kind, Kind::Seq { .. });
     if members.len() == 1 {
@@ -487,4 +643,19 @@ pub(super) fn remove(
         next
     };
     Some((start, next, String::new()))
+}
+
+/// The offset of the `,` in the text between two flow members (blanks,
+/// comments and that one comma).
+fn comma_outside_comments(gap: &str) -> Option<usize> {
+    let mut in_comment = false;
+    for (i, c) in gap.char_indices() {
+        match c {
+            '#' => in_comment = true,
+            '\n' | '\r' => in_comment = false,
+            ',' if !in_comment => return Some(i),
+            _ => {}
+        }
+    }
+    None
 }

@@ -37,6 +37,17 @@ fn walk(old: &Value, new: &Value, path: &str, depth: usize, ops: &mut Vec<Op>) {
     }
     let depth = depth - 1;
     match (old, new) {
+        (Value::Object(a), Value::Object(b)) if renamed_in_place(a, b) => {
+            for ((from, _), (to, _)) in a.iter().zip(b).filter(|((ka, _), (kb, _))| ka != kb) {
+                ops.push(Op::Rename {
+                    path: child(path, from),
+                    to: to.clone(),
+                });
+            }
+            for ((_, before), (key, value)) in a.iter().zip(b) {
+                walk(before, value, &child(path, key), depth, ops);
+            }
+        }
         (Value::Object(a), Value::Object(b))
             if !a.is_empty() && !b.is_empty() && keeps_order(a, b) =>
         {
@@ -85,6 +96,23 @@ fn keeps_order(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
             true
         }
     })
+}
+
+/// Whether `b` is `a` with some keys renamed where they stand, values
+/// unchanged (a quick fix's "Rename to `x_owner`" in the app): then each is
+/// one rename, which keeps the entry's place and comment, not a removal
+/// and an addition at the end.
+fn renamed_in_place(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    let mut renamed = false;
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((ka, va), (kb, vb))| {
+            if ka == kb {
+                return true;
+            }
+            renamed = true;
+            !b.contains_key(ka) && !a.contains_key(kb) && identical(va, vb)
+        })
+        && renamed
 }
 
 /// Deep equality that also compares the order of mapping keys (the

@@ -45,9 +45,15 @@ pub(super) fn in_order_of(
             let mut out = Map::with_capacity(map.len());
             let child = |key: &str| format!("{path}/{}", escape_pointer(key));
             if !keep(path) {
+                // Keys only `value` has, which may be keys of `like` renamed.
+                let fresh: Vec<&String> = map.keys().filter(|k| !order.contains_key(*k)).collect();
                 for (key, theirs) in order {
                     if let Some(ours) = map.get(key) {
                         out.insert(key.clone(), in_order_of(ours, theirs, &child(key), keep));
+                    } else if let Some(renamed) = renamed_from(&fresh, map, theirs, &out) {
+                        // A rename (a quick fix's `x_owner`) keeps the
+                        // place of the key it renames.
+                        out.insert(renamed.clone(), map[renamed].clone());
                     }
                 }
             }
@@ -74,6 +80,29 @@ pub(super) fn in_order_of(
         ),
         _ => value.clone(),
     }
+}
+
+/// Most keys new to a mapping that are matched with removed ones by value:
+/// renames are one or a few; beyond this a mapping is simply reordered.
+const MAX_RENAMED: usize = 64;
+
+/// The first of the `fresh` keys of `map`, not placed yet, whose value is
+/// `value`: the new name of a removed key that held it.
+fn renamed_from<'a>(
+    fresh: &[&'a String],
+    map: &Map<String, Value>,
+    value: &Value,
+    placed: &Map<String, Value>,
+) -> Option<&'a String> {
+    if fresh.len() > MAX_RENAMED {
+        return None;
+    }
+    fresh.iter().copied().find(|key| {
+        !placed.contains_key(*key)
+            && map
+                .get(*key)
+                .is_some_and(|v| super::diff::identical(v, value))
+    })
 }
 
 #[cfg(test)]
@@ -113,6 +142,17 @@ mod tests {
             edited.text,
             "workflow:\n  build:\n    roles:\n      - mode: worker  # m\n        name: w2\n"
         );
+    }
+
+    /// The app applies "Rename to `x_owner`" to its value and writes it
+    /// back: the key is renamed where it stands, its comment kept.
+    #[test]
+    fn a_renamed_key_keeps_its_place_through_a_typed_rewrite() {
+        let text = "id: demo\nowner: platform-team  # who to page\nname: Demo\n";
+        let typed = json!({"id": "demo", "name": "Demo", "x_owner": "platform-team"});
+        let edited = rewrite_typed(text, Format::Yaml, &typed).unwrap();
+        assert!(edited.comments_kept(), "{}", edited.text);
+        assert_eq!(edited.text, text.replace("owner:", "x_owner:"));
     }
 
     #[test]

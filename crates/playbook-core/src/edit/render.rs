@@ -175,13 +175,20 @@ pub(super) fn json_compact(value: &Value) -> String {
 }
 
 /// JSON for a value placed at a line indented `indent` columns: pretty
-/// (two spaces per level, continuing lines shifted to the indent) when the
-/// document is multi-line, compact otherwise.
-pub(super) fn json(value: &Value, pretty: bool, indent: usize) -> String {
+/// (`unit` spaces per level, as the document is indented, continuing lines
+/// shifted to the indent) when the document is multi-line, compact otherwise.
+pub(super) fn json(value: &Value, pretty: bool, indent: usize, unit: usize) -> String {
     if !pretty || !is_block_collection(value) {
         return json_compact(value);
     }
-    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+    let pad = " ".repeat(unit.max(1));
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(pad.as_bytes());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    let text = serde::Serialize::serialize(value, &mut serializer)
+        .ok()
+        .and_then(|()| String::from_utf8(out).ok())
+        .unwrap_or_else(|| "null".into());
     indent_after_first(&text, indent)
 }
 

@@ -12,10 +12,11 @@
 //! Anything this reading gets wrong is caught by the caller, which
 //! re-parses every edited text and compares values.
 
-use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::parser::Event;
 use yaml_rust2::scanner::TScalarStyle;
 
 use crate::document::nesting::{self, MAX_NESTING};
+use crate::events::Events;
 use crate::finding::pointer_tokens;
 
 /// Index of a node in [`Tree::nodes`]; the root is 0.
@@ -88,7 +89,7 @@ impl Tree {
         }
         let mut offsets = Offsets::new(text);
         let mut events = Vec::new();
-        let mut parser = Parser::new_from_str(text);
+        let mut parser = Events::new(text);
         loop {
             let (event, mark) = parser.next_token().ok()?;
             let done = matches!(event, Event::StreamEnd);
@@ -122,23 +123,31 @@ impl Tree {
         })
     }
 
-    /// The node at a JSON pointer, with its place in its parent.
-    /// Whether `text[start..end]` holds a comment: a `#` at the start of a
-    /// line or after a blank, outside every scalar (a quoted or block
-    /// scalar may hold `#` as content).
-    pub fn has_comment(&self, text: &str, start: usize, end: usize) -> bool {
-        let bytes = text.as_bytes();
-        let end = end.min(bytes.len());
-        (start..end).any(|at| {
-            bytes[at] == b'#'
-                && (at == 0 || matches!(bytes[at - 1], b' ' | b'\t' | b'\n' | b'\r'))
-                && !self
-                    .nodes
-                    .iter()
-                    .any(|n| matches!(n.kind, Kind::Scalar { .. }) && n.start <= at && at < n.end)
-        })
+    /// Byte ranges of the comments of `text` (the text this tree was read
+    /// from): from each `#` that starts a comment (at the start of a line
+    /// or after a blank, outside every key and scalar, where `#` is
+    /// content) to the end of its line, trailing blanks excluded. Linear:
+    /// the scalar spans are sorted once and walked with the text.
+    pub fn comments(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut scalars: Vec<(usize, usize)> = self
+            .nodes
+            .iter()
+            .flat_map(|n| {
+                let own = matches!(n.kind, Kind::Scalar { .. }).then_some((n.start, n.end));
+                let keys: &[Entry] = match &n.kind {
+                    Kind::Map { entries, .. } => entries,
+                    _ => &[],
+                };
+                own.into_iter()
+                    .chain(keys.iter().map(|e| (e.key_start, e.key_end)))
+            })
+            .filter(|(start, end)| start < end)
+            .collect();
+        scalars.sort_unstable();
+        comments_outside(text, &scalars)
     }
 
+    /// The node at a JSON pointer, with its place in its parent.
     pub fn resolve(&self, pointer: &str) -> Option<(NodeId, Place)> {
         let mut node = 0;
         let mut place = Place::Root;
@@ -417,6 +426,38 @@ pub(super) fn colon_after(text: &str, key_end: usize) -> Option<usize> {
     let rest = text.get(key_end..)?;
     let offset = rest.find(|c: char| c != ' ' && c != '\t')?;
     (rest.as_bytes()[offset] == b':').then_some(key_end + offset)
+}
+
+/// The comments of `text` outside the sorted, disjoint `scalars` spans
+/// (see [`Tree::comments`]); with no spans, every `#` at a line's start or
+/// after a blank counts, which errs towards "a comment is there".
+pub(super) fn comments_outside(text: &str, scalars: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut next_scalar = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] != b'#' || !(at == 0 || matches!(bytes[at - 1], b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            at += 1;
+            continue;
+        }
+        while scalars.get(next_scalar).is_some_and(|&(_, end)| end <= at) {
+            next_scalar += 1;
+        }
+        if scalars
+            .get(next_scalar)
+            .is_some_and(|&(start, end)| start <= at && at < end)
+        {
+            at += 1;
+            continue;
+        }
+        let line_end = text[at..].find(['\n', '\r']).map_or(text.len(), |p| at + p);
+        let end = at + text[at..line_end].trim_end_matches([' ', '\t']).len();
+        out.push((at, end));
+        at = line_end;
+    }
+    out
 }
 
 /// The `|` or `>` that opens the block scalar whose content starts at

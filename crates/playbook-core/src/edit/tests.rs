@@ -446,7 +446,7 @@ proptest! {
     fn random_edits_read_as_intended_and_keep_comments(
         yaml in any::<bool>(),
         pick in any::<prop::sample::Index>(),
-        kind in 0u8..4,
+        kind in 0u8..5,
         new in value(),
         key in "[a-z_]{1,8}",
     ) {
@@ -465,8 +465,16 @@ proptest! {
             (1, Value::Object(_)) => Op::Add { path: format!("{path}/{key}"), value: new },
             (1, Value::Array(items)) => Op::Add { path: format!("{path}/{}", items.len() / 2), value: new },
             (2, Value::Array(_)) => Op::Add { path: format!("{path}/-"), value: new },
+            (4, _) => {
+                let (parent, _) = apply::split_last(&path).unwrap();
+                prop_assume!(old.pointer(&parent).is_some_and(Value::is_object));
+                Op::Rename { path: path.clone(), to: format!("x_{key}") }
+            }
             _ => Op::Remove { path: path.clone() },
         };
+        // A removal or a rename never loses a comment, of the member that
+        // stays or of the one that goes.
+        let keeps_every_comment = matches!(op, Op::Remove { .. } | Op::Rename { .. });
         let mut target = old.clone();
         patch(&mut target, &op).unwrap();
         // The text an op may rewrite: a replaced value, or the collection a
@@ -477,12 +485,16 @@ proptest! {
             Op::Replace { path, .. } => Some(path.clone()),
             Op::Remove { path } => apply::split_last(path).map(|(parent, _)| parent),
             Op::Add { path, .. } => tree.resolve(path).map(|_| path.clone()),
+            Op::Rename { .. } => None,
         }
         .and_then(|p| tree.resolve(&p))
         .map(|(id, _)| (tree.nodes[id].start, tree.nodes[id].end));
         let edited = apply(text, format, &[op]).unwrap();
         prop_assert_eq!(document::parse_value(&edited.text, format).unwrap(), target);
         prop_assert!(edited.preserved, "fell back:\n{}", edited.text);
+        prop_assert!(!keeps_every_comment || edited.comments_kept(), "lost a comment:\n{}", edited.text);
+        // The accounting is the comments themselves: kept means all there.
+        prop_assert_eq!(edited.comments_kept(), keeps_comments(text, &edited.text));
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
             let inside = region.is_some_and(|(start, end)| offset + line.len() > start && offset <= end);
@@ -665,4 +677,223 @@ fn comments_outside_the_edited_spans_and_hashes_inside_scalars_keep_preserved() 
     let edited = rewrite(text, Format::Yaml, &removed).unwrap();
     assert!(edited.comments_kept(), "{}", edited.text);
     assert!(edited.text.contains("# the planner"));
+}
+
+/// Regression (sweep C, PB004): a key renamed in place keeps its place, its
+/// trailing comment, an anchor on its value and a block scalar's style; only
+/// the key's own text changes.
+#[test]
+fn a_renamed_key_changes_only_the_keys_text() {
+    let text = "id: demo\nowner: &o platform-team  # who to page at night\nnote: >-\n  folded\n  text\nname: Demo\nother: *o\n";
+    let ops = [
+        Op::Rename {
+            path: "/owner".into(),
+            to: "x_owner".into(),
+        },
+        Op::Rename {
+            path: "/note".into(),
+            to: "x note".into(),
+        },
+    ];
+    let edited = apply(text, Format::Yaml, &ops).unwrap();
+    assert!(edited.comments_kept(), "{}", edited.text);
+    assert_eq!(
+        edited.text,
+        text.replace("owner: &o", "x_owner: &o")
+            .replace("note: >-", "x note: >-")
+    );
+    let json = "{\n  \"id\": \"demo\",\n  \"owner\": \"platform-team\",\n  \"name\": \"Demo\"\n}\n";
+    let ops = [Op::Rename {
+        path: "/owner".into(),
+        to: "x_owner".into(),
+    }];
+    let edited = apply(json, Format::Json, &ops).unwrap();
+    assert_eq!(edited.text, json.replace("\"owner\"", "\"x_owner\""));
+    // A quoted key keeps its quoting; a taken name is refused.
+    let edited = apply(
+        "'a': 1  # c\n",
+        Format::Yaml,
+        &[Op::Rename {
+            path: "/a".into(),
+            to: "b".into(),
+        }],
+    )
+    .unwrap();
+    assert_eq!(edited.text, "'b': 1  # c\n");
+    let taken = apply(
+        "a: 1\nb: 2\n",
+        Format::Yaml,
+        &[Op::Rename {
+            path: "/a".into(),
+            to: "b".into(),
+        }],
+    );
+    assert!(matches!(taken, Err(EditError::Path { .. })));
+}
+
+/// Regression (sweep C, PB404): removing the last item of a multi-line flow
+/// list keeps the comment of the item before it, which stays.
+#[test]
+fn removing_the_last_flow_item_keeps_the_comment_of_the_item_that_stays() {
+    let text =
+        "policy:\n  escalate_on: [retry_limit,   # the budget: keep this one\n    page_cto]\n";
+    let edited = apply(
+        text,
+        Format::Yaml,
+        &[Op::Remove {
+            path: "/policy/escalate_on/1".into(),
+        }],
+    )
+    .unwrap();
+    assert!(edited.comments_kept(), "{}", edited.text);
+    assert_eq!(
+        edited.text,
+        "policy:\n  escalate_on: [retry_limit   # the budget: keep this one\n    ]\n"
+    );
+    // Without a comment the list closes up as before.
+    let plain = apply(
+        "a: [x,\n  y]\n",
+        Format::Yaml,
+        &[Op::Remove {
+            path: "/a/1".into(),
+        }],
+    )
+    .unwrap();
+    assert_eq!(plain.text, "a: [x]\n");
+}
+
+/// A removed member's own comments stay as lines where it was, in block
+/// and flow collections alike, so no removal loses a comment.
+#[test]
+fn a_removed_members_comments_stay_in_the_file() {
+    let check = |text: &str, path: &str, expected: &str| {
+        let edited = apply(text, Format::Yaml, &[Op::Remove { path: path.into() }]).unwrap();
+        assert_eq!(edited.text, expected, "removing {path}");
+        assert!(edited.comments_kept(), "{}", edited.text);
+    };
+    check(
+        "a:\n  - x  # why x\n  - y\n",
+        "/a/0",
+        "a:\n  # why x\n  - y\n",
+    );
+    check("a:\n  - x  # why x\n", "/a/0", "a: []  # why x\n");
+    check(
+        "a: [p,  # about p\n  q,  # about q\n  r]\n",
+        "/a/1",
+        "a: [p,  # about p\n  # about q\n  r]\n",
+    );
+    check(
+        "- name: x  # the x\n  mode: y\n",
+        "/0/name",
+        "# the x\n- mode: y\n",
+    );
+    // JSON has no comments; a multi-line list left empty is `[]`.
+    let json = apply(
+        "{\"a\": [\n    \"x\"\n  ]}",
+        Format::Json,
+        &[Op::Remove {
+            path: "/a/0".into(),
+        }],
+    )
+    .unwrap();
+    assert_eq!(json.text, "{\"a\": []}");
+}
+
+/// Comments are what the YAML scanner would skip: after a tab, on the first
+/// line after a byte-order mark, after flow items; never a `#` inside a
+/// quoted or block scalar or a key.
+#[test]
+fn comments_are_found_as_the_scanner_reads_them() {
+    assert_eq!(
+        comments("id: demo\t# stable id\nname: N\n"),
+        ["# stable id"]
+    );
+    assert_eq!(comments("\u{feff}# owned by\nid: demo\n"), ["# owned by"]);
+    assert_eq!(comments("a: [x,  # one\n  y]  # two\n"), ["# one", "# two"]);
+    assert!(comments("a: \"x #1\"\nb: 'y #2'\n\"k #3\": |\n  # text\nc: d#e\n").is_empty());
+    assert!(!has_comments("{\"a\": \"# not\"}"));
+    assert!(keeps_comments("a: 1  # c\n", "b: 2\na: 1  # c\n"));
+    assert!(!keeps_comments(
+        "a: 1  # c\nb: 2  # c\n",
+        "a: 1  # c\nb: 2\n"
+    ));
+}
+
+/// Regression (sweep C): JSON with a surrogate-pair escape (`"\ud83d\ude80"`,
+/// how Python writes emoji) is edited in place and located like any other.
+#[test]
+fn json_with_surrogate_pair_escapes_is_edited_in_place() {
+    let text = "{\n  \"name\": \"Ship it \\ud83d\\ude80\",\n  \"\\ud83d\\ude80\": {\"n\": 0},\n  \"tail\": 1\n}\n";
+    let ops = [Op::Replace {
+        path: "/🚀/n".into(),
+        value: json!(1),
+    }];
+    let edited = apply(text, Format::Json, &ops).unwrap();
+    assert!(edited.preserved, "{}", edited.text);
+    assert_eq!(edited.text, text.replace("{\"n\": 0}", "{\"n\": 1}"));
+    let map = crate::locate::SourceMap::new(text);
+    assert_eq!(
+        map.locate("/🚀/n"),
+        Some(crate::finding::Location {
+            line: 3,
+            column: 20
+        })
+    );
+}
+
+/// A file whose lines end in a lone `\r` is edited in place and keeps them.
+#[test]
+fn lone_cr_line_ends_are_edited_and_kept() {
+    // (Not starting with a comment: the loader's "only comments" check
+    // reads lines split at `\n`, which is the document module's to fix.)
+    let text = "id: demo\r# c\rworkflow:\r  a:\r    enabled: true  # on\r";
+    let ops = [Op::Replace {
+        path: "/workflow/a/enabled".into(),
+        value: json!(false),
+    }];
+    let edited = apply(text, Format::Yaml, &ops).unwrap();
+    assert!(edited.comments_kept(), "{:?}", edited.text);
+    assert_eq!(edited.text, text.replace("true", "false"));
+    let twice = "a: 1\rb: 2\ra: 3\r";
+    let (change, line) = remove_duplicate_key(twice, Format::Yaml, "/a", false).unwrap();
+    assert_eq!(line, 3);
+    assert_eq!(change.apply(twice).unwrap(), "a: 1\rb: 2\r");
+}
+
+/// An item appended to a flow list whose last item carries a comment goes
+/// on a line of its own: the comment stays with the item it was written for.
+#[test]
+fn an_appended_flow_item_leaves_the_last_items_comment_with_it() {
+    let text = "a: [ issues  # the only one\n  ]\nb: {x: 1  # one\n  }\n";
+    let ops = [
+        Op::Add {
+            path: "/a/-".into(),
+            value: json!("verdict"),
+        },
+        Op::Add {
+            path: "/b/y".into(),
+            value: json!(2),
+        },
+    ];
+    let edited = apply(text, Format::Yaml, &ops).unwrap();
+    assert!(edited.comments_kept(), "{}", edited.text);
+    assert_eq!(
+        edited.text,
+        "a: [ issues,  # the only one\n  verdict\n  ]\nb: {x: 1,  # one\n  y: 2\n  }\n"
+    );
+}
+
+/// A value added to pretty JSON indented by 4 is indented by 4.
+#[test]
+fn json_values_are_added_in_the_files_indentation() {
+    let text = "{\n    \"a\": {\n        \"b\": 1\n    }\n}\n";
+    let ops = [Op::Add {
+        path: "/a/c".into(),
+        value: json!({"d": [1]}),
+    }];
+    let edited = apply(text, Format::Json, &ops).unwrap();
+    assert_eq!(
+        edited.text,
+        "{\n    \"a\": {\n        \"b\": 1,\n        \"c\": {\n            \"d\": [\n                1\n            ]\n        }\n    }\n}\n"
+    );
 }

@@ -3,9 +3,10 @@
 //! A full render (the canonical layout) drops comments, so a commented
 //! file keeps its layout: only values the typed model writes differently
 //! are rewritten (through [`super::rewrite`], in place), and whitespace
-//! that carries nothing is tidied: trailing spaces, CRLF line ends, the
-//! final newline. Each step is kept only if the text still reads as the
-//! same value; indentation and quoting are left as the author wrote them.
+//! that carries nothing is tidied: trailing spaces, mixed line ends (made
+//! the file's own: those most of its lines end with), the final newline. Each step
+//! is kept only if the text still reads as the same value; indentation,
+//! quoting and CRLF line ends are left as the author wrote them.
 
 use serde_json::Value;
 
@@ -30,7 +31,7 @@ pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, Edi
         text.to_string()
     };
     let target = document::parse_value(&text, format).map_err(EditError::Unreadable)?;
-    let tidied = whitespace(&text);
+    let tidied = super::line_ends_as(&text, whitespace(&text));
     if document::parse_value(&tidied, format).is_ok_and(|v| super::diff::identical(&v, &target)) {
         Ok(tidied)
     } else {
@@ -39,9 +40,11 @@ pub fn tidy(text: &str, format: Format, canonical: &Value) -> Result<String, Edi
 }
 
 /// Trailing blanks off every line outside block scalars (where they are
-/// content), LF line ends (YAML reads every line break as LF), exactly one
-/// final newline.
+/// content), exactly one final newline; LF line ends, which the caller
+/// gives the file's own style back (YAML reads every line break as LF).
 fn whitespace(text: &str) -> String {
+    let (text, _) = super::lf_for_lone_cr(text);
+    let text = text.as_str();
     let blocks: Vec<(usize, usize)> = Tree::new(text)
         .map(|tree| {
             tree.nodes
@@ -85,13 +88,30 @@ mod tests {
 
     #[test]
     fn comments_and_layout_stay_while_whitespace_is_tidied() {
-        let text =
-            "# head\r\nid: demo   \r\nlist:   # note\r\n    - a\r\n\r\n    - b\t\r\n\r\n\r\n";
+        let text = "# head\nid: demo   \nlist:   # note\n    - a\n\n    - b\t\n\n\n";
         let value = document::parse_value(text, Format::Yaml).unwrap();
         let tidied = tidy(text, Format::Yaml, &value).unwrap();
         assert_eq!(
             tidied,
             "# head\nid: demo\nlist:   # note\n    - a\n\n    - b\n"
+        );
+    }
+
+    /// Regression (sweep C): `fmt` turned CRLF into LF. A person's file
+    /// keeps its line ends; a mixed file gets those most of its lines have.
+    #[test]
+    fn crlf_and_lone_cr_line_ends_are_kept() {
+        let text = "# head\r\nid: demo   \r\nlist:   # note\n    - a\r\n\r\n    - b\t\r\n\r\n";
+        let value = document::parse_value(text, Format::Yaml).unwrap();
+        assert_eq!(
+            tidy(text, Format::Yaml, &value).unwrap(),
+            "# head\r\nid: demo\r\nlist:   # note\r\n    - a\r\n\r\n    - b\r\n"
+        );
+        let text = "id: demo  \r# c\rlist:\r  - a \r";
+        let value = document::parse_value(text, Format::Yaml).unwrap();
+        assert_eq!(
+            tidy(text, Format::Yaml, &value).unwrap(),
+            "id: demo\r# c\rlist:\r  - a\r"
         );
     }
 

@@ -29,6 +29,7 @@ pub(super) const FIXABLE: &[Code] = &[
     Code::UnknownHandoff,
     Code::UnboundedLoop,
     Code::HandoffToDisabled,
+    Code::HandoffToItself,
     Code::NoEscalation,
     Code::ZeroIterations,
     Code::UnknownEscalation,
@@ -79,7 +80,7 @@ pub(super) fn fixes(doc: &Value, f: &Finding) -> Fixes {
             Some(vec![(format!("Add `{name}` to the role's inputs"), ops)])
         }),
         Code::UnknownHandoff => unknown_handoff(doc, &f.path),
-        Code::HandoffToDisabled => {
+        Code::HandoffToDisabled | Code::HandoffToItself => {
             let target = doc.pointer(&f.path).and_then(Value::as_str);
             target.map(|t| {
                 vec![(
@@ -206,7 +207,8 @@ fn append(doc: &Value, path: &str, item: &str) -> Option<Vec<Op>> {
 }
 
 fn replace_number(doc: &Value, path: &str, to: u64, title: &str) -> Option<Fixes> {
-    doc.pointer(path)?.as_u64()?;
+    // A count as the model reads it: `0.0` is the 0 the finding is about.
+    crate::model::count::whole(doc.pointer(path)?)?;
     Some(vec![(
         title.to_string(),
         vec![Op::Replace {
@@ -331,8 +333,15 @@ fn closest<'a>(
 
 fn unknown_handoff(doc: &Value, path: &str) -> Option<Fixes> {
     let target = doc.pointer(path)?.as_str()?;
+    // A role never hands a task to itself (PB306): its own name is no
+    // correction of a misspelt target.
+    let own = path
+        .rsplit_once("/handoff_to/")
+        .and_then(|(role, _)| doc.pointer(&format!("{role}/name")))
+        .and_then(Value::as_str);
     let mut fixes = Vec::new();
-    if let Some(name) = closest(target, role_names(doc).into_iter(), 3) {
+    let others = role_names(doc).into_iter().filter(|n| Some(*n) != own);
+    if let Some(name) = closest(target, others, 3) {
         fixes.push((
             format!("Replace `{target}` with `{name}`"),
             vec![Op::Replace {
@@ -372,7 +381,7 @@ fn unknown_escalation(doc: &Value, path: &str) -> Option<Fixes> {
 }
 
 fn unknown_field(doc: &Value, path: &str) -> Option<Fixes> {
-    let value = doc.pointer(path)?;
+    doc.pointer(path)?;
     let tokens = pointer_tokens(path);
     let key = tokens.last()?;
     let parent: String = tokens[..tokens.len() - 1]
@@ -382,17 +391,15 @@ fn unknown_field(doc: &Value, path: &str) -> Option<Fixes> {
     let extension = format!("x_{key}");
     let mut fixes = Vec::new();
     if doc.pointer(&parent)?.get(&extension).is_none() {
+        // A rename in place: the key keeps its place, its comment and its
+        // value as written (a remove and an add would move it to the end
+        // and write the value afresh).
         fixes.push((
             format!("Rename to `{extension}` (an extension field)"),
-            vec![
-                Op::Remove {
-                    path: path.to_string(),
-                },
-                Op::Add {
-                    path: format!("{parent}/{}", escape_pointer(&extension)),
-                    value: value.clone(),
-                },
-            ],
+            vec![Op::Rename {
+                path: path.to_string(),
+                to: extension,
+            }],
         ));
     }
     fixes.push((

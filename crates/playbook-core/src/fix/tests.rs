@@ -86,9 +86,10 @@ fn check_text(code: &str, text: &str, format: Format) {
     assert!(has_fixes(finding.code));
     let edited = apply(text, format, &fixes[..1]).unwrap();
     assert!(
-        edited.preserved,
+        edited.comments_kept(),
         "{}: comments lost:\n{}",
-        fixes[0].title, edited.text
+        fixes[0].title,
+        edited.text
     );
     let after = validate_source(&edited.text, format, &options);
     assert!(
@@ -189,6 +190,15 @@ fn handoff_into_a_disabled_stage_is_removed() {
 }
 
 #[test]
+fn handoff_to_itself_is_removed() {
+    check(
+        "PB306",
+        "handoff_to: [reviewer]",
+        "handoff_to: [reviewer, coder]",
+    );
+}
+
+#[test]
 fn zero_and_too_many_worktrees_are_bounded() {
     check(
         "PB102",
@@ -218,13 +228,61 @@ fn duplicate_roles_are_renamed() {
 
 #[test]
 fn unknown_fields_become_extensions() {
-    // The renamed entry moves to the end of its mapping; comments on
-    // other lines stay.
     check(
         "PB004",
         "id: demo   # stable id\n",
         "id: demo   # stable id\nowner: me\n",
     );
+}
+
+/// Regression (sweep C): "Rename to `x_owner`" renamed by removing and
+/// adding, so the key lost its comment, an anchor and its block scalar
+/// style and moved to the end of its mapping, while `fix_all` called the
+/// file preserved. Now only the key's text changes, in YAML and JSON.
+#[test]
+fn an_unknown_field_is_renamed_in_place() {
+    let text = CLEAN.replacen(
+        "id: demo   # stable id\n",
+        "id: demo   # stable id\nowner: &who platform-team  # who to page at night\nnotes: >-\n  folded\n  text\n",
+        1,
+    );
+    let fixed = fix_all(
+        &text,
+        Format::Yaml,
+        &Options::default(),
+        &[Code::UnknownField],
+    )
+    .unwrap();
+    assert!(fixed.preserved);
+    assert_eq!(
+        fixed.text,
+        text.replace("owner: &who", "x_owner: &who")
+            .replace("notes: >-", "x_notes: >-")
+    );
+    let json = "{\n  \"schema_version\": \"1.0.0\",\n  \"id\": \"demo\",\n  \"owner\": \"platform-team\",\n  \"name\": \"Demo\",\n  \"workflow\": {\"plan\": {\"roles\": []}}\n}\n";
+    let fixed = fix_all(
+        json,
+        Format::Json,
+        &Options::default(),
+        &[Code::UnknownField],
+    )
+    .unwrap();
+    assert_eq!(fixed.text, json.replace("\"owner\"", "\"x_owner\""));
+}
+
+/// A text fix is judged on the comments of its result like any edit: one
+/// that drops a comment is not called kept, whatever kind of edit it is.
+#[test]
+fn a_fix_that_drops_a_comment_is_never_called_kept() {
+    let text = "a: 1  # one\nb: 2\n";
+    let fix = Fix {
+        title: "drop".into(),
+        code: Code::DuplicateKey,
+        path: "/a".into(),
+        ops: Vec::new(),
+        change: TextChange::between(text, "a: 1\nb: 2\n"),
+    };
+    assert!(!apply(text, Format::Yaml, &[fix]).unwrap().comments_kept());
 }
 
 #[test]
@@ -349,21 +407,25 @@ fn a_key_given_twice_loses_its_later_entry() {
             .starts_with("Remove the later `requires_user_approval` (line ")
     );
     let fixed = apply(&text, Format::Yaml, &fixes[..1]).unwrap();
+    // The removed entry's comment stays, where the entry was.
     assert_eq!(
         fixed.text,
         CLEAN.replacen(
             "requires_user_approval: true\n",
-            "requires_user_approval: true   # keep\n",
+            "requires_user_approval: true   # keep\n          # drop\n",
             1
         )
     );
+    assert!(fixed.comments_kept());
     let other = apply(&text, Format::Yaml, &fixes[1..]).unwrap();
     assert!(
         other
             .text
-            .contains("requires_user_approval: false  # drop\n")
+            .contains("          # keep\n          requires_user_approval: false  # drop\n"),
+        "{}",
+        other.text
     );
-    assert!(!other.text.contains("# keep"));
+    assert!(other.comments_kept());
     // A text fix goes alone.
     assert!(apply(&text, Format::Yaml, &fixes).is_err());
     // fix_all gets the document loading again, then fixes the rest.
