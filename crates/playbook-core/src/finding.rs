@@ -91,6 +91,7 @@ codes! {
     UnreachableRole = "PB303", Info, "No handoff reaches the role: only a direct assignment starts it.";
     InputNotProduced = "PB304", Warning, "A required input is neither a run input nor an output of an earlier role.";
     HandoffToDisabled = "PB305", Warning, "handoff_to names a role in a disabled stage.";
+    HandoffToItself = "PB306", Warning, "handoff_to names the role itself, a handoff the orchestrator never follows.";
     NoEscalation = "PB401", Warning, "max_iterations is set but escalate_on is empty.";
     ZeroIterations = "PB402", Error, "max_iterations is 0, so the role can never run.";
     UnknownEscalation = "PB404", Warning, "escalate_on names a condition the orchestrator never raises.";

@@ -188,19 +188,23 @@ impl<'a> Flow<'a> {
         seen
     }
 
-    /// Every loop of the flow: strongly connected sets of roles through which
-    /// a task can come back, each sorted in document order.
+    /// Every loop of the flow: sets of roles through which a task can come
+    /// back, each sorted in document order, in document order.
+    ///
+    /// A loop is what the engine can route around: it follows a handoff
+    /// only to a role of the same stage, and never back to the role that
+    /// just ran (forward goes to a role that has not run before it, back to
+    /// one that ran earlier). So a loop is a strongly connected set of two
+    /// or more roles over the edges within a stage: a cycle through another
+    /// stage, or a role handing off to itself, never runs a role twice, and
+    /// counting them made retry limits leak from one stage's roles into
+    /// another stage's loop.
     pub fn loops(&self) -> Vec<Vec<usize>> {
-        // Kosaraju's algorithm, not Tarjan's: petgraph's `tarjan_scc`
-        // recurses once per role along a path, so a chain of some 20 000
-        // handoffs overflowed the main thread's stack; `kosaraju_scc` keeps
-        // its depth-first stacks on the heap. The order it finds the sets
-        // in is not observable: each set and the list are sorted.
-        let mut loops: Vec<Vec<usize>> = kosaraju_scc(&self.graph)
+        let mut loops: Vec<Vec<usize>> = self
+            .stage_components()
             .into_iter()
-            .filter(|scc| scc.len() > 1 || self.graph.contains_edge(scc[0], scc[0]))
-            .map(|scc| {
-                let mut roles: Vec<usize> = scc.into_iter().map(|n| n.index()).collect();
+            .filter(|set| set.len() > 1)
+            .map(|mut roles| {
                 roles.sort_unstable();
                 roles
             })

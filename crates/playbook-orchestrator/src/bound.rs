@@ -7,9 +7,12 @@
 //! in the stage runs at most once, except the roles of a review loop, which
 //! run at most the loop's retry limit each (the engine refuses the round
 //! after it). Parallelism does not change the number of calls, only how many
-//! run at once, so the bound also gives the longest sequence of calls on one
-//! worktree. All arithmetic saturates: a bound of `u32::MAX` means "more than
-//! any run can make" (a run stops at its step budget first).
+//! run at once. The longest sequence of calls on one worktree is not a
+//! share of the total: a free worktree takes the next waiting task, so while
+//! the other `max_parallel − 1` each hold one slow task, one worktree can run
+//! every other task back to back. All arithmetic saturates: a bound of
+//! `u32::MAX` means "more than any run can make" (a run stops at its step
+//! budget first).
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -31,7 +34,9 @@ pub struct StageBound {
     pub total: Option<u64>,
     /// Calls that can run at the same time (`max_parallel_worktrees`).
     pub max_parallel: u32,
-    /// Longest chain of calls: `per_task × ⌈tasks / max_parallel⌉`.
+    /// Longest chain of calls on one worktree:
+    /// `per_task × (tasks − max_parallel + 1)` (one task per worktree when
+    /// there are no more tasks than worktrees).
     pub sequential: Option<u64>,
 }
 
@@ -76,7 +81,12 @@ fn role_costs(flow: &Flow) -> Vec<u32> {
 /// (`Flow::reachable_in_stage` of each), without its cost: that was
 /// quadratic in the roles of a stage (23 s for a chain of 20 000 in a debug
 /// build; now linear on chains and trees). Many such roles that share what
-/// they reach along several paths (diamonds) still cost a walk each.
+/// they reach along several paths (diamonds) would still cost a walk each:
+/// thousands of entries into one long chain took minutes. So the walks
+/// share a budget of a few times the flow's size; once it is spent, every
+/// remaining entry counts its ceiling, which is at least its exact cost:
+/// the bound stays a bound (it may then be above the exact worst case) and
+/// its cost stays linear.
 fn per_task_bounds(flow: &Flow, costs: &[u32]) -> Vec<u32> {
     let stages = flow
         .roles
@@ -122,6 +132,12 @@ fn per_task_bounds(flow: &Flow, costs: &[u32]) -> Vec<u32> {
     let mut heads: Vec<usize> = (0..sets.len()).filter(|&k| !entered[k]).collect();
     heads.sort_by_key(|&k| std::cmp::Reverse(ceiling[k]));
     let mut best = vec![0u32; stages];
+    let edges: usize = (0..flow.roles.len())
+        .map(|i| flow.successors(i).count())
+        .sum();
+    let mut budget = WALK_BUDGET_PER_ITEM
+        .saturating_mul(flow.roles.len() + edges)
+        .max(MIN_WALK_BUDGET);
     // One visit mark per role, reused by every walk: walk `w` marks `w + 1`.
     let mut visited = vec![0usize; flow.roles.len()];
     let mut stack = Vec::new();
@@ -131,13 +147,19 @@ fn per_task_bounds(flow: &Flow, costs: &[u32]) -> Vec<u32> {
         if ceiling[k] <= best[stage] {
             continue;
         }
+        if budget == 0 {
+            best[stage] = best[stage].max(ceiling[k]);
+            continue;
+        }
         let mark = walk + 1;
         let mut sum = 0u32;
         visited[start] = mark;
         stack.push(start);
         while let Some(i) = stack.pop() {
             sum = sum.saturating_add(costs[i]);
+            budget = budget.saturating_sub(1);
             for (j, _) in flow.successors(i) {
+                budget = budget.saturating_sub(1);
                 if visited[j] != mark && flow.roles[j].stage_index == stage {
                     visited[j] = mark;
                     stack.push(j);
@@ -148,6 +170,22 @@ fn per_task_bounds(flow: &Flow, costs: &[u32]) -> Vec<u32> {
     }
     best
 }
+
+/// Most tasks one worktree can run one after another: the others each hold
+/// one task for as long as it takes, and this one takes every task that
+/// waits (the engine gives a freed worktree the next waiting task).
+fn longest_queue(tasks: u32, max_parallel: u32) -> u64 {
+    match tasks {
+        0 => 0,
+        t => u64::from(t.saturating_sub(max_parallel.max(1))) + 1,
+    }
+}
+
+/// Steps of exact walks allowed per role and handoff of the flow, and at
+/// least in all: far more than any playbook a person writes needs, so
+/// their bounds stay exact.
+const WALK_BUDGET_PER_ITEM: usize = 32;
+const MIN_WALK_BUDGET: usize = 1 << 16;
 
 /// Worst-case calls per stage. `tasks` is the number of tasks of the run
 /// input, if any (a planner's fan-out is not known in advance).
@@ -173,9 +211,8 @@ pub fn stage_bounds(playbook: &Playbook, tasks: Option<u32>) -> Vec<StageBound> 
                 tasks,
                 total: tasks.map(|t| u64::from(per_task).saturating_mul(u64::from(t))),
                 max_parallel,
-                sequential: tasks.map(|t| {
-                    u64::from(per_task).saturating_mul(u64::from(t.div_ceil(max_parallel)))
-                }),
+                sequential: tasks
+                    .map(|t| u64::from(per_task).saturating_mul(longest_queue(t, max_parallel))),
             }
         })
         .collect()
@@ -237,6 +274,47 @@ mod tests {
             serde_json::from_value(json!({ "id": "p", "name": "p", "workflow": workflow }))
                 .expect("a playbook")
         })
+    }
+
+    /// Many entries into two shared roles that both lead into one long
+    /// chain: an exact walk from every entry is quadratic, so the budget
+    /// runs out and the remaining entries count their ceilings, which are
+    /// never below the exact cost.
+    #[test]
+    fn many_entries_into_one_long_chain_keep_a_bound_at_linear_cost() {
+        let (entries, chain) = (3_000usize, 3_000usize);
+        let mut roles = Vec::new();
+        for e in 0..entries {
+            roles.push(json!({ "name": format!("e{e}"), "handoff_to": ["a", "b"] }));
+        }
+        roles.push(json!({ "name": "a", "handoff_to": ["c0"] }));
+        roles.push(json!({ "name": "b", "handoff_to": ["c0"] }));
+        for c in 0..chain {
+            let next: Vec<String> = (c + 1 < chain)
+                .then(|| format!("c{}", c + 1))
+                .into_iter()
+                .collect();
+            roles.push(json!({ "name": format!("c{c}"), "handoff_to": next }));
+        }
+        let p: Playbook = serde_json::from_value(
+            json!({ "id": "p", "name": "p", "workflow": { "s": { "roles": roles } } }),
+        )
+        .unwrap();
+        let flow = Flow::new(&p);
+        let costs = role_costs(&flow);
+        let walks = entries * (chain + 2);
+        assert!(
+            walks > WALK_BUDGET_PER_ITEM * 2 * flow.roles.len(),
+            "the budget runs out"
+        );
+        let found = per_task_bounds(&flow, &costs)[0];
+        // Exact: an entry, `a`, `b` and the chain.
+        let exact = u32::try_from(1 + 2 + chain).unwrap();
+        assert!(found >= exact, "{found} < {exact}");
+        assert!(
+            found <= exact + u32::try_from(chain).unwrap() + 1,
+            "{found}"
+        );
     }
 
     proptest! {

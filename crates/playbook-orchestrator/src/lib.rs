@@ -14,7 +14,7 @@
 //! ```
 //! use playbook_orchestrator::{Approval, preview};
 //!
-//! let playbook = "id: demo\nname: Demo\nworkflow:\n  build:\n    roles:\n      - name: coder\n";
+//! let playbook = "schema_version: \"1.0.0\"\nid: demo\nname: Demo\nworkflow:\n  build:\n    roles:\n      - name: coder\n";
 //! let run = preview(playbook, "", 7, Approval::Auto).unwrap();
 //! assert_eq!(run.report.outcome, Some(playbook_orchestrator::event::Outcome::Passed));
 //! assert!(run.jsonl.starts_with("{\"seq\":0,\"t_ms\":0,\"type\":\"run_started\""));

@@ -3,7 +3,7 @@
 //! grouped in fixed blocks; blocks are aggregated where they ran and merged
 //! in block order, so the result is the same for any number of threads.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -19,7 +19,7 @@ use playbook_orchestrator::scenario::{RunInput, Scenario, ScriptedAssigner};
 
 use crate::agent::{DenyNext, Plan, SimAgent, SimApprover};
 use crate::model::{ModelError, SimModel};
-use crate::sink::{AggregatingSink, RunSample};
+use crate::sink::{AggregatingSink, RecordedNames, RunSample};
 use crate::stats::Histogram;
 
 /// Most runs one simulation may make.
@@ -71,6 +71,9 @@ pub enum SimError {
     /// Its reason may quote role names and task ids: shown escaped.
     #[error("the engine refused the run: {}", crate::text::printable(.0))]
     Refused(String),
+    /// Two stages or roles that a run's records cannot tell apart.
+    #[error("{}", crate::text::printable(.0))]
+    Names(String),
     /// A run exceeded the engine's static worst-case bound.
     #[error("{}", crate::text::printable(.0))]
     Bound(String),
@@ -347,7 +350,7 @@ fn one_run(
     prepared: &Prepared<'_>,
     options: &RunOptions,
     plan: &Plan,
-    stages: &HashMap<String, usize>,
+    names: &RecordedNames,
 ) -> RunSample {
     let deny: DenyNext = Default::default();
     let mut agent = SimAgent::new(plan, options.seed, deny.clone());
@@ -355,7 +358,7 @@ fn one_run(
     let mut assigner = ScriptedAssigner { script: None };
     let mut tools = SimulatedTools;
     let clock = FixedClock::default();
-    let mut sink = AggregatingSink::new(plan, stages);
+    let mut sink = AggregatingSink::new(plan, names);
     let ports = Ports {
         agent: &mut agent,
         approver: &mut approver,
@@ -406,11 +409,11 @@ pub fn simulate(
     }
     let plan = Plan::new(playbook, model);
     let stage_names: Vec<String> = playbook.stages().map(|(n, _)| n.to_string()).collect();
-    let stages: HashMap<String, usize> = stage_names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), i))
-        .collect();
+    let names = RecordedNames::new(
+        stage_names.iter().map(String::as_str),
+        plan.roles.iter().map(|r| r.name.as_str()),
+    )
+    .map_err(SimError::Names)?;
     let tasks = (!options.input.tasks.is_empty())
         .then(|| u32::try_from(options.input.tasks.len()).unwrap_or(u32::MAX));
     let flow = playbook_core::flow::Flow::new(playbook);
@@ -467,7 +470,7 @@ pub fn simulate(
                     return;
                 }
                 run_options.seed = run_seed(options.seed, index);
-                let sample = one_run(&runtime, &prepared, &run_options, &plan, &stages);
+                let sample = one_run(&runtime, &prepared, &run_options, &plan, &names);
                 acc.add(index, &sample, &frame);
             }
             if let Ok(mut map) = finished.lock() {

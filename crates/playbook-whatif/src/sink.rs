@@ -45,21 +45,75 @@ impl RunSample {
     }
 }
 
+/// Stage and role indexes by the names the run's events carry.
+///
+/// Events are redacted before any sink sees them, so a stage or role whose
+/// name reads as a credential is recorded as `[REDACTED]`: looked up by its
+/// playbook name, its calls were counted nowhere (or charged to a stage that
+/// is really called `[REDACTED]`), and the bound check then missed them or
+/// raised a false alarm. Names are looked up as they are recorded.
+#[derive(Debug, Default)]
+pub struct RecordedNames {
+    stages: HashMap<String, usize>,
+    stage_count: usize,
+    roles: HashMap<String, usize>,
+}
+
+impl RecordedNames {
+    /// `Err` names two stages (or two roles) that the records cannot tell
+    /// apart, and how to fix it.
+    pub fn new<'a>(
+        stages: impl IntoIterator<Item = &'a str>,
+        roles: impl IntoIterator<Item = &'a str>,
+    ) -> Result<RecordedNames, String> {
+        fn index<'a>(
+            what: &str,
+            names: impl IntoIterator<Item = &'a str>,
+        ) -> Result<HashMap<String, usize>, String> {
+            let mut by_recorded: HashMap<String, (usize, &'a str)> = HashMap::new();
+            for (i, name) in names.into_iter().enumerate() {
+                let mut recorded = name.to_string();
+                playbook_redact::Redact::redact(&mut recorded);
+                match by_recorded.get(&recorded) {
+                    // The same name twice (an invalid playbook the engine
+                    // refuses): the first is the one calls are charged to.
+                    Some(&(_, first)) if first == name => {}
+                    Some(&(_, first)) => {
+                        return Err(format!(
+                            "{what}s `{first}` and `{name}` both appear as `{recorded}` in a run's records (a name that reads as a credential is redacted), so their calls cannot be told apart: rename the {what} whose name looks like a secret"
+                        ));
+                    }
+                    None => {
+                        by_recorded.insert(recorded, (i, name));
+                    }
+                }
+            }
+            Ok(by_recorded.into_iter().map(|(k, (i, _))| (k, i)).collect())
+        }
+        let stages: Vec<&str> = stages.into_iter().collect();
+        Ok(RecordedNames {
+            stage_count: stages.len(),
+            stages: index("stage", stages)?,
+            roles: index("role", roles)?,
+        })
+    }
+}
+
 /// Builds a [`RunSample`] from the event stream of one run.
 pub struct AggregatingSink<'p> {
     plan: &'p Plan,
-    stages: &'p HashMap<String, usize>,
+    names: &'p RecordedNames,
     stage_count: usize,
     index: HashMap<String, usize>,
     pub sample: RunSample,
 }
 
 impl<'p> AggregatingSink<'p> {
-    pub fn new(plan: &'p Plan, stages: &'p HashMap<String, usize>) -> Self {
+    pub fn new(plan: &'p Plan, names: &'p RecordedNames) -> Self {
         AggregatingSink {
             plan,
-            stages,
-            stage_count: stages.len(),
+            names,
+            stage_count: names.stage_count,
             index: HashMap::new(),
             sample: RunSample::default(),
         }
@@ -102,8 +156,8 @@ impl EventSink for AggregatingSink<'_> {
                 iteration,
                 ..
             } => {
-                let stage = self.stages.get(stage.as_str()).copied();
-                let role = self.plan.index_of(role);
+                let stage = self.names.stages.get(stage.as_str()).copied();
+                let role = self.names.roles.get(role.as_str()).copied();
                 let cost = role.map_or(0.0, |r| self.plan.roles[r].at(*iteration).cost);
                 let task = self.task(task_id);
                 task.calls = task.calls.saturating_add(1);

@@ -3,4 +3,4 @@
 /**
  * Stable finding codes. See `docs/lints.md`.
  */
-export type Code = "PB001" | "PB002" | "PB003" | "PB004" | "PB005" | "PB006" | "PB007" | "PB009" | "PB008" | "PB101" | "PB102" | "PB103" | "PB104" | "PB201" | "PB202" | "PB203" | "PB204" | "PB205" | "PB206" | "PB207" | "PB208" | "PB209" | "PB210" | "PB211" | "PB301" | "PB302" | "PB303" | "PB304" | "PB305" | "PB401" | "PB402" | "PB404" | "PB501" | "PB502" | "PB503" | "PB504" | "PB505";
+export type Code = "PB001" | "PB002" | "PB003" | "PB004" | "PB005" | "PB006" | "PB007" | "PB009" | "PB008" | "PB101" | "PB102" | "PB103" | "PB104" | "PB201" | "PB202" | "PB203" | "PB204" | "PB205" | "PB206" | "PB207" | "PB208" | "PB209" | "PB210" | "PB211" | "PB301" | "PB302" | "PB303" | "PB304" | "PB305" | "PB306" | "PB401" | "PB402" | "PB404" | "PB501" | "PB502" | "PB503" | "PB504" | "PB505";

@@ -21,6 +21,8 @@ total: bigint | null,
  */
 max_parallel: number, 
 /**
- * Longest chain of calls: `per_task × ⌈tasks / max_parallel⌉`.
+ * Longest chain of calls on one worktree:
+ * `per_task × (tasks − max_parallel + 1)` (one task per worktree when
+ * there are no more tasks than worktrees).
  */
 sequential: bigint | null, };

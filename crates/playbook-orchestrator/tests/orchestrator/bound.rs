@@ -115,6 +115,30 @@ fn texts(stages: &[Vec<RoleSpec>], parallel: u32) -> (String, String) {
     (playbook, scenario)
 }
 
+/// Agent calls per (stage, worktree): the calls one worktree ran one after
+/// another.
+fn calls_per_worktree(jsonl: &str) -> HashMap<(String, u64), u64> {
+    let mut worktree_of = HashMap::new();
+    let mut calls = HashMap::new();
+    for line in jsonl.lines() {
+        let event: Value = serde_json::from_str(line).expect("each event is JSON");
+        let task = event["task_id"].as_str().unwrap_or_default().to_string();
+        let stage = event["stage"].as_str().unwrap_or_default().to_string();
+        match event["type"].as_str() {
+            Some("task_assigned") => {
+                let worktree = event["worktree"].as_u64().expect("a worktree number");
+                worktree_of.insert((task, stage), worktree);
+            }
+            Some("agent_invoked") => {
+                let worktree = worktree_of[&(task, stage.clone())];
+                *calls.entry((stage, worktree)).or_insert(0) += 1;
+            }
+            _ => {}
+        }
+    }
+    calls
+}
+
 fn calls_per_task_and_stage(jsonl: &str) -> HashMap<(String, String), u32> {
     let mut calls = HashMap::new();
     for line in jsonl.lines() {
@@ -155,6 +179,17 @@ proptest! {
             prop_assert!(
                 *n <= bound,
                 "task {task} made {n} calls in stage {stage}; the bound is {bound}\n{playbook_text}\n{scenario}"
+            );
+        }
+        let sequential: HashMap<&str, u64> = bounds
+            .iter()
+            .map(|b| (b.stage.as_str(), b.sequential.expect("the tasks are known")))
+            .collect();
+        for ((stage, worktree), n) in calls_per_worktree(&run.jsonl) {
+            let bound = sequential[stage.as_str()];
+            prop_assert!(
+                n <= bound,
+                "worktree {worktree} ran {n} calls in stage {stage}; the sequential bound is {bound}\n{playbook_text}\n{scenario}"
             );
         }
         let total: u64 = calls.values().map(|&n| u64::from(n)).sum();
@@ -216,4 +251,73 @@ fn a_twenty_thousand_role_chain_has_its_bound_and_prepares_without_overflowing_t
     roles[ROLES - 1].handoff_to = None;
     let bounds = stage_bounds(&playbook, Some(2));
     assert_eq!(bounds[0].per_task, ROLES as u32);
+}
+
+/// One role, six tasks, two worktrees, the first task slow: while it holds
+/// one worktree the other runs the five others back to back. The bound's
+/// longest sequence must say five, not ⌈6 / 2⌉ = 3.
+#[test]
+fn one_worktree_can_run_every_task_the_others_do_not_hold() {
+    let playbook = "schema_version: \"1.0.0\"\nid: seq\nname: Sequential\nworkflow:\n  build:\n    \
+        stage_policy: { max_parallel_worktrees: 2 }\n    roles:\n      - name: worker\n        \
+        mode: worker\n        allowed_agents: [scripted]\n        inputs_required: [task]\n        \
+        outputs_contract: { type: r, required: [summary] }\n        actions_allowed: [read_file]\n";
+    let tasks: String = (1..=6)
+        .map(|i| format!("    - {{ id: T-{i}, title: t{i} }}\n"))
+        .collect();
+    let scenario = format!(
+        "input:\n  goal: g\n  tasks:\n{tasks}roles:\n  worker:\n    default: {{ duration_ms: 1000 }}\n    \
+         tasks:\n      T-1: {{ default: {{ duration_ms: 100000 }} }}\n"
+    );
+    let run = preview(playbook, &scenario, 0, Approval::Auto).expect("the scenario parses");
+    let longest = calls_per_worktree(&run.jsonl).into_values().max();
+    let bounds = stage_bounds(&load_playbook(playbook).unwrap(), Some(6));
+    assert_eq!(longest, Some(5), "{}", run.jsonl);
+    assert_eq!(bounds[0].sequential, Some(5));
+}
+
+/// The engine routes within a stage and never to the role that just ran: a
+/// cycle through another stage and a role naming itself are no loops. Their
+/// limits stay with their roles, and the bound counts each such role once.
+#[test]
+fn a_cycle_through_another_stage_or_a_role_naming_itself_is_no_loop() {
+    let playbook = r#"schema_version: "1.0.0"
+id: cross
+name: Cross
+workflow:
+  plan:
+    roles:
+      - name: planner
+        mode: planner
+        handoff_to: [worker]
+        retry_policy: { max_iterations: 1, escalate_on: [retry_limit] }
+  build:
+    roles:
+      - name: worker
+        mode: worker
+        handoff_to: [reviewer, worker]
+      - name: reviewer
+        mode: reviewer
+        handoff_to: [worker, planner]
+        retry_policy: { max_iterations: 5, escalate_on: [retry_limit] }
+  test:
+    roles:
+      - name: tester
+        handoff_to: [tester]
+        retry_policy: { max_iterations: 4 }
+"#;
+    let playbook = load_playbook(playbook).unwrap();
+    let flow = playbook_core::flow::Flow::new(&playbook);
+    assert_eq!(flow.loops(), vec![vec![1, 2]], "worker ⇄ reviewer only");
+    let limits = playbook_orchestrator::bound::loop_bounds(&flow);
+    assert_eq!(
+        limits,
+        [None, Some(5), Some(5), None],
+        "the planner's 1 does not leak"
+    );
+    let per_task: Vec<u32> = stage_bounds(&playbook, None)
+        .iter()
+        .map(|b| b.per_task)
+        .collect();
+    assert_eq!(per_task, [1, 10, 1]);
 }

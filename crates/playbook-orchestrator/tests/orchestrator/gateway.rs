@@ -10,6 +10,7 @@ use crate::events;
 
 /// One role that may use every catalog tool, without approval.
 const PLAYBOOK: &str = r#"
+schema_version: "1.0.0"
 id: gw
 name: Gateway
 workflow:

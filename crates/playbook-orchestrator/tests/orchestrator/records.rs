@@ -43,8 +43,8 @@ fn the_static_bound_counts_review_rounds_and_parallelism() {
     assert_eq!(build.total, Some(60));
     assert_eq!(
         build.sequential,
-        Some(18),
-        "10 tasks on 4 worktrees: 3 waves of 6 calls"
+        Some(42),
+        "10 tasks on 4 worktrees: while three hold a slow task each, one runs the other 7, 6 calls each"
     );
 }
 

@@ -91,7 +91,7 @@ fn every_shipped_scenario_fits_every_example_with_every_role_renamed() {
     }
 }
 
-const TWO_WORKERS: &str = "id: sel\nname: Sel\nworkflow:
+const TWO_WORKERS: &str = "schema_version: \"1.0.0\"\nid: sel\nname: Sel\nworkflow:
   build:
     roles:
       - name: a
@@ -211,7 +211,9 @@ fn unmatched_selectors_say_what_would_match() {
 /// count, never every role.
 #[test]
 fn a_refusal_on_a_large_playbook_stays_short() {
-    let mut text = String::from("id: big\nname: Big\nworkflow:\n  build:\n    roles:\n");
+    let mut text = String::from(
+        "schema_version: \"1.0.0\"\nid: big\nname: Big\nworkflow:\n  build:\n    roles:\n",
+    );
     for i in 0..150 {
         text.push_str(&format!(
             "      - name: role_{i:03}\n        mode: worker\n"
@@ -312,16 +314,16 @@ fn a_mapping_re_keys_the_scenario() {
     .unwrap();
     assert!(scenario.check_against(&tdd).is_err());
     scenario
-        .map_roles(&[RoleMapping::parse("worker=coder").unwrap()])
+        .map_roles(&[RoleMapping::parse("worker=coder").unwrap()], &tdd)
         .unwrap();
     scenario.check_against(&tdd).expect("mapped");
     let mut again = scenario.clone();
     let err = again
-        .map_roles(&[RoleMapping::parse("ghost=coder").unwrap()])
+        .map_roles(&[RoleMapping::parse("ghost=coder").unwrap()], &tdd)
         .unwrap_err();
     assert!(err.message.contains("no role `ghost`"), "{}", err.message);
     let err = again
-        .map_roles(&[RoleMapping::parse("reviewer=coder").unwrap()])
+        .map_roles(&[RoleMapping::parse("reviewer=coder").unwrap()], &tdd)
         .unwrap_err();
     assert!(
         err.message.contains("both be keyed `coder`"),
@@ -339,7 +341,9 @@ fn a_mapping_re_keys_the_scenario() {
 /// explanation here would take hours, which the test run does not survive.
 #[test]
 fn resolving_many_keys_against_many_long_named_roles_is_fast() {
-    let mut text = String::from("id: big\nname: Big\nworkflow:\n  build:\n    roles:\n");
+    let mut text = String::from(
+        "schema_version: \"1.0.0\"\nid: big\nname: Big\nworkflow:\n  build:\n    roles:\n",
+    );
     for i in 0..5000 {
         text.push_str(&format!(
             "      - name: {}_{i:05}\n        mode: worker\n",
@@ -358,4 +362,35 @@ fn resolving_many_keys_against_many_long_named_roles_is_fast() {
     let checked = playbook_orchestrator::scenario::check::check_text(&keys, Some(&playbook));
     assert!(message.contains("more key(s)"), "{}", message.len());
     assert!(unmatched.len() <= 50 && checked.problems.len() <= 51);
+}
+
+/// Regression (sweep B, repro 9): `--map worker=nobody` onto a role the
+/// playbook lacks blamed the scenario and advised `--map nobody=ROLE`,
+/// which fails. The refusal names the target and the roles for `worker`.
+#[test]
+fn a_mapping_onto_a_role_the_playbook_lacks_names_the_target_and_candidates_for_the_key() {
+    let tdd = load_playbook(&rename(&example("tdd"), "worker", "coder")).unwrap();
+    let mut scenario = Scenario::parse(&read(
+        &repo_dir().join("crates/playbook-orchestrator/tests/fixtures/scenarios/named-worker.yaml"),
+    ))
+    .unwrap();
+    let err = scenario
+        .map_roles(&[RoleMapping::parse("worker=nobody").unwrap()], &tdd)
+        .unwrap_err();
+    assert!(
+        err.message
+            .contains("the target `nobody` is not a role of the playbook"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("`worker=coder`"), "{}", err.message);
+    assert!(!err.message.contains("nobody=ROLE"), "{}", err.message);
+    // A selector that matches a role is a target too.
+    let mut scenario = Scenario::parse(&read(
+        &repo_dir().join("crates/playbook-orchestrator/tests/fixtures/scenarios/named-worker.yaml"),
+    ))
+    .unwrap();
+    scenario
+        .map_roles(&[RoleMapping::parse("worker=mode:worker#2").unwrap()], &tdd)
+        .expect("a position selector");
 }

@@ -70,7 +70,7 @@ fn a_lower_retry_limit_raises_escalations_significantly() {
 #[test]
 fn a_model_role_of_only_one_version_is_accepted_in_a_diff() {
     let model = SimModel::parse("roles:\n  reviewer: {pass: 0.5}\n").unwrap();
-    let text = "id: solo\nname: Solo\nworkflow:\n  build:\n    roles:\n      - name: worker\n";
+    let text = "schema_version: \"1.0.0\"\nid: solo\nname: Solo\nworkflow:\n  build:\n    roles:\n      - name: worker\n";
     let solo = playbook_orchestrator::load_playbook(text).unwrap();
     let options = Options {
         runs: 20,

@@ -283,3 +283,43 @@ fn an_empty_or_shapeless_model_gets_a_model_hint() {
     let e = refused("defaults: !!map {pass: 0.5}\n");
     assert!(!e.contains("playbook"), "{e}");
 }
+
+/// A stage and a role named like a credential are redacted in the run's
+/// events: their calls are still counted where they happen, against their
+/// bound; and a stage literally named as the redaction mark cannot be told
+/// apart from such a stage, so the simulation refuses rather than charge
+/// one stage's calls to the other.
+#[test]
+fn stages_and_roles_named_like_credentials_are_counted_where_they_run() {
+    let token = "ghp_Zq8Wm2Xr4Tb6Yc8Vd0Ne2Mf4Lg6Kh8Ji0PaQ";
+    let text = |other_stage: &str| {
+        format!(
+            "schema_version: \"1.0.0\"\nid: secretive\nname: Secretive\nworkflow:\n  {token}:\n    roles:\n      - name: {token}\n        mode: worker\n        \
+             outputs_contract: {{ required: [summary] }}\n        handoff_to: [reviewer]\n      - name: reviewer\n        \
+             mode: reviewer\n        outputs_contract: {{ required: [verdict, issues] }}\n        \
+             gates: {{ pass_condition: review_passed }}\n        handoff_to: [{token}]\n        \
+             retry_policy: {{ max_iterations: 3, escalate_on: [retry_limit] }}\n  {other_stage}:\n    roles:\n      \
+             - name: tester\n        mode: tester\n        outputs_contract: {{ required: [failed_cases] }}\n"
+        )
+    };
+    let playbook = playbook_orchestrator::load_playbook(&text("ship")).expect("valid");
+    let report = crate::run(&playbook, "roles:\n  reviewer: {pass: 0}\n", 200, 7);
+    let build = &report.stages[0];
+    assert_eq!(build.calls.max, 6.0, "three rounds of two calls each");
+    assert!(report.bound_violations.is_empty());
+    let playbook = playbook_orchestrator::load_playbook(&text("'[REDACTED]'")).expect("valid");
+    let model = SimModel::parse("{}").unwrap();
+    let refused = playbook_whatif::whatif(
+        &playbook,
+        &model,
+        &playbook_whatif::Options {
+            runs: 10,
+            ..Default::default()
+        },
+        &std::sync::atomic::AtomicBool::new(false),
+        &|_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("cannot be told apart"), "{refused}");
+}

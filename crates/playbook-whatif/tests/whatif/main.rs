@@ -13,7 +13,8 @@ use playbook_whatif::{Options, Report, SimModel, whatif};
 /// A one-stage worker ⇄ reviewer loop with retry limit `n`.
 pub fn review_loop(n: u32) -> playbook_core::Playbook {
     let text = format!(
-        r#"id: loop
+        r#"schema_version: "1.0.0"
+id: loop
 name: Loop
 workflow:
   build:

@@ -5,7 +5,8 @@ use crate::run;
 
 fn playbook(escalate_on: &str) -> playbook_core::Playbook {
     let text = format!(
-        r#"id: loop
+        r#"schema_version: "1.0.0"
+id: loop
 name: Loop
 workflow:
   build:
