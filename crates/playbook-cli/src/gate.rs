@@ -104,11 +104,7 @@ fn load(path: &str) -> Result<playbook_core::Playbook, String> {
         return Err("standard input carries the hook input; give the playbook as a file".into());
     }
     let source = input::read(path).map_err(|e| format!("{e:#}"))?;
-    let report = playbook_core::validate_source(
-        &source.text,
-        source.format,
-        &playbook_core::Options::default(),
-    );
+    let report = playbook_core::validate_source(&source.text, source.format, &source.options());
     report.playbook.ok_or_else(|| {
         "it is not a structurally valid playbook (`playbook validate` says why)".into()
     })

@@ -5,12 +5,30 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use playbook_core::{Format, MAX_DOCUMENT_BYTES};
+use playbook_core::{Format, MAX_DOCUMENT_BYTES, Options};
 
-/// A file's text and the format it is read in.
+/// A file's text, the format it is read in, and its name.
 pub struct Source {
     pub text: String,
     pub format: Format,
+    /// The file's name without its directory; none for standard input.
+    pub name: Option<String>,
+}
+
+impl Source {
+    /// The default validation options for this file.
+    pub fn options(&self) -> Options {
+        self.named(&Options::default())
+    }
+
+    /// `options` for this file: a legacy (agenterm) file without `id`
+    /// takes its id from the file's name, as agenterm did.
+    pub fn named(&self, options: &Options) -> Options {
+        Options {
+            file_name: self.name.clone(),
+            ..options.clone()
+        }
+    }
 }
 
 /// Reads `path` (or standard input for `-`), refusing what is not a regular
@@ -36,12 +54,15 @@ pub fn read(path: &str) -> Result<Source> {
             e.utf8_error().valid_up_to()
         )
     })?;
-    let format = if path == "-" {
-        Format::sniff(&text)
+    let (format, name) = if path == "-" {
+        (Format::sniff(&text), None)
     } else {
-        Format::from_path(path)
+        let name = Path::new(path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        (Format::from_path(path), name)
     };
-    Ok(Source { text, format })
+    Ok(Source { text, format, name })
 }
 
 /// Reads at most `limit` bytes of a regular file (the store's shared
@@ -65,6 +86,31 @@ pub fn read_file(path: &str, limit: usize, what: &str) -> Result<Vec<u8>> {
 pub fn write_atomically(path: &str, text: &str) -> Result<()> {
     let replaced = playbook_store::userfile::replace(Path::new(path), text.as_bytes())
         .map_err(|error| write_error(error, path))?;
+    if replaced.other_links > 0 {
+        eprintln!(
+            "note: {path} had {} other hard link(s); it was replaced by a new file (so that a crash never leaves half a file), and those links keep the old text",
+            replaced.other_links
+        );
+    }
+    Ok(())
+}
+
+/// Writes `text`, an edit of the `read` text of `path`, over that file
+/// atomically like [`write_atomically`], but only if the file still holds
+/// `read`: a change made meanwhile (an editor's save, a line another process
+/// appended) is never overwritten; the command then fails and says so.
+pub fn write_edit(path: &str, read: &str, text: &str) -> Result<()> {
+    let replaced =
+        playbook_store::userfile::replace_unchanged(Path::new(path), read.as_bytes(), text.as_bytes())
+            .map_err(|error| {
+                if playbook_store::userfile::is_changed_on_disk(&error) {
+                    anyhow::anyhow!(
+                        "{path} changed on disk while it was being worked on (another program or an editor wrote it); nothing was written, so that change is kept. Run the command again on the file as it is now"
+                    )
+                } else {
+                    write_error(error, path)
+                }
+            })?;
     if replaced.other_links > 0 {
         eprintln!(
             "note: {path} had {} other hard link(s); it was replaced by a new file (so that a crash never leaves half a file), and those links keep the old text",

@@ -164,11 +164,7 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
         );
     }
     let source = input::read(&args.playbook)?;
-    let report = playbook_core::validate_source(
-        &source.text,
-        source.format,
-        &playbook_core::Options::default(),
-    );
+    let report = playbook_core::validate_source(&source.text, source.format, &source.options());
     let Some(playbook) = report.playbook.as_ref() else {
         bail!(
             "{}: not a structurally valid playbook; `playbook validate {}` says why",

@@ -12,6 +12,8 @@ mod authoring;
 mod completions;
 mod fix;
 mod gate;
+#[cfg(test)]
+mod hints;
 mod input;
 mod interop;
 mod library;

@@ -35,7 +35,7 @@ pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
         input::check_writable(&args.file)?;
     }
     let source = input::read(&args.file)?;
-    let migration = match migrate_text(&source.text, source.format) {
+    let migration = match migrate_text(&source.text, source.format, source.name.as_deref()) {
         Ok(m) => m,
         Err(MigrateError::NotLegacy(version)) => {
             eprintln!(
@@ -58,7 +58,7 @@ pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
             bail!("{} is not migrated: fix its errors first", args.file);
         }
     };
-    let before = validate_source(&source.text, source.format, &Options::default()).playbook;
+    let before = validate_source(&source.text, source.format, &source.options()).playbook;
     let report = validate_value(migration.document.clone(), &Options::default());
     let Some(after) = report.playbook.as_ref() else {
         bail!("the migrated playbook does not read back; please report this with the file");
@@ -95,7 +95,7 @@ pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
             if args.file == "-" {
                 bail!("--in-place needs a file, not standard input");
             }
-            input::write_atomically(&args.file, &text)?;
+            input::write_edit(&args.file, &source.text, &text)?;
         }
         (None, false) => print!("{text}"),
     }

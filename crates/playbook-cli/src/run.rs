@@ -151,11 +151,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return Err(anyhow!("give a playbook file and --repo DIR"));
     };
     let source = input::read(&file)?;
-    let report = playbook_core::validate_source(
-        &source.text,
-        source.format,
-        &playbook_core::Options::default(),
-    );
+    let report = playbook_core::validate_source(&source.text, source.format, &source.options());
     let errors: Vec<_> = report.findings.iter().filter(|f| f.is_error()).collect();
     let Some(playbook) = report.playbook.clone().filter(|_| errors.is_empty()) else {
         for f in &errors {

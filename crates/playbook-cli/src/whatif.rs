@@ -161,7 +161,7 @@ impl Progress {
 /// see them all).
 pub(crate) fn load_playbook(path: &str) -> Result<Playbook> {
     let source = input::read(path)?;
-    let report = validate_source(&source.text, source.format, &Options::default());
+    let report = validate_source(&source.text, source.format, &source.options());
     match report.playbook {
         Some(playbook) => Ok(playbook),
         None => {

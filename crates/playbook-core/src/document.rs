@@ -95,6 +95,12 @@ pub(crate) enum Problem {
     AliasBomb {
         location: Location,
     },
+    /// A merge key (`<<`) whose value is not a mapping or a list of them.
+    Merge {
+        found: String,
+        path: String,
+        location: Location,
+    },
     TooDeep {
         location: Location,
     },
@@ -341,6 +347,21 @@ fn problem_findings(problem: Problem, format: Format) -> Vec<Finding> {
             ),
             Some(location),
         )],
+        Problem::Merge {
+            found,
+            path,
+            location,
+        } => vec![located(
+            Finding::new(
+                Code::Syntax,
+                path,
+                format!(
+                    "the merge key `<<` is given {found}; it merges a mapping (`<<: *base`) or a list of mappings (`<<: [*first, *second]`) into this one"
+                ),
+                "point `<<` at an anchored mapping (`base: &base {...}`), or quote the key (`\"<<\"`) if it is an ordinary field",
+            ),
+            Some(location),
+        )],
         Problem::TooDeep { location } => vec![located(
             Finding::new(
                 Code::DocumentSize,
@@ -447,21 +468,56 @@ pub fn from_value(value: Value) -> Result<Playbook, Finding> {
 pub fn from_parsed(value: &Value) -> Result<Playbook, Finding> {
     match typed::playbook(value) {
         Some(playbook) => Ok(playbook),
-        // Only a document the reader does not know (a null, a float count,
-        // a missing field) is copied, for the derive's verdict and message.
+        // Only a document the reader does not know (a null, a fractional
+        // count, a missing field) is copied, for the derive's verdict and message.
         None => from_value_derived(value.clone()),
     }
 }
 
 /// The derive's reading, which decides every document the reader of
-/// `typed` leaves to it and words the error.
+/// `typed` leaves to it and words the error. The error is placed at the
+/// value the derive stopped at (serde_path_to_error tracks it), never at
+/// `/`: a value that does not fit its type is reported at its field, as the
+/// schema's findings are.
 pub fn from_value_derived(value: Value) -> Result<Playbook, Finding> {
-    serde_json::from_value(value).map_err(|e| {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = pointer_of(e.path());
+        let message = if path.is_empty() {
+            format!(
+                "the document does not match the playbook format: {}",
+                e.inner()
+            )
+        } else {
+            format!("this value does not fit the playbook format: {}", e.inner())
+        };
         Finding::new(
             Code::Schema,
-            "",
-            format!("the document does not match the playbook format: {e}"),
+            path,
+            message,
             "compare the file with `playbook schema`",
         )
     })
+}
+
+/// The JSON pointer of a serde path, as far as its steps are known.
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+            }
+            Segment::Map { key } => {
+                pointer.push('/');
+                pointer.push_str(&crate::finding::escape_pointer(key));
+            }
+            // A variant names no step into the document; past an unknown
+            // step the rest would point at the wrong value.
+            Segment::Enum { .. } => {}
+            Segment::Unknown => break,
+        }
+    }
+    pointer
 }

@@ -8,39 +8,67 @@
 //! is checked, so a legacy file is judged by its own format; the decisions,
 //! construct by construct, are in docs/lints.md ("Legacy files").
 //!
-//! Only what agenterm's loader itself normalised is rewritten here (it also
-//! saved the normalised form back): numbers that meant "not set", and a
-//! workflow built from `phases`. Named gates and the author's own
-//! escalation triggers need no rewrite: they are read by `gate::compile_in`
-//! and the lints, which know a legacy playbook from its missing version.
+//! Only what agenterm's loader itself decoded or normalised is rewritten
+//! here (it also saved the normalised form back): values as its Go types
+//! decoded them (`decode.rs`), an `id` taken from the file name, numbers
+//! that meant "not set", and a workflow built from `phases` (`phases.rs`).
+//! What it refused becomes errors at the field, among the lints
+//! (`refused.rs`). Named gates and the author's own escalation triggers need
+//! no rewrite: they are read by `gate::compile_in` and the lints, which know
+//! a legacy playbook from its missing version.
 
+mod decode;
 mod migrate;
+mod phases;
+mod refused;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 pub use migrate::{MigrateError, Migration, migrate, migrate_value};
+pub(crate) use refused::refuse;
 
 use crate::finding::{Code, Finding, Severity, escape_pointer};
-
-/// The stages agenterm's workflow had, in its order.
-const AGENTERM_STAGES: &[&str] = &["brainstorm", "plan", "build", "test", "summarize"];
 
 /// What reading a legacy document changed, for the findings.
 #[derive(Debug, Default)]
 pub(crate) struct LegacyReading {
-    /// Info findings that say what was read differently from 1.0.0.
-    pub notes: Vec<Finding>,
+    /// Info findings that say what was read differently from 1.0.0, and
+    /// how `playbook migrate` writes each out.
+    pub notes: Vec<(Finding, Written)>,
     /// Pointers of the rewritten document → pointers in the source text
     /// (`/workflow/build/roles/0` → `/phases/1`), so findings land where the
     /// author wrote the thing.
     pub moved: Vec<(String, String)>,
+    /// The file has no `id` and no file name was given to take one from.
+    pub id_unknown: bool,
+}
+
+/// How `playbook migrate` writes out what a note says was read differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Written {
+    /// The value is left out (it meant "not set").
+    Removed,
+    /// The value is written as it was read (`true` for `yes`, "2024" quoted).
+    AsRead,
+    /// The phases are written out as the workflow.
+    Workflow,
 }
 
 impl LegacyReading {
-    /// The source pointer of a finding's pointer.
+    fn note(&mut self, finding: Finding, written: Written) {
+        self.notes.push((finding, written));
+    }
+
+    /// The source pointer of a finding's pointer: the phase a role was
+    /// made from, or the phase's `agent` for the role's `allowed_agents`.
     pub fn source_pointer(&self, path: &str) -> Option<String> {
         self.moved.iter().find_map(|(to, from)| {
-            (path == to || path.starts_with(&format!("{to}/"))).then(|| from.clone())
+            let rest = path.strip_prefix(to.as_str())?;
+            if rest.starts_with("/allowed_agents") {
+                Some(format!("{from}/agent"))
+            } else {
+                (rest.is_empty() || rest.starts_with('/')).then(|| from.clone())
+            }
         })
     }
 }
@@ -90,12 +118,39 @@ pub(crate) fn judge(findings: &mut [Finding]) {
 /// Moves findings to where the author wrote the thing, and adds the notes
 /// of what was read differently.
 pub(crate) fn place(findings: &mut Vec<Finding>, reading: LegacyReading) {
-    for finding in findings.iter_mut() {
+    let mut moved = vec![false; findings.len()];
+    for (finding, moved) in findings.iter_mut().zip(&mut moved) {
         if let Some(source) = reading.source_pointer(&finding.path) {
             finding.path = source;
+            *moved = true;
+        }
+        if reading.id_unknown && is_missing_id(finding) {
+            finding.message = "no `id`: agenterm took a legacy file's id from its file name, and this text came without one".into();
+            finding.hint = "add `id:` with the playbook's name in lowercase letters, digits and `-` (agenterm's rule)".into();
         }
     }
-    findings.extend(reading.notes);
+    // A phase without `agent` is refused at the phase, and so is the role
+    // made from it: once moved there, the second says it again.
+    let mut index = 0;
+    let kept: Vec<(Code, String)> = findings
+        .iter()
+        .zip(&moved)
+        .filter(|(_, moved)| !**moved)
+        .map(|(f, _)| (f.code, f.path.clone()))
+        .collect();
+    findings.retain(|f| {
+        let again = moved[index] && kept.contains(&(f.code, f.path.clone()));
+        index += 1;
+        !again
+    });
+    findings.extend(reading.notes.into_iter().map(|(note, _)| note));
+}
+
+/// The schema's finding for a document without `id`.
+fn is_missing_id(finding: &Finding) -> bool {
+    finding.code == Code::Schema
+        && finding.path == "/id"
+        && finding.message.starts_with("\"id\" is a required property")
 }
 
 /// Inputs agenterm's orchestrator gave every role of a task (`spec_path`
@@ -128,13 +183,16 @@ fn note(path: String, message: String, hint: &str) -> Finding {
     finding
 }
 
-/// Applies agenterm's meaning to a legacy document in place.
-pub(crate) fn read(value: &mut Value) -> LegacyReading {
+/// Applies agenterm's meaning to a legacy document in place. `file_name`
+/// is the name of the file the document came from, when there is one.
+pub(crate) fn read(value: &mut Value, file_name: Option<&str>) -> LegacyReading {
     let mut reading = LegacyReading::default();
     let Some(root) = value.as_object_mut() else {
         return reading;
     };
-    from_phases(root, &mut reading);
+    decode::decode(root, &mut reading);
+    id_from_file_name(root, file_name, &mut reading);
+    phases::from_phases(root, &mut reading);
     if let Some(Value::Object(workflow)) = root.get_mut("workflow") {
         for (stage_name, stage) in workflow.iter_mut() {
             let Some(stage) = stage.as_object_mut() else {
@@ -172,6 +230,57 @@ pub(crate) fn read(value: &mut Value) -> LegacyReading {
     reading
 }
 
+/// agenterm's `loadDir` named a playbook without `id` after its file: the
+/// file name in lowercase without `.yaml`/`.yml`. Without a file name (a
+/// text from standard input), the missing `id` stays the schema's error,
+/// worded for a legacy file (`place`).
+fn id_from_file_name(
+    root: &mut Map<String, Value>,
+    file_name: Option<&str>,
+    reading: &mut LegacyReading,
+) {
+    // `pb.ID == ""`: absent, null and empty alike.
+    match root.get("id") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(id)) if id.is_empty() => {}
+        Some(_) => return,
+    }
+    let lower = file_name.map(str::to_lowercase);
+    let id = lower.as_deref().map(|name| {
+        let name = name.rsplit(['/', '\\']).next().unwrap_or(name);
+        name.strip_suffix(".yaml")
+            .or_else(|| name.strip_suffix(".yml"))
+            .unwrap_or(name)
+            .to_string()
+    });
+    match id.filter(|id| !id.is_empty()) {
+        Some(id) => {
+            reading.note(
+                note(
+                    "/id".into(),
+                    format!(
+                        "no `id`: read as `{id}`, from the file name, as agenterm's loader did"
+                    ),
+                    "add `id:` to keep the id when the file is renamed, or run `playbook migrate`",
+                ),
+                Written::AsRead,
+            );
+            root.insert("id".into(), Value::String(id));
+        }
+        None => reading.id_unknown = true,
+    }
+}
+
+/// A whole number as agenterm's Go `int` decoded it (`2.0` is 2).
+fn whole(value: &Value) -> Option<i64> {
+    let number = value.as_number()?;
+    number.as_i64().or_else(|| {
+        let n = number.as_f64()?;
+        // Within ±2^53 every whole f64 is exact in an i64.
+        (n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_992.0).then_some(n as i64)
+    })
+}
+
 /// agenterm's numbers were Go `int`s with `omitempty`: 0 meant "not set"
 /// (and, where its normalisation clamped them, so did negative numbers).
 /// 1.0.0 reads 0 as a real value ("no task can run"), so the key is removed.
@@ -186,127 +295,40 @@ fn unset_zero(
     let Some(Value::Object(holder)) = holder else {
         return;
     };
-    let unset = holder
-        .get(key)
-        .and_then(Value::as_i64)
-        .is_some_and(|n| n == 0 || (negatives_unset && n < 0));
+    let Some(written) = holder.get(key) else {
+        return;
+    };
+    let unset = whole(written).is_some_and(|n| n == 0 || (negatives_unset && n < 0));
     if !unset {
         return;
     }
-    holder.remove(key);
-    reading.notes.push(note(
-        format!("{path}/{key}"),
-        format!("`{key}: 0` means \"not set\" in a legacy (agenterm) file: {meaning}"),
-        "remove the line, or run `playbook migrate` to upgrade the file to 1.0.0",
-    ));
-}
-
-/// agenterm turned a file with `phases` and no workflow roles into a
-/// workflow: each phase one role (its `role`, or its `name`), the phase's
-/// `description` its responsibilities, its `agent` the one allowed agent,
-/// in the stage its words point to.
-fn from_phases(root: &mut Map<String, Value>, reading: &mut LegacyReading) {
-    let Some(Value::Array(phases)) = root.get("phases").cloned() else {
-        return;
+    // Said as the file has it: `-3` is not set because agenterm clamped it to 0.
+    let said = match whole(written) {
+        Some(0) => format!("`{key}: {written}` means \"not set\""),
+        _ => format!("`{key}: {written}` is clamped to 0, which means \"not set\","),
     };
-    let has_roles = root
-        .get("workflow")
-        .and_then(Value::as_object)
-        .is_some_and(|w| {
-            w.values().any(|s| {
-                s.get("roles")
-                    .and_then(Value::as_array)
-                    .is_some_and(|r| !r.is_empty())
-            })
-        });
-    if has_roles || phases.is_empty() {
-        return;
-    }
-    let mut stages: Map<String, Value> = Map::new();
-    for (i, phase) in phases.iter().enumerate() {
-        let text = |key: &str| {
-            phase
-                .get(key)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let (name, role, description, agent) = (
-            text("name"),
-            text("role"),
-            text("description"),
-            text("agent"),
-        );
-        let role_name = if role.is_empty() {
-            name.clone()
-        } else {
-            role.clone()
-        };
-        let responsibilities = if description.is_empty() {
-            format!("Run legacy phase \"{name}\"")
-        } else {
-            description
-        };
-        let mut entry = Map::new();
-        entry.insert("name".into(), Value::String(role_name));
-        entry.insert("responsibilities".into(), Value::String(responsibilities));
-        if !agent.is_empty() {
-            entry.insert("allowed_agents".into(), json!([agent]));
-        }
-        let stage = stage_of_phase(&role, &name);
-        let roles = stages
-            .entry(stage)
-            .or_insert_with(|| json!({"enabled": true, "roles": []}));
-        if let Some(Value::Array(list)) = roles.get_mut("roles") {
-            reading.moved.push((
-                format!("/workflow/{stage}/roles/{}", list.len()),
-                format!("/phases/{i}"),
-            ));
-            list.push(Value::Object(entry));
-        }
-    }
-    // In agenterm's stage order, whatever order the phases came in.
-    let mut workflow = Map::new();
-    for stage in AGENTERM_STAGES {
-        if let Some(s) = stages.remove(*stage) {
-            workflow.insert((*stage).to_string(), s);
-        }
-    }
-    root.insert("workflow".into(), Value::Object(workflow));
-    reading.notes.push(note(
-        "/phases".into(),
-        format!(
-            "this legacy (agenterm) file has only `phases`: read as a workflow of {} role(s), one per phase, as agenterm did",
-            phases.len()
+    holder.remove(key);
+    reading.note(
+        note(
+            format!("{path}/{key}"),
+            format!("{said} in a legacy (agenterm) file: {meaning}"),
+            "remove the line, or run `playbook migrate` to upgrade the file to 1.0.0",
         ),
-        "run `playbook migrate` to write the workflow into the file and add contracts to its roles",
-    ));
-}
-
-/// agenterm's `stageForLegacyPhase`: planning words go to `plan`, checking
-/// words to `test`, everything else to `build`.
-fn stage_of_phase(role: &str, name: &str) -> &'static str {
-    let (role, name) = (role.to_lowercase(), name.to_lowercase());
-    let any = |text: &str, words: &[&str]| words.iter().any(|w| text.contains(w));
-    if any(&role, &["plan", "architect", "research"]) || any(&name, &["discover", "plan"]) {
-        "plan"
-    } else if any(&role, &["test", "review", "qa"]) || any(&name, &["verify", "review", "test"]) {
-        "test"
-    } else {
-        "build"
-    }
+        Written::Removed,
+    );
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
     fn zero_means_not_set() {
         let mut v = json!({"workflow": {"plan": {"stage_policy": {"max_parallel_worktrees": 0},
             "roles": [{"name": "a", "retry_policy": {"max_iterations": 0, "escalate_on": []}}]}}});
-        let r = read(&mut v);
+        let r = read(&mut v, None);
         assert_eq!(v["workflow"]["plan"]["stage_policy"], json!({}));
         assert_eq!(
             v["workflow"]["plan"]["roles"][0]["retry_policy"],
@@ -314,35 +336,44 @@ mod tests {
         );
         assert_eq!(r.notes.len(), 2);
         assert_eq!(
-            r.notes[0].path,
+            r.notes[0].0.path,
             "/workflow/plan/stage_policy/max_parallel_worktrees"
         );
     }
 
     #[test]
-    fn phases_become_a_workflow_in_stage_order() {
-        let mut v = json!({"phases": [
-            {"name": "Implement", "agent": "codex", "role": "implementer", "description": "Build it."},
-            {"name": "Discover", "agent": "codex", "role": "planner", "description": ""},
-            {"name": "Review", "agent": "claude-code", "role": "reviewer"}
-        ]});
-        let r = read(&mut v);
-        let w = &v["workflow"];
-        assert_eq!(
-            w.as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["plan", "build", "test"]
+    fn a_note_says_the_number_the_file_has() {
+        let mut v = json!({"workflow": {"plan": {"stage_policy": {"max_parallel_worktrees": 0.0},
+            "roles": [{"name": "a", "retry_policy": {"max_iterations": -3}}]}}});
+        let r = read(&mut v, None);
+        let said: Vec<&str> = r.notes.iter().map(|(n, _)| n.message.as_str()).collect();
+        assert!(
+            said[0].starts_with("`max_parallel_worktrees: 0.0` means \"not set\""),
+            "{said:?}"
         );
-        assert_eq!(
-            w["plan"]["roles"][0]["responsibilities"],
-            "Run legacy phase \"Discover\""
+        assert!(
+            said[1].starts_with("`max_iterations: -3` is clamped to 0"),
+            "{said:?}"
         );
-        assert_eq!(w["build"]["roles"][0]["allowed_agents"], json!(["codex"]));
-        assert_eq!(w["test"]["roles"][0]["name"], "reviewer");
-        assert_eq!(
-            r.source_pointer("/workflow/test/roles/0/name").as_deref(),
-            Some("/phases/2")
-        );
-        assert_eq!(r.source_pointer("/workflow/test/roles/00"), None);
+        assert!(said.iter().all(|s| !s.contains(": 0`")), "{said:?}");
+    }
+
+    #[test]
+    fn a_missing_id_is_the_file_name_as_agenterm_took_it() {
+        for (name, id) in [
+            (Some("dir/Pairing-Coding.YAML"), Some("pairing-coding")),
+            (Some("tdd.yml"), Some("tdd")),
+            (Some("plain"), Some("plain")),
+            (None, None),
+        ] {
+            let mut v = json!({"name": "N", "workflow": {}});
+            let r = read(&mut v, name);
+            assert_eq!(v.get("id").and_then(Value::as_str), id, "{name:?}");
+            assert_eq!(r.id_unknown, id.is_none());
+        }
+        let mut v = json!({"id": "kept", "name": "N"});
+        read(&mut v, Some("other.yaml"));
+        assert_eq!(v["id"], "kept");
     }
 
     #[test]
@@ -350,7 +381,7 @@ mod tests {
         let mut v =
             json!({"phases": [{"name": "x"}], "workflow": {"build": {"roles": [{"name": "a"}]}}});
         let before = v.clone();
-        read(&mut v);
+        read(&mut v, None);
         assert_eq!(v, before);
         for mut junk in [
             json!([1]),
@@ -358,7 +389,7 @@ mod tests {
             json!({"workflow": {"a": 1, "b": {"roles": [1, "x"]}}}),
         ] {
             let before = junk.clone();
-            read(&mut junk);
+            read(&mut junk, None);
             assert_eq!(junk, before);
         }
     }

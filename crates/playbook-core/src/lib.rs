@@ -20,6 +20,7 @@
 pub mod diff;
 pub mod document;
 pub mod edit;
+pub mod events;
 pub mod finding;
 pub mod fix;
 pub mod flow;

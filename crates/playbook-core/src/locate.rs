@@ -6,7 +6,7 @@
 
 use foldhash::{HashMap, HashMapExt};
 
-use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::parser::Event;
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use crate::document::nesting::{self, MAX_NESTING};
@@ -20,8 +20,9 @@ pub(crate) mod splice;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SourceMap {
     nodes: Vec<Node>,
-    /// The document defines an anchor or uses an alias: one part of it may
-    /// stand for another, so no part is parsed again alone (`splice.rs`).
+    /// The document defines an anchor, uses an alias or has a merge key
+    /// (`<<`): one part of it may stand for another, so no part is parsed
+    /// again alone (`splice.rs`).
     anchors: bool,
     /// The most collections open at once (at most, once spliced).
     depth: usize,
@@ -58,7 +59,8 @@ impl SourceMap {
         if nesting::too_deep(text).is_some() {
             return SourceMap::default();
         }
-        let mut parser = Parser::new_from_str(text);
+        // `Events`: JSON's surrogate-pair escapes are read too.
+        let mut parser = crate::events::Events::new(text);
         // A scan error only truncates the map; the parse error itself is
         // reported by the real parser with its own location.
         let mut recorder = Recorder::default();
@@ -167,6 +169,8 @@ enum Frame {
         node: usize,
         key: Option<usize>,
         start: Option<Location>,
+        /// The entry of the mapping's merge key (a plain `<<`), if any.
+        merge: Option<usize>,
     },
     Seq {
         node: usize,
@@ -181,6 +185,12 @@ struct Builder {
     done: bool,
     anchors: bool,
     depth: usize,
+    /// Anchored mappings by anchor id, and aliases to them by node: what a
+    /// merge key (`<<: *base`) merges.
+    anchored: HashMap<usize, usize>,
+    aliased: HashMap<usize, usize>,
+    /// Entries merged so far; bounded like the loader's alias expansion.
+    merged: usize,
 }
 
 impl Builder {
@@ -289,8 +299,15 @@ impl Builder {
                 n.location = n.location.or(Some(location));
             }
             let entry = self.entry(node, text.to_owned(), Some(location));
-            if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+            // Only a plain `<<` merges (`document/yaml/merge.rs`); one part of
+            // the document then stands for another, as with an alias.
+            let merging = style == Some(TScalarStyle::Plain) && text == "<<";
+            self.anchors |= merging;
+            if let Some(Frame::Map { key, merge, .. }) = self.stack.last_mut() {
                 *key = Some(entry);
+                if merging {
+                    *merge = Some(entry);
+                }
             }
         } else {
             let node = self.child(Some(location));
@@ -309,6 +326,45 @@ impl Builder {
         }
     }
 
+    /// Gives mapping `target` the merged keys it does not write itself, as
+    /// the loader does: each is the node where it is written (in the
+    /// anchored mapping), so a finding about a merged value points at a
+    /// real line. Earlier mappings of a merged list win.
+    fn merge(&mut self, target: usize, entry: usize) {
+        let resolved = |node: usize| self.aliased.get(&node).copied().unwrap_or(node);
+        let sources: Vec<usize> = match self.nodes.get(entry).map(|n| &n.children) {
+            Some(Children::Seq(items)) => items.iter().map(|&i| resolved(i)).collect(),
+            Some(_) => vec![resolved(entry)],
+            None => Vec::new(),
+        };
+        for source in sources {
+            let Some(Node {
+                children: Children::Map(keys),
+                ..
+            }) = self.nodes.get(source)
+            else {
+                continue;
+            };
+            // The loader refuses a document whose aliases expand past its
+            // budget; a map of one (built on its own) stops merging there.
+            self.merged = self.merged.saturating_add(keys.len());
+            if self.merged > crate::document::MAX_ALIAS_NODES {
+                return;
+            }
+            let entries: Vec<(String, usize)> =
+                keys.iter().map(|(k, &node)| (k.clone(), node)).collect();
+            if let Some(Node {
+                children: Children::Map(into),
+                ..
+            }) = self.nodes.get_mut(target)
+            {
+                for (key, node) in entries {
+                    into.entry(key).or_insert(node);
+                }
+            }
+        }
+    }
+
     /// Takes one event; false once there is nothing more to map.
     fn on_event(&mut self, event: &Event, mark: &Marker) -> bool {
         let location = Location {
@@ -321,9 +377,17 @@ impl Builder {
                 self.anchors |= *anchor > 0;
                 self.scalar(text, location, Some(*style))
             }
-            Event::Alias(_) => {
+            Event::Alias(id) => {
                 self.anchors = true;
-                self.scalar("", location, None)
+                if self.in_key_position() {
+                    self.scalar("", location, None)
+                } else {
+                    let node = self.child(Some(location));
+                    self.finish_node();
+                    if let Some(&target) = self.anchored.get(id) {
+                        self.aliased.insert(node, target);
+                    }
+                }
             }
             Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
                 if self.stack.len() >= MAX_NESTING {
@@ -340,6 +404,9 @@ impl Builder {
                     self.entry(node, String::new(), Some(location));
                 }
                 let node = self.child(if is_map { None } else { Some(location) });
+                if is_map && *anchor > 0 {
+                    self.anchored.insert(*anchor, node);
+                }
                 if let Some(n) = self.nodes.get_mut(node) {
                     n.opened = Some(location);
                     n.children = if is_map {
@@ -353,21 +420,30 @@ impl Builder {
                         node,
                         key: None,
                         start: Some(location),
+                        merge: None,
                     }
                 } else {
                     Frame::Seq { node }
                 });
             }
             Event::MappingEnd | Event::SequenceEnd => {
-                // An empty mapping never saw a key; fall back to its start.
-                if let Some(Frame::Map {
-                    node,
-                    start: Some(start),
-                    ..
-                }) = self.stack.pop()
-                    && let Some(n) = self.nodes.get_mut(node)
-                {
-                    n.location = n.location.or(Some(start));
+                match self.stack.pop() {
+                    // An empty mapping never saw a key; fall back to its start.
+                    Some(Frame::Map {
+                        node,
+                        start: Some(start),
+                        ..
+                    }) => {
+                        if let Some(n) = self.nodes.get_mut(node) {
+                            n.location = n.location.or(Some(start));
+                        }
+                    }
+                    Some(Frame::Map {
+                        node,
+                        merge: Some(entry),
+                        ..
+                    }) => self.merge(node, entry),
+                    _ => {}
                 }
                 self.finish_node();
             }
@@ -429,6 +505,27 @@ mod tests {
     fn missing_value_falls_back_to_nearest_ancestor() {
         let text = "workflow:\n  build:\n    roles:\n      - name: w\n";
         check(text, "/workflow/build/roles/0/inputs_required", 4, 9);
+    }
+
+    #[test]
+    fn a_merged_value_is_located_where_it_is_written() {
+        let text = "x_guarded: &g\n  requires_user_approval: true\n  pass_condition: a\nx_more: &m {max: 1}\ngates:\n  <<: [*g, *m]\n  pass_condition: always\n";
+        check(text, "/gates/requires_user_approval", 2, 3);
+        check(text, "/gates/max", 4, 13);
+        // The mapping's own key wins, in positions as in values.
+        check(text, "/gates/pass_condition", 7, 3);
+        let map = SourceMap::new(text);
+        assert_eq!(
+            map.locate_in_text("/gates/requires_user_approval", 1, 2),
+            Some(Location {
+                line: 2,
+                column: 28
+            })
+        );
+        // One part stands for another: no part is parsed again alone.
+        assert!(map.anchors);
+        assert!(SourceMap::new("m: {<<: {a: 1}}").anchors);
+        check("m:\n  <<: {a: 1}\n", "/m/a", 2, 8);
     }
 
     #[test]
@@ -513,6 +610,7 @@ pub(crate) mod recorder_tests {
         }
         let written = [
             "a: &x {b: 1, c: [2, 3]}\nd: *x\ne:\n  <<: *x\n  f: 4\n",
+            "a: &x {b: 1}\ny: &y {b: 2, c: 3}\ne:\n  <<: [*x, *y, {d: 4}]\n  c: 5\n\"<<\": 6\n",
             "? complex\n: 1\nk: [a, {b: c}, [d]]\n",
             "s: |\n  line\n  line\nq: \"x: y\"\np: 'it''s'\n# comment\nn: ~\n",
             "{\"id\": \"a\", \"workflow\": {\"s\": {\"roles\": [{\"name\": \"r\"}]}}}",

@@ -9,6 +9,8 @@
 //! sanctioned extension point (spec/contracts.md, Extension Policy); any other
 //! unknown key survives a round trip too but is reported by the validator.
 
+pub(crate) mod count;
+
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -110,7 +112,11 @@ pub struct StagePolicy {
     #[ts(optional)]
     pub exit_gate: Option<String>,
     /// How many tasks of this stage may run at once, each in its own worktree. Default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "count::option"
+    )]
     #[schemars(range(max = crate::validate::limits::MAX_PARALLEL_WORKTREES))]
     #[ts(optional)]
     pub max_parallel_worktrees: Option<u32>,
@@ -248,7 +254,11 @@ pub struct Gates {
 #[ts(export)]
 pub struct RetryPolicy {
     /// Most rounds of the loop this role takes part in before escalation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "count::option"
+    )]
     #[schemars(range(max = crate::validate::limits::MAX_ITERATIONS))]
     #[ts(optional)]
     pub max_iterations: Option<u32>,

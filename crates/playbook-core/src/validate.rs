@@ -11,9 +11,11 @@ use crate::schema;
 
 pub mod limits;
 mod lints;
+mod names;
 
 pub(crate) use lints::ID_HINT;
 pub use lints::{BUILTIN_RUN_INPUTS, ESCALATION_TRIGGERS, prompt_placeholders};
+pub use names::{NAME_HINT, display_name_problem};
 
 /// Tunable validation behaviour.
 #[derive(Debug, Clone)]
@@ -24,6 +26,9 @@ pub struct Options {
     pub max_parallel_worktrees: u32,
     /// Tools that need approval when a playbook does not list its own.
     pub mutating_actions: Vec<String>,
+    /// The name of the file the text came from, when there is one: a legacy
+    /// (agenterm) file without `id` takes its id from it, as agenterm did.
+    pub file_name: Option<String>,
 }
 
 /// Tools that change the workspace, used when a playbook has no `mutating_actions`.
@@ -53,6 +58,7 @@ impl Default for Options {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            file_name: None,
         }
     }
 }
@@ -189,7 +195,7 @@ pub fn validate_value(mut value: Value, options: &Options) -> Report {
     if !crate::legacy::is_legacy(&value) {
         return validate_read(&value, options);
     }
-    let reading = crate::legacy::read(&mut value);
+    let reading = crate::legacy::read(&mut value, options.file_name.as_deref());
     let mut report = validate_read(&value, options);
     crate::legacy::place(&mut report.findings, reading);
     sort(&mut report.findings);
@@ -265,6 +271,8 @@ pub fn validate(playbook: &Playbook, options: &Options) -> Vec<Finding> {
     let mut findings = lints::run(playbook, options);
     if playbook.is_legacy() {
         crate::legacy::judge(&mut findings);
+        // After `judge`: these are errors because agenterm refused them too.
+        crate::legacy::refuse(playbook, &mut findings);
     }
     sort(&mut findings);
     findings

@@ -277,3 +277,41 @@ fn an_existing_out_file_is_kept_unless_forced() {
             .contains("schema_version")
     );
 }
+
+#[test]
+fn a_crew_written_for_pyyaml_and_pydantic_imports_and_validates() {
+    // A merge key, YAML 1.1 booleans and a `max_iter` above a role's limit
+    // are all legal in CrewAI.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("market_study");
+    crew(
+        &root,
+        "_shared: &shared\n  backstory: Shared backstory\n  goal: Shared goal\nanalyst:\n  <<: *shared\n  role: Analyst\n  max_iter: 200\n  allow_delegation: no\n",
+        "analyse:\n  description: Analyse the data\n  expected_output: A report\n  agent: analyst\n  human_input: yes\n",
+    );
+    let out = tmp.path().join("crew.yaml");
+    let imported = import(&root, &out);
+    ok(&imported);
+    let notes = String::from_utf8_lossy(&imported.stderr);
+    assert!(
+        notes.contains("`max_iter: 200`") && notes.contains("at most 100"),
+        "{notes}"
+    );
+    let playbook: Value = yaml_serde::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let role = &playbook["workflow"]["crew"]["roles"][0];
+    assert_eq!(role["gates"]["requires_user_approval"], true);
+    assert_eq!(role["retry_policy"]["max_iterations"], 100);
+    let prompt = role["suggested_prompt"].as_str().unwrap();
+    assert!(
+        prompt.contains("Shared backstory") && prompt.contains("Shared goal"),
+        "{prompt}"
+    );
+    let report: Value = serde_json::from_str(&ok(&run(&[
+        "validate",
+        "--format",
+        "json",
+        out.to_str().unwrap(),
+    ])))
+    .unwrap();
+    assert_eq!(report["allow"], true, "{report}");
+}

@@ -147,6 +147,39 @@ fn a_scenario_naming_a_missing_role_says_which_map_flag_to_add_and_the_flag_work
     assert!(String::from_utf8_lossy(&malformed.stderr).contains("OLD=NEW"));
 }
 
+/// Regression (sweep B, repro 9): `--map worker=nobody` onto a role the
+/// playbook lacks advised `--map nobody=ROLE`, which fails. The refusal
+/// names the target and the flag that works.
+#[test]
+fn a_map_onto_a_role_the_playbook_lacks_names_the_target_and_a_flag_that_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let playbook_path = tdd_with_coder(dir.path());
+    let scenario = dir.path().join("named.yaml");
+    std::fs::write(
+        &scenario,
+        "input: {tasks: [{id: T-1, title: t}]}\nroles:\n  worker: {default: {tool_calls: [read_file]}}\n",
+    )
+    .unwrap();
+    let scenario = scenario.to_str().unwrap();
+    let args = ["preview", &playbook_path, "--scenario", scenario];
+    let wrong = playbook(&[&args[..], &["--map", "worker=nobody"]].concat());
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_ne!(wrong.status.code(), Some(0));
+    assert!(
+        stderr.contains("the target `nobody` is not a role of the playbook"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("nobody=ROLE"), "{stderr}");
+    assert!(stderr.contains("`worker=coder`"), "{stderr}");
+    let advised = playbook(&[&args[..], &["--map", "worker=coder"]].concat());
+    assert_eq!(
+        advised.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&advised.stderr)
+    );
+}
+
 #[test]
 fn every_shipped_scenario_previews_tdd_with_a_renamed_worker() {
     let dir = tempfile::tempdir().unwrap();

@@ -26,7 +26,7 @@
 //!   differently at the end of a text).
 //!
 //! The whole text is parsed (nothing held is trusted) when the document
-//! uses anchors or aliases (one part may stand for another) or holds a
+//! uses anchors, aliases or merge keys (one part may stand for another) or holds a
 //! single-pair mapping in a flow sequence (`[a: b]`, read in two ways by
 //! the parser: `SourceMap::has_flow_pairs`), a part does
 //! not parse (the whole parse words the error and places it), a part holds

@@ -9,7 +9,7 @@
 //! model keeps, and leaves the value to its owner.
 //!
 //! It understands exactly the shapes the derive accepts, and nothing more:
-//! on anything else (a null, a float where a count goes, a missing required
+//! on anything else (a null, a fraction where a count goes, a missing required
 //! field, a list where a mapping goes) it gives up and the caller lets the
 //! derive decide, so a document reads the same either way and the derive's
 //! error messages stay the only ones. A test reads every example, lint
@@ -187,10 +187,10 @@ fn texts(value: &Value) -> Option<Vec<String>> {
     Some(read)
 }
 
-/// A `u32` as serde reads one from JSON: a non-negative integer in range.
-/// A float, even `2.0`, is the derive's to refuse.
+/// A count as the derive reads one (`model/count.rs`): a whole number in
+/// range, `3.0` included.
 fn count(value: &Value) -> Option<u32> {
-    value.as_u64().and_then(|n| u32::try_from(n).ok())
+    crate::model::count::whole(value)
 }
 
 /// An unknown key, kept verbatim and in order as the flattened map keeps it.

@@ -7,7 +7,9 @@
 //! same parser feeds `locate.rs`, so values and positions agree.
 //!
 //! Plain scalars are resolved with the YAML 1.2 core schema (null, booleans,
-//! integers, floats); quoted and block scalars are always strings.
+//! integers, floats); quoted and block scalars are always strings. A plain
+//! `<<` key merges mappings into its own, as YAML 1.1 loaders do
+//! (`merge.rs`).
 
 use std::collections::HashMap;
 
@@ -17,6 +19,8 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use super::Problem;
 use super::nesting::MAX_NESTING;
+
+mod merge;
 use crate::finding::{Location, escape_pointer};
 use crate::locate::{Recorder, SourceMap};
 
@@ -119,6 +123,10 @@ enum Frame {
         seen: Vec<Location>,
         /// The key waiting for its value, with its position.
         key: Option<(String, Location)>,
+        /// The pending key is the merge key: its value goes to `merge`.
+        merging: bool,
+        /// The mapping's merge key (`<<`), once seen.
+        merge: Option<merge::Merge>,
         anchor: usize,
         nodes: usize,
         bytes: usize,
@@ -157,12 +165,13 @@ impl Loader {
             Event::Scalar(text, style, anchor, tag) => {
                 self.refuse_tag(tag.as_ref(), at)?;
                 if self.in_key_position() {
-                    return self.key(text, at).map(|()| false);
+                    let merging = style == TScalarStyle::Plain && text == "<<";
+                    return self.key(text, at, merging).map(|()| false);
                 }
                 let bytes = text.len();
                 let value = resolve(text, style, at)?;
                 self.anchor(anchor, &value, 1, bytes);
-                self.value(value, 1, bytes);
+                self.value(value, 1, bytes)?;
             }
             Event::Alias(id) => {
                 let Some((value, nodes, bytes)) = self.anchors.get(&id).cloned() else {
@@ -179,7 +188,7 @@ impl Loader {
                 if self.in_key_position() {
                     return Err(Problem::ComplexKey { location: at });
                 }
-                self.value(value, nodes, bytes);
+                self.value(value, nodes, bytes)?;
             }
             Event::MappingStart(anchor, ref tag) | Event::SequenceStart(anchor, ref tag) => {
                 self.refuse_tag(tag.as_ref(), at)?;
@@ -195,6 +204,8 @@ impl Loader {
                         map: Map::new(),
                         seen: Vec::new(),
                         key: None,
+                        merging: false,
+                        merge: None,
                         anchor,
                         nodes: 1,
                         bytes: 0,
@@ -212,11 +223,18 @@ impl Loader {
                 let (value, anchor, nodes, bytes) = match self.stack.pop() {
                     Some(Frame::Map {
                         map,
+                        merge,
                         anchor,
                         nodes,
                         bytes,
                         ..
-                    }) => (Value::Object(map), anchor, nodes, bytes),
+                    }) => {
+                        let map = match merge {
+                            Some(merge) => merge::apply(map, merge),
+                            None => map,
+                        };
+                        (Value::Object(map), anchor, nodes, bytes)
+                    }
                     Some(Frame::Seq {
                         items,
                         anchor,
@@ -226,7 +244,7 @@ impl Loader {
                     None => return Ok(false),
                 };
                 self.anchor(anchor, &value, nodes, bytes);
-                self.value(value, nodes, bytes);
+                self.value(value, nodes, bytes)?;
             }
             Event::StreamStart | Event::DocumentEnd | Event::Nothing => {}
         }
@@ -246,22 +264,31 @@ impl Loader {
         }
     }
 
-    fn key(&mut self, text: String, at: Location) -> Result<(), Problem> {
+    /// Takes a key; `merging` when it is a plain `<<`, the merge key.
+    fn key(&mut self, text: String, at: Location, merging: bool) -> Result<(), Problem> {
         let Some(Frame::Map {
             map,
             seen,
             key,
+            merging: pending_merge,
+            merge,
             bytes,
             ..
         }) = self.stack.last_mut()
         else {
             return Ok(());
         };
+        // The merge key is not entered in the map (its value is merged at
+        // the mapping's end); a second one is a key given twice all the same.
+        let repeated_merge = merging.then(|| merge.as_ref().map(|m| m.location));
         // Keys enter the map in the order they are seen (each once: a repeat
         // stops here), so a key's index in the map is its index in `seen`.
-        if map.contains_key(&text) {
+        if (!merging && map.contains_key(&text)) || repeated_merge.flatten().is_some() {
             let index = map.keys().position(|k| *k == text);
-            let first = index.and_then(|i| seen.get(i)).copied().unwrap_or(at);
+            let first = match repeated_merge.flatten() {
+                Some(first) => first,
+                None => index.and_then(|i| seen.get(i)).copied().unwrap_or(at),
+            };
             let pointer = self.pointer();
             let path = format!("{pointer}/{}", escape_pointer(&text));
             return Err(Problem::DuplicateKey {
@@ -272,13 +299,49 @@ impl Loader {
             });
         }
         *bytes = bytes.saturating_add(text.len());
-        seen.push(at);
+        if merging {
+            *merge = Some(merge::Merge {
+                at: map.len(),
+                location: at,
+                sources: Vec::new(),
+            });
+        } else {
+            seen.push(at);
+        }
+        *pending_merge = merging;
         *key = Some((text, at));
         Ok(())
     }
 
     /// Adds a finished node to its parent (or makes it the document).
-    fn value(&mut self, value: Value, nodes: usize, bytes: usize) {
+    fn value(&mut self, value: Value, nodes: usize, bytes: usize) -> Result<(), Problem> {
+        // The value of a merge key is checked and kept for the mapping's end.
+        if let Some(Frame::Map {
+            merging: true,
+            merge: Some(merge),
+            ..
+        }) = self.stack.last()
+        {
+            let location = merge.location;
+            let path = format!("{}/<<", self.pointer());
+            let sources = merge::sources(value, path, location)?;
+            if let Some(Frame::Map {
+                merging,
+                merge: Some(merge),
+                key,
+                nodes: n,
+                bytes: b,
+                ..
+            }) = self.stack.last_mut()
+            {
+                merge.sources = sources;
+                *merging = false;
+                *key = None;
+                *n = n.saturating_add(nodes);
+                *b = b.saturating_add(bytes);
+            }
+            return Ok(());
+        }
         match self.stack.last_mut() {
             None => self.root = Some(value),
             Some(Frame::Map {
@@ -305,6 +368,7 @@ impl Loader {
                 *b = b.saturating_add(bytes);
             }
         }
+        Ok(())
     }
 
     fn refuse_tag(&self, tag: Option<&Tag>, at: Location) -> Result<(), Problem> {
@@ -530,6 +594,50 @@ mod tests {
         assert!(matches!(problem(&text), Problem::AliasBomb { .. }));
         // Ordinary reuse is fine.
         assert_eq!(value("d: &d {x: 1}\ne: *d\n")["e"]["x"], 1);
+    }
+
+    #[test]
+    fn merge_keys_merge_mappings_and_written_keys_win() {
+        // As yaml.v3 and PyYAML read them: the mapping's own keys win, and in
+        // a list of merged mappings the earlier one wins.
+        let v = value("b: &b {a: 1, b: 2}\nm:\n  <<: *b\n  b: 3\n  c: 4\n");
+        assert_eq!(v["m"], serde_json::json!({"a": 1, "b": 3, "c": 4}));
+        let keys: Vec<&String> = v["m"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["a", "b", "c"], "merged keys take the place of `<<`");
+        let v = value("x: &x {a: 1}\ny: &y {a: 2, b: 2}\nm: {z: 0, <<: [*x, *y], c: 3}\n");
+        let keys: Vec<&String> = v["m"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["z", "a", "b", "c"]);
+        assert_eq!(v["m"], serde_json::json!({"z": 0, "a": 1, "b": 2, "c": 3}));
+        // A mapping written in place, a merge of a merge, and an empty list.
+        assert_eq!(value("m: {<<: {a: 1}}")["m"], serde_json::json!({"a": 1}));
+        let v = value("a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc: {<<: *b}\nd: {<<: []}\n");
+        assert_eq!(v["c"], serde_json::json!({"x": 1, "y": 2}));
+        assert_eq!(v["d"], serde_json::json!({}));
+        // Only a plain `<<` merges: quoted, it is an ordinary key.
+        assert_eq!(
+            value("m: {\"<<\": {a: 1}}")["m"],
+            serde_json::json!({"<<": {"a": 1}})
+        );
+    }
+
+    #[test]
+    fn a_merge_of_anything_but_mappings_is_refused_at_its_key() {
+        for (text, line, column) in [
+            ("m: {<<: 1}", 1, 5),
+            ("a: &a [1]\nm:\n  <<: *a\n", 3, 3),
+            ("a: &a {x: 1}\nm:\n  k: v\n  <<: [*a, 2]\n", 4, 3),
+            ("m:\n  <<:\n", 2, 3),
+        ] {
+            let Problem::Merge { path, location, .. } = problem(text) else {
+                panic!("{text}: not refused as a merge")
+            };
+            assert_eq!(path, "/m/<<", "{text}");
+            assert_eq!(location, Location { line, column }, "{text}");
+        }
+        assert!(matches!(
+            problem("m: {<<: {a: 1}, <<: {b: 1}}"),
+            Problem::DuplicateKey { path, .. } if path == "/m/<<"
+        ));
     }
 
     #[test]

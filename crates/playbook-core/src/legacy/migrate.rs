@@ -8,6 +8,8 @@
 //! never raises are mapped where their meaning is evident or kept as
 //! `x_escalate_on`. Every such choice is a finding a person should confirm.
 
+use std::collections::HashSet;
+
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -15,6 +17,8 @@ use crate::document::{self, Format};
 use crate::finding::{Code, Finding, Severity, escape_pointer};
 use crate::gate::{self, BUILTIN_POLICIES};
 use crate::validate::ESCALATION_TRIGGERS;
+
+use super::Written;
 
 /// A migrated document and the choices made on the way.
 #[derive(Debug, Clone)]
@@ -63,18 +67,32 @@ const TRIGGER_MAP: &[(&str, &str)] = &[
     ("timed_out", "timeout"),
 ];
 
-/// Migrates legacy playbook text to a 1.0.0 document.
-pub fn migrate(text: &str, format: Format) -> Result<Migration, MigrateError> {
+/// Migrates legacy playbook text to a 1.0.0 document. `file_name` is the
+/// name of the file the text came from, when there is one: a file without
+/// `id` takes its id from it, as agenterm did.
+pub fn migrate(
+    text: &str,
+    format: Format,
+    file_name: Option<&str>,
+) -> Result<Migration, MigrateError> {
     let (value, _) = document::parse_playbook(text, format).map_err(MigrateError::Invalid)?;
-    migrate_value(value)
+    migrate_named(value, file_name)
 }
 
 /// Migrates a parsed legacy playbook (the app's open document) to 1.0.0.
-pub fn migrate_value(mut value: Value) -> Result<Migration, MigrateError> {
+pub fn migrate_value(value: Value) -> Result<Migration, MigrateError> {
+    migrate_named(value, None)
+}
+
+fn migrate_named(mut value: Value, file_name: Option<&str>) -> Result<Migration, MigrateError> {
     if let Some(version) = value.get("schema_version") {
         return Err(MigrateError::NotLegacy(version.to_string()));
     }
-    let as_legacy = crate::validate::validate_value(value.clone(), &crate::Options::default());
+    let options = crate::Options {
+        file_name: file_name.map(str::to_string),
+        ..crate::Options::default()
+    };
+    let as_legacy = crate::validate::validate_value(value.clone(), &options);
     let errors: Vec<Finding> = as_legacy
         .findings
         .into_iter()
@@ -83,7 +101,7 @@ pub fn migrate_value(mut value: Value) -> Result<Migration, MigrateError> {
     if !errors.is_empty() {
         return Err(MigrateError::Invalid(errors));
     }
-    let reading = super::read(&mut value);
+    let reading = super::read(&mut value, file_name);
     let mut choices = Vec::new();
     let Some(root) = value.as_object_mut() else {
         return Err(MigrateError::Invalid(Vec::new()));
@@ -95,13 +113,21 @@ pub fn migrate_value(mut value: Value) -> Result<Migration, MigrateError> {
             "the phases became this workflow, one role per phase; add each role's contract".into(),
         ));
     }
-    for note in &reading.notes {
-        if note.path != "/phases" {
-            choices.push(choice(
-                note.path.clone(),
-                format!("removed: {}", note.message),
-            ));
+    for (note, written) in &reading.notes {
+        let said = match written {
+            Written::Removed => "removed",
+            Written::AsRead => "written as read",
+            Written::Workflow => continue,
+        };
+        // The phases are gone once they are the workflow: what was said of
+        // their fields is said by the workflow's choice.
+        if !reading.moved.is_empty() && note.path.starts_with("/phases/") {
+            continue;
         }
+        choices.push(choice(
+            note.path.clone(),
+            format!("{said}: {}", note.message),
+        ));
     }
     let mut policies: IndexMap<String, String> = root
         .get("policies")
@@ -227,13 +253,27 @@ fn key_for(text: &str) -> String {
     }
 }
 
+/// `key`, or `key_gate`, `key_gate_2`... : the first not `taken`, then taken.
+fn unique_key(key: &str, taken: &mut HashSet<String>) -> String {
+    let mut candidate = key.to_string();
+    let mut n = 1;
+    while taken.contains(&candidate) {
+        candidate = match n {
+            1 => format!("{key}_gate"),
+            _ => format!("{key}_gate_{n}"),
+        };
+        n += 1;
+    }
+    taken.insert(candidate.clone());
+    candidate
+}
+
 fn name_gates(
     root: &mut Map<String, Value>,
     policies: &mut IndexMap<String, String>,
     choices: &mut Vec<Finding>,
 ) {
     let sites = gate_sites(root);
-    let lookup = |p: &IndexMap<String, String>, key: &str| p.get(key).cloned();
     // Group the sites by the condition they name, in order of first use.
     let mut names: IndexMap<String, Vec<&GateSite>> = IndexMap::new();
     for site in &sites {
@@ -248,17 +288,17 @@ fn name_gates(
                 .push(site),
         }
     }
+    // A named condition keeps its name (its gates say it); the key made for
+    // free text must differ from every key in use, or two different gates
+    // would become one policy.
+    let mut taken: HashSet<String> = policies.keys().cloned().collect();
+    taken.extend(BUILTIN_POLICIES.iter().map(|b| b.key.to_string()));
+    taken.extend(names.keys().filter(|n| !n.starts_with('\u{0}')).cloned());
     for (name, uses) in names {
         let (key, rewrite) = match name.strip_prefix('\u{0}') {
-            Some(text) => (key_for(text), true),
+            Some(text) => (unique_key(&key_for(text), &mut taken), true),
             None => (name.clone(), false),
         };
-        let key =
-            if lookup(policies, &key).is_some() || BUILTIN_POLICIES.iter().any(|b| b.key == key) {
-                format!("{key}_gate")
-            } else {
-                key
-            };
         let readable: Vec<&[String]> = uses.iter().map(|s| s.readable.as_slice()).collect();
         let (expression, said) = match evident_expression(&key, &readable) {
             Some(expression) => (
@@ -354,6 +394,29 @@ mod tests {
         );
         assert_eq!(key_for("1st review"), "gate_1st_review");
         assert_eq!(key_for("!!!"), "gate_");
+    }
+
+    #[test]
+    fn a_key_made_for_free_text_differs_from_every_key_in_use() {
+        // "Always!" clashes with the built-in `always`; `always_gate` is
+        // the name of another gate in the same file: two gates, two policies.
+        let mut root = json!({"workflow": {"build": {"roles": [
+            {"name": "a", "gates": {"pass_condition": "Always!"}},
+            {"name": "b", "gates": {"pass_condition": "always_gate"}},
+            {"name": "c", "gates": {"pass_condition": "ALWAYS!"}}
+        ]}}});
+        let root = root.as_object_mut().unwrap();
+        let mut policies = IndexMap::new();
+        let mut choices = Vec::new();
+        name_gates(root, &mut policies, &mut choices);
+        let keys: Vec<&str> = policies.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["always_gate_2", "always_gate", "always_gate_3"]);
+        let roles = &root["workflow"]["build"]["roles"];
+        assert_eq!(roles[0]["gates"]["pass_condition"], "always_gate_2");
+        assert_eq!(roles[1]["gates"]["pass_condition"], "always_gate");
+        assert_eq!(roles[2]["gates"]["pass_condition"], "always_gate_3");
+        let paths: HashSet<&str> = choices.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths.len(), choices.len(), "each choice is said once");
     }
 
     #[test]

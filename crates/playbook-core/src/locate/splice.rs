@@ -22,7 +22,8 @@ pub(crate) struct Child {
 }
 
 impl SourceMap {
-    /// The document defines an anchor or uses an alias.
+    /// The document defines an anchor, uses an alias or has a merge key
+    /// (`<<`): one part of it may stand for another.
     pub(crate) fn has_anchors(&self) -> bool {
         self.anchors
     }

@@ -52,6 +52,7 @@ pub(super) fn run(playbook: &Playbook, options: &Options) -> Vec<Finding> {
             ID_HINT.into(),
         );
     }
+    super::names::check(playbook, &mut out);
     unknown_fields(playbook, options, &mut out);
     policies(playbook, &mut out);
     stages(playbook, options, &mut out);
@@ -84,7 +85,13 @@ pub(super) fn run(playbook: &Playbook, options: &Options) -> Vec<Finding> {
 /// How to fix an id the store would refuse.
 pub(crate) const ID_HINT: &str = "use letters, digits, `-`, `_` or `.`: the id names the playbook in the library and its exported file";
 
-fn push(out: &mut Vec<Finding>, code: Code, path: String, message: String, hint: String) {
+pub(super) fn push(
+    out: &mut Vec<Finding>,
+    code: Code,
+    path: String,
+    message: String,
+    hint: String,
+) {
     out.push(Finding::new(code, path, message, hint));
 }
 
@@ -526,10 +533,14 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
         let path = || format!("{}/handoff_to/{k}", r.pointer());
         match flow.index_of(target) {
             None => {
+                // Not the role itself: a role never hands a task to itself
+                // (PB306), so its own name is no correction.
                 let closest = flow
                     .roles
                     .iter()
-                    .map(|o| {
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, o)| {
                         (
                             strsim::levenshtein(&o.role.name, target),
                             o.role.name.as_str(),
@@ -542,7 +553,9 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
                         "hand off to one of: {}",
                         flow.roles
                             .iter()
-                            .map(|o| o.role.name.as_str())
+                            .enumerate()
+                            .filter(|&(j, _)| j != i)
+                            .map(|(_, o)| o.role.name.as_str())
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
@@ -558,6 +571,20 @@ fn handoffs(flow: &Flow, i: usize, out: &mut Vec<Finding>) {
                     hint,
                 );
             }
+            // The engine routes forward to a role that has not run before
+            // this one and back to one that ran earlier: never to the role
+            // that just ran, so this handoff neither retries nor loops.
+            Some(j) if j == i => push(
+                out,
+                Code::HandoffToItself,
+                path(),
+                format!(
+                    "`{}` hands off to itself, which the orchestrator never does: a task goes forward to a role that has not run yet, or back to one that ran before",
+                    r.role.name
+                ),
+                "remove the handoff; for another round, let a reviewer hand the task back"
+                    .to_string(),
+            ),
             Some(j) if !flow.is_stage_enabled(flow.roles[j].stage_index) => push(
                 out,
                 Code::HandoffToDisabled,

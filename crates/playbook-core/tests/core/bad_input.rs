@@ -55,6 +55,63 @@ fn wrong_types_are_reported_each_with_its_pointer() {
 }
 
 #[test]
+fn a_whole_float_count_is_the_count_in_yaml_json_and_legacy_files() {
+    // JSON Schema counts 3.0 as an integer, and agenterm's yaml.v3 decoded
+    // 2.0 into an int: such a file is valid, and reads as the count it says.
+    let role = "responsibilities: r, allowed_agents: [x], retry_policy: {max_iterations: 3.0, escalate_on: [retry_limit]}";
+    let yaml = format!(
+        "schema_version: \"1.0.0\"\nid: a\nname: A\nworkflow:\n  build:\n    stage_policy: {{max_parallel_worktrees: 2e0}}\n    roles:\n    - {{name: w, {role}}}\n"
+    );
+    let json = r#"{"schema_version":"1.0.0","id":"a","name":"A","workflow":{"build":{"stage_policy":{"max_parallel_worktrees":2.0},"roles":[{"name":"w","retry_policy":{"max_iterations":3.0,"escalate_on":["retry_limit"]}}]}}}"#;
+    let legacy = yaml.replace("schema_version: \"1.0.0\"\n", "");
+    for (text, format) in [
+        (yaml.as_str(), Format::Yaml),
+        (json, Format::Json),
+        (legacy.as_str(), Format::Yaml),
+    ] {
+        let report = validate_source(text, format, &Options::default());
+        let errors: Vec<_> = report.findings.iter().filter(|f| f.is_error()).collect();
+        assert!(errors.is_empty(), "{text}: {errors:#?}");
+        let playbook = report.playbook.expect("it reads");
+        let stage = &playbook.workflow["build"];
+        assert_eq!(stage.max_parallel_worktrees(), 2, "{text}");
+        let role = &stage.roles.as_ref().unwrap()[0];
+        assert_eq!(role.max_iterations(), Some(3), "{text}");
+    }
+}
+
+#[test]
+fn a_value_the_model_cannot_read_is_reported_at_its_field_never_at_the_root() {
+    // What the typed model refuses beyond the schema is placed at the value
+    // it stopped at, as docs/lints.md promises for PB002.
+    let value = serde_json::json!({"id": "a", "name": "A", "workflow": {"s": {"roles": [
+        {"name": "r", "retry_policy": {"max_iterations": 2.5}}]}}});
+    let finding = playbook_core::document::from_value_derived(value).unwrap_err();
+    assert_eq!(finding.code, Code::Schema);
+    assert_eq!(
+        finding.path,
+        "/workflow/s/roles/0/retry_policy/max_iterations"
+    );
+    assert!(finding.message.contains("2.5"), "{}", finding.message);
+    // Through validation, a fraction or an out-of-range float is at its field.
+    for bad in ["2.5", "1e30", "-1.0"] {
+        let text = format!(
+            "schema_version: 1.0.0\nid: a\nname: A\nworkflow:\n  s:\n    roles:\n    - name: r\n      retry_policy: {{max_iterations: {bad}}}\n"
+        );
+        let report = validate_source(&text, Format::Yaml, &Options::default());
+        let errors: Vec<_> = report.findings.iter().filter(|f| f.is_error()).collect();
+        assert!(!errors.is_empty(), "{bad} is refused");
+        for error in errors {
+            assert_eq!(
+                error.path, "/workflow/s/roles/0/retry_policy/max_iterations",
+                "{bad}: {error:#?}"
+            );
+            assert_eq!(error.location.map(|l| l.line), Some(8), "{bad}");
+        }
+    }
+}
+
+#[test]
 fn empty_documents_are_refused() {
     check("", Format::Yaml, Code::DocumentSize);
     check("   \n\n", Format::Json, Code::DocumentSize);
@@ -212,7 +269,7 @@ fn yaml_tags_second_documents_and_odd_keys_are_refused_with_a_location() {
 
 #[test]
 fn a_legacy_file_is_read_like_agenterm_read_it_first_document_only() {
-    let text = "id: a\nname: b\nworkflow: {}\n---\nid: c\n";
+    let text = "id: a\nname: b\nworkflow: {build: {roles: [{name: w, responsibilities: r, allowed_agents: [x]}]}}\n---\nid: c\n";
     let report = validate_source(text, Format::Yaml, &Options::default());
     assert!(report.allow(), "{:?}", report.findings);
     let second = report
@@ -416,4 +473,54 @@ fn a_twenty_thousand_role_handoff_chain_validates_without_overflowing_the_stack(
     let flow = Flow::new(&playbook);
     assert_eq!(flow.loops(), vec![(0..ROLES).collect::<Vec<_>>()]);
     assert_eq!(flow.stage_components().len(), 1);
+}
+
+#[test]
+fn a_merge_key_shares_an_approval_gate_and_findings_point_where_a_value_is_written() {
+    // yaml.v3 and PyYAML apply `<<`; read as a key named "<<", the shared
+    // approval gate was silently lost (PB004 and PB206 instead).
+    let body = "id: merge-keys\nname: Merge keys\nx_guarded: &guarded\n  requires_user_approval: true\nx_limits: &limits {max_iterations: 500, escalate_on: [retry_limit]}\nworkflow:\n  build:\n    roles:\n    - name: coder\n      responsibilities: write the code\n      allowed_agents: [codex]\n      mode: worker\n      actions_allowed: [write_file]\n      outputs_contract: {type: work_result, required: [summary]}\n      gates:\n        <<: *guarded\n        pass_condition: always\n      retry_policy:\n        <<: [*limits, {max_iterations: 2}]\n";
+    for (text, line) in [
+        (body.to_string(), 5),
+        (format!("schema_version: 1.0.0\n{body}"), 6),
+    ] {
+        let report = validate_source(&text, Format::Yaml, &Options::default());
+        let codes: Vec<Code> = report.findings.iter().map(|f| f.code).collect();
+        assert!(!codes.contains(&Code::UnknownField), "{codes:?}");
+        assert!(!codes.contains(&Code::MutatingWithoutApproval), "{codes:?}");
+        // The earlier merged mapping wins: 500, over the limit, reported
+        // where 500 is written (in `x_limits`), not at the role or at `/`.
+        let over = report
+            .findings
+            .iter()
+            .find(|f| f.path == "/workflow/build/roles/0/retry_policy/max_iterations")
+            .expect("the merged limit is checked");
+        assert!(over.message.contains("500"), "{over:#?}");
+        let at = over.location.map(|l| (l.line, l.column));
+        assert_eq!(at, Some((line, 20)), "{over:#?}");
+    }
+    let fixed = body.replace("500", "5");
+    let report = validate_source(&fixed, Format::Yaml, &Options::default());
+    let role = report
+        .playbook
+        .expect("it reads")
+        .roles()
+        .next()
+        .unwrap()
+        .role
+        .clone();
+    assert!(role.requires_user_approval());
+    assert_eq!(role.max_iterations(), Some(5));
+
+    // A merge of anything but mappings is refused at the `<<` key.
+    let report = validate_source(
+        "id: a\nname: A\nx_list: &l [1]\nworkflow:\n  build:\n    <<: *l\n",
+        Format::Yaml,
+        &Options::default(),
+    );
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let refused = &report.findings[0];
+    assert_eq!(refused.code, Code::Syntax);
+    assert_eq!(refused.path, "/workflow/build/<<");
+    assert_eq!(refused.location.map(|l| (l.line, l.column)), Some((6, 5)));
 }

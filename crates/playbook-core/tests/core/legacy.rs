@@ -185,3 +185,156 @@ fn structure_agenterm_refused_is_still_refused() {
         "a negative count was an error to agenterm too"
     );
 }
+
+fn validate_named(text: &str, file_name: Option<&str>) -> Report {
+    let options = Options {
+        file_name: file_name.map(str::to_string),
+        ..Options::default()
+    };
+    validate_source(text, Format::Yaml, &options)
+}
+
+#[test]
+fn yaml_1_1_booleans_numbers_as_text_and_a_capitalised_mode_read_as_agenterm_decoded_them() {
+    // yaml.v3 decoded `yes`/`on` into a Go bool, any scalar into a Go
+    // string, and normalizeStage lowercased the mode: all legal there.
+    let text = "id: decoded\nname: 2024\nworkflow:\n  build:\n    enabled: yes\n    roles:\n    - name: 42\n      responsibilities: write the code\n      allowed_agents: [codex]\n      mode: Worker\n      gates:\n        requires_user_approval: on\n";
+    let report = validate(text);
+    assert!(report.allow(), "{:#?}", report.findings);
+    let playbook = report.playbook.as_ref().unwrap();
+    assert_eq!(playbook.name, "2024");
+    let role = playbook.roles().next().unwrap().role;
+    assert_eq!(role.name, "42");
+    assert_eq!(role.mode, Some(playbook_core::RoleMode::Worker));
+    assert!(role.requires_user_approval());
+    assert_eq!(playbook.workflow["build"].enabled, Some(true));
+    let notes: Vec<&str> = with(&report, Code::LegacyReading)
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    for path in [
+        "/name",
+        "/workflow/build/enabled",
+        "/workflow/build/roles/0/name",
+        "/workflow/build/roles/0/mode",
+        "/workflow/build/roles/0/gates/requires_user_approval",
+    ] {
+        assert!(notes.contains(&path), "{path}: {notes:?}");
+    }
+    // A 1.0.0 file keeps YAML 1.2's meanings, with the fix in the hint.
+    let report = validate(&format!("schema_version: 1.0.0\n{text}"));
+    let enabled = report
+        .findings
+        .iter()
+        .find(|f| f.path == "/workflow/build/enabled")
+        .expect("`yes` is text in a 1.0.0 file");
+    assert!(enabled.is_error() && enabled.hint.contains("true or false"));
+}
+
+#[test]
+fn numbers_in_a_phase_are_its_text_not_an_empty_name() {
+    // `text()` once read a number as "": `"" is shorter than 1 character`.
+    let report =
+        validate("id: p\nname: P\nphases:\n  - name: 1\n    agent: codex\n    role: 2024\n");
+    assert!(report.allow(), "{:#?}", report.findings);
+    let role = report.playbook.as_ref().unwrap().roles().next().unwrap();
+    assert_eq!(role.role.name, "2024");
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.message.contains("shorter"))
+    );
+}
+
+#[test]
+fn a_file_without_id_takes_its_file_name_and_without_one_says_so() {
+    let text = "name: No id\nworkflow:\n  build:\n    roles:\n    - {name: w, responsibilities: r, allowed_agents: [codex]}\n";
+    let report = validate_named(text, Some("Pairing-Coding.yaml"));
+    assert!(report.allow(), "{:#?}", report.findings);
+    assert_eq!(report.playbook.as_ref().unwrap().id, "pairing-coding");
+    assert!(
+        with(&report, Code::LegacyReading)
+            .iter()
+            .any(|f| f.path == "/id")
+    );
+
+    let report = validate_named(text, None);
+    let missing = report
+        .findings
+        .iter()
+        .find(|f| f.is_error())
+        .expect("no id and no file name is an error");
+    assert!(missing.message.contains("file name"), "{missing:#?}");
+    assert!(missing.hint.contains("add `id:`"), "{missing:#?}");
+}
+
+#[test]
+fn what_agenterm_refused_is_an_error_at_the_field_and_blocks_a_run() {
+    let report = validate(
+        "id: p\nname: P\nphases:\n  - name: Implement\n    role: implementer\n  - agent: codex\n",
+    );
+    let errors: Vec<(Code, &str)> = report
+        .findings
+        .iter()
+        .filter(|f| f.is_error())
+        .map(|f| (f.code, f.path.as_str()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (Code::NoAgents, "/phases/0/agent"),
+            (Code::Schema, "/phases/1/name"),
+            (Code::Schema, "/phases/1/role"),
+        ],
+        "{:#?}",
+        report.findings
+    );
+
+    let report = validate(
+        "id: p\nname: P\nworkflow:\n  plan:\n    enabled: true\n  build:\n    roles:\n    - name: coder\n      allowed_agents: [' ']\n  brainstorm:\n    roles:\n    - {name: muse, responsibilities: r}\n",
+    );
+    let found: Vec<(Code, &str, Severity)> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+        .map(|f| (f.code, f.path.as_str(), f.severity))
+        .collect();
+    for expected in [
+        (
+            Code::StageWithoutRoles,
+            "/workflow/plan/roles",
+            Severity::Error,
+        ),
+        (
+            Code::NoAgents,
+            "/workflow/build/roles/0/allowed_agents",
+            Severity::Error,
+        ),
+        (
+            Code::Schema,
+            "/workflow/build/roles/0/responsibilities",
+            Severity::Error,
+        ),
+        // agenterm did not check brainstorm; no agent could play it here.
+        (
+            Code::NoAgents,
+            "/workflow/brainstorm/roles/0/allowed_agents",
+            Severity::Warning,
+        ),
+    ] {
+        assert!(found.contains(&expected), "{expected:?}: {found:#?}");
+    }
+    assert_eq!(
+        found.len(),
+        4,
+        "each said once, in agenterm's words: {found:#?}"
+    );
+    // The checks are lints of the typed playbook, so a run refuses it too.
+    let playbook = report.playbook.as_ref().unwrap();
+    assert!(
+        playbook_core::validate(playbook, &Options::default())
+            .iter()
+            .any(Finding::is_error)
+    );
+}

@@ -54,7 +54,7 @@ fn every_document_of_the_repository_reads_the_same_both_ways() {
         read += usize::from(agree(&name, &value));
         // As validation reads it: a legacy document after its rewrite.
         if crate::legacy::is_legacy(&value) {
-            crate::legacy::read(&mut value);
+            crate::legacy::read(&mut value, None);
             agree(&format!("{name} (as read)"), &value);
         }
     }

@@ -174,10 +174,16 @@ impl<'a> Config<'a> {
         }
     }
 
+    /// A boolean field, as CrewAI reads one: PyYAML (YAML 1.1) reads `yes`,
+    /// `on`, `no`, `off` (and their `Yes`/`YES` spellings) as booleans, and
+    /// its pydantic models take those words as booleans even when quoted.
+    /// The core's YAML 1.2 reader left them text, so they are read here.
     pub fn flag(&self, id: &str, key: &str) -> Result<Option<bool>, ImportError> {
         match self.field(id, key) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::String(word)) if PYYAML_TRUE.contains(&word.as_str()) => Ok(Some(true)),
+            Some(Value::String(word)) if PYYAML_FALSE.contains(&word.as_str()) => Ok(Some(false)),
             Some(other) => Err(self.err(
                 id,
                 Some(key),
@@ -187,19 +193,57 @@ impl<'a> Config<'a> {
         }
     }
 
-    pub fn integer(&self, id: &str, key: &str) -> Result<Option<i64>, ImportError> {
-        match self.field(id, key) {
-            None => Ok(None),
-            Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64()),
-            Some(other) => Err(self.err(
+    /// A whole-number field, as CrewAI's pydantic models take one: an
+    /// integer, a float with no fraction (`15.0`) or text that is one
+    /// (`"15"`). Its size is the caller's to judge: however large, it is
+    /// read (`i128` saturates far beyond any limit a playbook has).
+    pub fn integer(&self, id: &str, key: &str) -> Result<Option<Whole>, ImportError> {
+        let Some(value) = self.field(id, key) else {
+            return Ok(None);
+        };
+        let read = match value {
+            Value::Number(n) => n.as_i64().map(i128::from).or_else(|| {
+                // A float here is whole when it has no fraction; `as`
+                // saturates, and every float beyond i64 is whole.
+                let f = n.as_f64()?;
+                (f.fract() == 0.0).then_some(f as i128)
+            }),
+            Value::String(s) => s.trim().parse::<i128>().ok(),
+            _ => None,
+        };
+        match read {
+            Some(read) => Ok(Some(Whole {
+                value: read,
+                written: match value {
+                    Value::String(s) => format!("\"{}\"", s.trim()),
+                    other => other.to_string(),
+                },
+            })),
+            None => Err(self.err(
                 id,
                 Some(key),
-                format!("`{id}.{key}` is {}, not a whole number", kind(other)),
+                format!("`{id}.{key}` is {}, not a whole number", kind(value)),
                 format!("write `{key}` as a whole number, e.g. `{key}: 15`"),
             )),
         }
     }
 }
+
+/// A whole number read from a field, and the value as the file has it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Whole {
+    pub value: i128,
+    pub written: String,
+}
+
+/// What PyYAML's YAML 1.1 resolver reads as a boolean (`true` and `false`
+/// the YAML 1.2 reader already has, but quoted they are text to both).
+const PYYAML_TRUE: &[&str] = &[
+    "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE",
+];
+const PYYAML_FALSE: &[&str] = &[
+    "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE",
+];
 
 pub(super) fn kind(value: &Value) -> &'static str {
     match value {
@@ -258,7 +302,7 @@ mod tests {
 
     #[test]
     fn typed_fields() {
-        let c = parse("t:\n  human_input: yes\n  max_iter: 2.5\n  tools: one\n  goal: 42\n")
+        let c = parse("t:\n  human_input: maybe\n  max_iter: 2.5\n  tools: one\n  goal: 42\n")
             .ok()
             .unwrap();
         assert!(c.flag("t", "human_input").is_err());
@@ -268,5 +312,51 @@ mod tests {
             Some(vec!["one".to_string()])
         );
         assert_eq!(c.text("t", "goal").unwrap().as_deref(), Some("42"));
+    }
+
+    #[test]
+    fn booleans_are_read_as_pyyaml_and_pydantic_read_them() {
+        for (word, read) in [
+            ("yes", true),
+            ("On", true),
+            ("TRUE", true),
+            ("'yes'", true),
+            ("\"true\"", true),
+            ("no", false),
+            ("OFF", false),
+            ("False", false),
+        ] {
+            let text = format!("t:\n  human_input: {word}\n");
+            let c = parse(&text).ok().unwrap();
+            assert_eq!(c.flag("t", "human_input").unwrap(), Some(read), "{word}");
+        }
+        // YAML 1.1 spellings PyYAML does not have stay refused.
+        for word in ["y", "n", "yEs", "1"] {
+            let text = format!("t:\n  human_input: {word}\n");
+            let c = parse(&text).ok().unwrap();
+            assert!(c.flag("t", "human_input").is_err(), "{word}");
+        }
+    }
+
+    #[test]
+    fn whole_numbers_are_read_as_pydantic_reads_them_whatever_their_size() {
+        for (written, value) in [
+            ("15", 15),
+            ("15.0", 15),
+            ("\"25\"", 25),
+            ("' 7 '", 7),
+            ("-3", -3),
+            ("99999999999999999999", 100_000_000_000_000_000_000),
+        ] {
+            let text = format!("t:\n  max_iter: {written}\n");
+            let c = parse(&text).ok().unwrap();
+            let read = c.integer("t", "max_iter").unwrap().unwrap();
+            assert_eq!(read.value, value, "{written}");
+        }
+        for written in ["2.5", "many", "\"2.5\"", "[1]"] {
+            let text = format!("t:\n  max_iter: {written}\n");
+            let c = parse(&text).ok().unwrap();
+            assert!(c.integer("t", "max_iter").is_err(), "{written}");
+        }
     }
 }

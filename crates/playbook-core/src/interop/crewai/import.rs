@@ -14,6 +14,7 @@ use crate::model::{
     Gates, OutputsContract, Playbook, RetryPolicy, Role, RoleMode, SCHEMA_VERSION, Stage,
 };
 use crate::templates::role_template;
+use crate::validate::limits::MAX_ITERATIONS;
 
 /// The extension (on roles and on the playbook) holding what CrewAI has
 /// and playbooks do not.
@@ -255,15 +256,24 @@ fn read_task<'t>(
 
     let retry_policy = match a {
         Some(a) => match agents.integer(a, "max_iter")? {
-            Some(n) if n >= 1 => {
-                note(
-                    notes,
+            Some(n) if n.value >= 1 => {
+                // CrewAI takes any number of steps; a role's retry limit is
+                // at most MAX_ITERATIONS, so more is read as the limit, said.
+                let limit = i128::from(MAX_ITERATIONS);
+                let read = u32::try_from(n.value.min(limit)).unwrap_or(MAX_ITERATIONS);
+                let written = &n.written;
+                let message = if n.value > limit {
                     format!(
-                        "task `{id}`: agent `{a}`'s `max_iter: {n}` caps its reasoning steps in CrewAI; read as the role's retry limit"
-                    ),
-                );
+                        "task `{id}`: agent `{a}`'s `max_iter: {written}` caps its reasoning steps in CrewAI; read as the role's retry limit, which is at most {MAX_ITERATIONS}: {MAX_ITERATIONS} (the original value is kept under `{EXTENSION_KEY}.agents`)"
+                    )
+                } else {
+                    format!(
+                        "task `{id}`: agent `{a}`'s `max_iter: {written}` caps its reasoning steps in CrewAI; read as the role's retry limit"
+                    )
+                };
+                note(notes, message);
                 Some(RetryPolicy {
-                    max_iterations: Some(u32::try_from(n).unwrap_or(u32::MAX)),
+                    max_iterations: Some(read),
                     escalate_on: Some(vec!["retry_limit".into()]),
                     ..Default::default()
                 })
@@ -272,7 +282,8 @@ fn read_task<'t>(
                 note(
                     notes,
                     format!(
-                        "agent `{a}` has `max_iter: {n}`; a limit below 1 is left out (kept under `{EXTENSION_KEY}.agents`)"
+                        "agent `{a}` has `max_iter: {}`; a limit below 1 is left out (kept under `{EXTENSION_KEY}.agents`)",
+                        n.written
                     ),
                 );
                 None

@@ -282,3 +282,82 @@ fn hostile_sizes_and_shapes_do_not_panic() {
     let imp = crew(AGENTS, odd).unwrap();
     assert_eq!(imp.playbook.run_inputs(), ["topic", "y"]);
 }
+
+#[test]
+fn a_merge_key_shares_an_agents_goal_and_backstory_as_pyyaml_merges_them() {
+    let agents = "_base: &base\n  backstory: Shared backstory\n  goal: Shared goal\nwriter:\n  <<: *base\n  role: Writer\n  goal: Own goal\n";
+    let tasks = "write:\n  description: Write it\n  expected_output: Text\n  agent: writer\n";
+    let imp = crew(agents, tasks).unwrap();
+    let prompt = imp.playbook.workflow["crew"].roles()[0]
+        .suggested_prompt
+        .clone()
+        .unwrap();
+    assert!(prompt.contains("Shared backstory"), "{prompt}");
+    // The agent's own key wins over the merged one.
+    assert!(
+        prompt.contains("Own goal") && !prompt.contains("Shared goal"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn pyyaml_booleans_are_booleans_in_crewai_files() {
+    let agents =
+        "writer:\n  role: Writer\n  goal: Write\n  backstory: Writes.\n  allow_delegation: no\n";
+    for word in ["yes", "Yes", "ON", "'true'"] {
+        let tasks = format!(
+            "write:\n  description: Write it\n  expected_output: Text\n  agent: writer\n  human_input: {word}\n"
+        );
+        let imp = crew(agents, &tasks).unwrap_or_else(|e| panic!("{word}: {e}"));
+        let role = &imp.playbook.workflow["crew"].roles()[0];
+        assert_eq!(
+            role.gates.as_ref().and_then(|g| g.requires_user_approval),
+            Some(true),
+            "{word}"
+        );
+        assert!(!imp.notes.iter().any(|n| n.message.contains("delegate")));
+    }
+}
+
+#[test]
+fn max_iter_is_read_as_pydantic_reads_it_and_kept_within_a_roles_limit() {
+    let tasks = "analyse:\n  description: Analyse the data\n  expected_output: A report\n  agent: analyst\n";
+    for (written, read, clamped) in [
+        ("200", 100, true),
+        ("99999999999999999999", 100, true),
+        ("\"25\"", 25, false),
+        ("25.0", 25, false),
+        ("100", 100, false),
+    ] {
+        let agents = format!(
+            "analyst:\n  role: Analyst\n  goal: Analyse\n  backstory: Careful.\n  max_iter: {written}\n"
+        );
+        let imp = crew(&agents, tasks).unwrap_or_else(|e| panic!("{written}: {e}"));
+        let role = &imp.playbook.workflow["crew"].roles()[0];
+        assert_eq!(role.max_iterations(), Some(read), "{written}");
+        // The import validates: CrewAI accepts the number, so must we.
+        assert_eq!(errors(&imp), Vec::<String>::new(), "{written}");
+        let note = imp
+            .notes
+            .iter()
+            .find(|n| n.message.contains("max_iter"))
+            .expect("max_iter is said");
+        assert_eq!(
+            note.message.contains("at most 100"),
+            clamped,
+            "{}",
+            note.message
+        );
+    }
+    let agents =
+        "analyst:\n  role: Analyst\n  goal: Analyse\n  backstory: Careful.\n  max_iter: 200\n";
+    let imp = crew(agents, tasks).unwrap();
+    let note = imp
+        .notes
+        .iter()
+        .find(|n| n.message.contains("max_iter"))
+        .unwrap();
+    assert!(note.message.contains("`max_iter: 200`"), "{}", note.message);
+    let kept = &imp.playbook.extra[EXTENSION_KEY]["agents"]["analyst"]["max_iter"];
+    assert_eq!(kept, 200, "the original value is kept");
+}
