@@ -2,9 +2,34 @@
 //! draft is written over only by whoever holds it.
 
 use playbook_core::Format;
-use playbook_store::{Base, Error, ErrorCode, Store};
+use playbook_store::{Base, Error, ErrorCode, PlaybookId, Store};
 
 use crate::{demo, id, library};
+
+/// A library holding playbook `team` at version 1.
+fn team() -> (tempfile::TempDir, Store, PlaybookId) {
+    let (dir, mut store) = library();
+    let pid = id("team");
+    store
+        .create_from_text(&demo("team", "Team", 3), Format::Yaml, "")
+        .unwrap();
+    (dir, store, pid)
+}
+
+/// Saves `team` named `name` on version 1, whatever the latest is.
+fn save_on_1(
+    store: &mut Store,
+    pid: &PlaybookId,
+    name: &str,
+) -> playbook_store::Result<playbook_store::Saved> {
+    store.save_version(
+        pid,
+        Base::Version(1),
+        &demo("team", name, 3),
+        Format::Yaml,
+        "",
+    )
+}
 
 /// The conflict error's draft number, which the message promises.
 fn kept_draft(error: &Error) -> playbook_store::DraftNumber {
@@ -22,20 +47,8 @@ fn kept_draft(error: &Error) -> playbook_store::DraftNumber {
 /// second replaced the first one's text.
 #[test]
 fn every_refused_save_keeps_its_own_text_as_a_draft() {
-    let (_dir, mut store) = library();
-    let pid = id("team");
-    store
-        .create_from_text(&demo("team", "Team", 3), Format::Yaml, "")
-        .unwrap();
-    store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "Team A", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap();
+    let (_dir, mut store, pid) = team();
+    save_on_1(&mut store, &pid, "Team A").unwrap();
     let alice = demo("team", "Team B (alice)", 3);
     let bob = demo("team", "Team C (bob)", 3);
     let refused_alice = store
@@ -71,20 +84,8 @@ fn every_refused_save_keeps_its_own_text_as_a_draft() {
 
 #[test]
 fn the_same_refused_text_twice_is_kept_once() {
-    let (_dir, mut store) = library();
-    let pid = id("team");
-    store
-        .create_from_text(&demo("team", "Team", 3), Format::Yaml, "")
-        .unwrap();
-    store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "Team A", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap();
+    let (_dir, mut store, pid) = team();
+    save_on_1(&mut store, &pid, "Team A").unwrap();
     let mine = demo("team", "Mine", 3);
     let first = store
         .save_version(&pid, Base::Version(1), &mine, Format::Yaml, "")
@@ -100,11 +101,7 @@ fn the_same_refused_text_twice_is_kept_once() {
 /// (the CLI, another author) keeps its text beside it, never under it.
 #[test]
 fn an_autosave_replaces_only_the_draft_it_holds() {
-    let (_dir, mut store) = library();
-    let pid = id("team");
-    store
-        .create_from_text(&demo("team", "Team", 3), Format::Yaml, "")
-        .unwrap();
+    let (_dir, mut store, pid) = team();
     let typed = store
         .save_draft(&pid, &demo("team", "typing", 3), Some(1), None)
         .unwrap();
@@ -122,15 +119,7 @@ fn an_autosave_replaces_only_the_draft_it_holds() {
     );
     assert_eq!(store.drafts(&pid).unwrap().len(), 1);
 
-    store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "Team A", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap();
+    save_on_1(&mut store, &pid, "Team A").unwrap();
     let theirs = demo("team", "theirs", 3);
     let refused = store
         .save_version(&pid, Base::Version(1), &theirs, Format::Yaml, "")
@@ -169,20 +158,8 @@ fn an_autosave_replaces_only_the_draft_it_holds() {
 
 #[test]
 fn a_successful_save_removes_only_the_drafts_that_hold_it() {
-    let (_dir, mut store) = library();
-    let pid = id("team");
-    store
-        .create_from_text(&demo("team", "Team", 3), Format::Yaml, "")
-        .unwrap();
-    store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "Team A", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap();
+    let (_dir, mut store, pid) = team();
+    save_on_1(&mut store, &pid, "Team A").unwrap();
     let (b, c) = (demo("team", "B", 3), demo("team", "C", 3));
     for text in [&b, &c] {
         store
@@ -206,29 +183,9 @@ fn a_successful_save_removes_only_the_drafts_that_hold_it() {
 /// version, so it names the command that prints that draft.
 #[test]
 fn a_conflict_hint_names_the_draft_and_both_versions() {
-    let (_dir, mut store) = library();
-    let pid = id("team");
-    store
-        .create_from_text(&demo("team", "Team", 3), Format::Yaml, "")
-        .unwrap();
-    store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "Team A", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap();
-    let refused = store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "B", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap_err();
+    let (_dir, mut store, pid) = team();
+    save_on_1(&mut store, &pid, "Team A").unwrap();
+    let refused = save_on_1(&mut store, &pid, "B").unwrap_err();
     let number = kept_draft(&refused);
     let hint = refused.hint();
     assert!(hint.contains("`playbook db diff team 1 2`"), "{hint}");
@@ -271,11 +228,7 @@ fn a_template_conflict_does_not_claim_a_kept_draft() {
 /// playbook is still there, the newest, with its base and format.
 #[test]
 fn a_version_3_library_keeps_its_draft_when_drafts_are_numbered() {
-    let (dir, mut store) = library();
-    let pid = id("team");
-    store
-        .create_from_text(&demo("team", "Team", 3), Format::Yaml, "")
-        .unwrap();
+    let (dir, mut store, pid) = team();
     let text = "{\"id\": \"team\", \"name\": \"typed\"}";
     store
         .save_draft_as(&pid, text, Format::Json, Some(1), None)
@@ -291,24 +244,8 @@ fn a_version_3_library_keeps_its_draft_when_drafts_are_numbered() {
         (text, Format::Json, Some(1))
     );
     // And it is a draft like any other from then on.
-    store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "A", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap();
-    store
-        .save_version(
-            &pid,
-            Base::Version(1),
-            &demo("team", "B", 3),
-            Format::Yaml,
-            "",
-        )
-        .unwrap_err();
+    save_on_1(&mut store, &pid, "A").unwrap();
+    save_on_1(&mut store, &pid, "B").unwrap_err();
     assert_eq!(store.drafts(&pid).unwrap().len(), 2);
     assert_eq!(store.integrity_check().unwrap(), ["ok"]);
 }
