@@ -378,7 +378,10 @@ fn problem_findings(problem: Problem, format: Format) -> Vec<Finding> {
 }
 
 pub(crate) fn yaml_is_only_comments(text: &str) -> bool {
-    text.lines().all(|line| {
+    // YAML ends a line at `\n`, `\r\n` or a lone `\r`: split on both
+    // characters, or a lone-CR file that starts with a comment is one
+    // "comment line" and reads as empty.
+    text.split(['\n', '\r']).all(|line| {
         let line = line.trim();
         line.is_empty() || line.starts_with('#') || line == "---" || line == "..."
     })

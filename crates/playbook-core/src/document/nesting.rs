@@ -168,9 +168,19 @@ impl Scan {
 pub fn location_of(text: &str, at: usize) -> Location {
     let at = at.min(text.len());
     let before = text.get(..at).unwrap_or(text);
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    // A line ends at `\n`, `\r\n` or a lone `\r`, as YAML and LSP read it
+    // (the `\r` of a CRLF is looked past in the whole text, not the part
+    // before `at`).
+    let all = text.as_bytes();
+    let (mut line, mut line_start) = (1, 0);
+    for (i, &b) in before.as_bytes().iter().enumerate() {
+        if b == b'\n' || (b == b'\r' && all.get(i + 1) != Some(&b'\n')) {
+            line += 1;
+            line_start = i + 1;
+        }
+    }
     Location {
-        line: before.matches('\n').count() + 1,
+        line,
         column: before[line_start..].chars().count() + 1,
     }
 }
@@ -178,6 +188,18 @@ pub fn location_of(text: &str, at: usize) -> Location {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_end_at_lf_crlf_and_a_lone_cr() {
+        let text = "a\nb\r\nc\rdé";
+        assert_eq!(
+            location_of(text, text.len()),
+            Location { line: 4, column: 3 }
+        );
+        // At the `\r` and at the `\n` of a CRLF: still the second line.
+        assert_eq!(location_of(text, 3), Location { line: 2, column: 2 });
+        assert_eq!(location_of(text, 4), Location { line: 2, column: 3 });
+    }
 
     #[test]
     fn deep_flow_nesting_is_found_where_it_crosses_the_limit() {

@@ -524,3 +524,18 @@ fn a_merge_key_shares_an_approval_gate_and_findings_point_where_a_value_is_writt
     assert_eq!(refused.path, "/workflow/build/<<");
     assert_eq!(refused.location.map(|l| (l.line, l.column)), Some((6, 5)));
 }
+
+/// A file whose lines end at a lone `\r` (old Mac line ends, valid YAML)
+/// and that starts with a comment is a playbook, not an empty document;
+/// its findings carry the line they are on.
+#[test]
+fn a_lone_cr_file_that_starts_with_a_comment_is_read_whole() {
+    let text = "# The team.\rschema_version: \"1.0.0\"\rid: demo\rname: Demo\rworkflow:\r  build:\r    roles:\r      - name: coder\r        handoff_to: [codr]\r";
+    let report = validate_source(text, Format::Yaml, &Options::default());
+    let handoff = report
+        .findings
+        .iter()
+        .find(|f| f.code == Code::UnknownHandoff)
+        .unwrap_or_else(|| panic!("read as a playbook: {:#?}", report.findings));
+    assert_eq!(handoff.location.as_ref().map(|l| l.line), Some(9));
+}
