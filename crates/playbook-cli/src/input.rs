@@ -86,13 +86,18 @@ pub fn read_file(path: &str, limit: usize, what: &str) -> Result<Vec<u8>> {
 pub fn write_atomically(path: &str, text: &str) -> Result<()> {
     let replaced = playbook_store::userfile::replace(Path::new(path), text.as_bytes())
         .map_err(|error| write_error(error, path))?;
+    note_other_links(path, &replaced);
+    Ok(())
+}
+
+/// Says that the hard links a replaced file had keep its old text.
+fn note_other_links(path: &str, replaced: &playbook_store::userfile::Replaced) {
     if replaced.other_links > 0 {
         eprintln!(
             "note: {path} had {} other hard link(s); it was replaced by a new file (so that a crash never leaves half a file), and those links keep the old text",
             replaced.other_links
         );
     }
-    Ok(())
 }
 
 /// Writes `text`, an edit of the `read` text of `path`, over that file
@@ -111,12 +116,7 @@ pub fn write_edit(path: &str, read: &str, text: &str) -> Result<()> {
                     write_error(error, path)
                 }
             })?;
-    if replaced.other_links > 0 {
-        eprintln!(
-            "note: {path} had {} other hard link(s); it was replaced by a new file (so that a crash never leaves half a file), and those links keep the old text",
-            replaced.other_links
-        );
-    }
+    note_other_links(path, &replaced);
     Ok(())
 }
 

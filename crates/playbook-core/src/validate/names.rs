@@ -9,16 +9,13 @@
 use super::lints::push;
 use crate::finding::{Code, Finding};
 use crate::model::Playbook;
-use crate::printable::is_invisible_format;
+use crate::printable::is_unprintable;
 
 /// Why `name` cannot be shown as a display name, naming the first offending
 /// character and its position (counted in characters from 1); `None` when
 /// it can.
 pub fn display_name_problem(name: &str) -> Option<String> {
-    let (at, c) = name
-        .chars()
-        .enumerate()
-        .find(|&(_, c)| c.is_control() || is_invisible_format(c))?;
+    let (at, c) = name.chars().enumerate().find(|&(_, c)| is_unprintable(c))?;
     let kind = if c.is_control() {
         "a control character"
     } else {
