@@ -141,7 +141,14 @@ pub struct RunOptions {
     /// bounded few hundred KB, and parking (an encode and a decode per task
     /// per stage) would cost a simulation of a few tasks per run a fifth of
     /// its time for nothing. Above it every task leaving a stage is parked.
-    pub park_above_tasks: usize,
+    ///
+    /// `None` (the default) decides by the report: a run that builds its
+    /// report ([`Self::build_report`]) parks none, because the report reads
+    /// every task's state at the run's end, so all of it is live then
+    /// whatever was parked before: parking would cost time and lower no
+    /// peak. A run without a report parks above
+    /// [`DEFAULT_PARK_ABOVE_TASKS`] tasks.
+    pub park_above_tasks: Option<usize>,
     /// The run's spill store (a port: the engine does no IO), opened the
     /// first time the memory bound is reached.
     pub spill: Option<crate::spill::SpillPort>,
@@ -162,7 +169,7 @@ impl Default for RunOptions {
             keep_records: true,
             build_report: true,
             park_memory_bytes: DEFAULT_PARK_MEMORY_BYTES,
-            park_above_tasks: DEFAULT_PARK_ABOVE_TASKS,
+            park_above_tasks: None,
             spill: None,
         }
     }

@@ -101,7 +101,7 @@ where
     /// Parks a live task with its ledger row. When the spill store fails
     /// the task stays live (nothing is lost) and the run stops.
     pub(super) fn park(&mut self, task: usize) {
-        if !self.tasks[task].is_live() || self.tasks.len() <= self.options.park_above_tasks {
+        if !self.tasks[task].is_live() || self.tasks.len() <= self.park_above_tasks() {
             return;
         }
         // A delta still pending for the task (it just ended) needs its
@@ -126,6 +126,16 @@ where
                 self.tasks[task].slot = Slot::Live(body);
                 self.spill_failed(message);
             }
+        }
+    }
+
+    /// The most tasks a run keeps live between stages
+    /// (`RunOptions::park_above_tasks`).
+    fn park_above_tasks(&self) -> usize {
+        match self.options.park_above_tasks {
+            Some(n) => n,
+            None if self.options.build_report => usize::MAX,
+            None => DEFAULT_PARK_ABOVE_TASKS,
         }
     }
 

@@ -16,7 +16,7 @@
 //! legitimate there and for `T-0` or `T-x` it is not. A plan's tasks carry no
 //! dependencies, so a dependency always names a task of `input.tasks`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use playbook_core::Playbook;
 use playbook_core::finding::escape_pointer;
@@ -166,7 +166,12 @@ fn circle(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
 
 /// Which task ids a run of `scenario` on `playbook` can have.
 struct RunTasks<'s> {
+    /// In the input's order, for messages.
     input: Vec<String>,
+    /// The same ids, looked up once per name a scenario gives: a script
+    /// per task of a large run names every task, so a list scan would be
+    /// quadratic.
+    known: HashSet<String>,
     /// Without input tasks: the goal `T-1`, and the plan's `T-2`... when
     /// the playbook has a planner.
     planned: bool,
@@ -194,6 +199,7 @@ impl RunTasks<'_> {
                 .flat_map(|(_, stage)| stage.roles())
                 .any(|r| r.mode == Some(RoleMode::Planner));
         RunTasks {
+            known: input.iter().cloned().collect(),
             input,
             planned,
             scenario,
@@ -201,7 +207,7 @@ impl RunTasks<'_> {
     }
 
     fn can_have(&self, id: &str) -> bool {
-        self.input.iter().any(|t| t == id)
+        self.known.contains(id)
             || (self.planned
                 && id
                     .strip_prefix("T-")

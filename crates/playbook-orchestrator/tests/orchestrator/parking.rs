@@ -71,7 +71,7 @@ fn run_with(
         build_report,
         // Every block beyond the first few kilobytes goes to the store.
         park_memory_bytes: 4096,
-        park_above_tasks: 0,
+        park_above_tasks: Some(0),
         spill,
         ..Default::default()
     };
@@ -163,7 +163,7 @@ fn run_parked<P: playbook_orchestrator::agent::Approver>(
     let playbook = playbook_orchestrator::load_playbook(playbook).unwrap();
     let scenario = reference::scenario(12);
     let options = RunOptions {
-        park_above_tasks: if park { 0 } else { usize::MAX },
+        park_above_tasks: Some(if park { 0 } else { usize::MAX }),
         keep_records,
         // A simulation builds no report either.
         build_report: keep_records,
@@ -213,5 +213,64 @@ fn a_run_that_parks_every_task_is_the_run_that_parks_none() {
     assert!(
         failing.contains("STAGE_EXIT_BLOCKED"),
         "one task's exit gate fails"
+    );
+}
+
+/// By default (`park_above_tasks: None`) a run that builds its report parks
+/// nothing, since the report reads every task at the end anyway, and a run
+/// without a report of more than 256 tasks parks: seen by what reaches a
+/// spill store that takes every block.
+#[test]
+fn by_default_only_a_run_without_a_report_parks() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    struct Counted(Arc<AtomicUsize>, Vec<u8>);
+    impl Spill for Counted {
+        fn write(&mut self, block: &[u8]) -> std::io::Result<u64> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            let at = self.1.len() as u64;
+            self.1.extend_from_slice(block);
+            Ok(at)
+        }
+        fn read(&mut self, at: u64, into: &mut [u8]) -> std::io::Result<()> {
+            let at = at as usize;
+            into.copy_from_slice(&self.1[at..at + into.len()]);
+            Ok(())
+        }
+    }
+    let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK).unwrap();
+    let writes = |tasks: usize, build_report: bool| {
+        let written = Arc::new(AtomicUsize::new(0));
+        let counter = written.clone();
+        let options = RunOptions {
+            keep_records: false,
+            build_report,
+            park_memory_bytes: 0,
+            spill: Some(SpillPort::new(move || {
+                Ok(Box::new(Counted(counter.clone(), Vec::new())) as Box<dyn Spill>)
+            })),
+            ..Default::default()
+        };
+        let mut sink = JsonlSink::new(std::io::sink());
+        let scenario = reference::scenario(tasks);
+        let report = run_blocking(
+            &playbook,
+            &scenario,
+            &options,
+            playbook_orchestrator::agent::AutoApprove,
+            &mut sink,
+        );
+        assert_eq!(report.outcome, Some(Outcome::Passed));
+        written.load(Ordering::Relaxed)
+    };
+    assert_eq!(writes(300, true), 0, "a preview of 300 tasks parks none");
+    assert!(
+        writes(300, false) >= 300,
+        "a simulation of 300 tasks parks them"
+    );
+    assert_eq!(
+        writes(200, false),
+        0,
+        "a simulation of 200 tasks parks none"
     );
 }
