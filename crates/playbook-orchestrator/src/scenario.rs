@@ -747,12 +747,18 @@ impl RoleAssigner for ScriptedAssigner<'_> {
         match scripted {
             Some(text) => text.clone(),
             None => {
-                let role = request.available_roles.first().cloned().unwrap_or_default();
-                json!({
-                    "role": role,
-                    "rationale": "The task enters the stage at its first available role."
-                })
-                .to_string()
+                // Written straight from borrowed text: the same JSON a
+                // `json!` map gives (keys in this order), in one buffer.
+                #[derive(serde::Serialize)]
+                struct Answer<'a> {
+                    role: &'a str,
+                    rationale: &'a str,
+                }
+                let answer = Answer {
+                    role: request.available_roles.first().map_or("", String::as_str),
+                    rationale: "The task enters the stage at its first available role.",
+                };
+                serde_json::to_string(&answer).unwrap_or_default()
             }
         }
     }
