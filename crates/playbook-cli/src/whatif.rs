@@ -65,19 +65,33 @@ pub struct WhatifArgs {
     pub format: WhatifFormat,
 }
 
-/// The `--behaviour` flags of `playbook diff` and `playbook db diff`.
+/// The `--behaviour` flags of `playbook diff` and `playbook db diff`. The
+/// simulation's flags mean nothing to a text diff: given without
+/// `--behaviour`, clap refuses them rather than ignore them.
 #[derive(Args, Clone)]
+#[command(group = clap::ArgGroup::new("simulation")
+    .args(["model", "runs", "seed", "input", "goal", "threads", "scenarios"])
+    .multiple(true)
+    .requires("behaviour"))]
 pub struct BehaviourArgs {
     /// Compare simulated behaviour (same model and seeds on both versions)
     /// instead of the playbook text.
-    #[arg(long = "behaviour", visible_alias = "behavior")]
+    #[arg(id = "behaviour", long = "behaviour", visible_alias = "behavior")]
     pub enabled: bool,
     #[command(flatten)]
     pub sim: SimArgs,
-    /// Directory of scenarios previewed on both versions.
-    #[arg(long, value_name = "DIR", default_value = "playbooks/scenarios")]
-    pub scenarios: String,
+    /// Directory of scenarios previewed on both versions [default:
+    /// playbooks/scenarios, when there is one].
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<String>,
 }
+
+/// Where scenarios are looked for when `--scenarios` is not given: the
+/// repository's, relative to the working directory.
+const DEFAULT_SCENARIOS: &str = "playbooks/scenarios";
+
+/// Most scenario files a behavioural diff previews.
+const MAX_SCENARIOS: usize = 200;
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
@@ -265,11 +279,32 @@ fn exit(partial: bool) -> ExitCode {
     }
 }
 
-/// Scenario files of `dir` (sorted), if it exists.
-fn scenarios(dir: &str) -> Result<Vec<(String, Scenario)>> {
+/// Scenarios by name, and notes on what was not compared.
+type Scenarios = (Vec<(String, Scenario)>, Vec<String>);
+
+/// The scenarios to compare, sorted by file name, and notes on what was
+/// not compared. A directory given with `--scenarios` must exist; the
+/// default one is missing whenever the command runs outside the
+/// repository's root, which a note says rather than an error. At most
+/// [`MAX_SCENARIOS`] files are read, and a note says so when there are more.
+fn scenarios(given: Option<&str>) -> Result<Scenarios> {
+    let dir = given.unwrap_or(DEFAULT_SCENARIOS);
     let path = Path::new(dir);
     if !path.is_dir() {
-        return Ok(Vec::new());
+        if given.is_some() {
+            let why = if path.exists() {
+                "is not a directory"
+            } else {
+                "does not exist"
+            };
+            bail!("--scenarios {dir} {why}: give a directory of scenario files");
+        }
+        return Ok((
+            Vec::new(),
+            vec![format!(
+                "no scenario was compared: the default directory {DEFAULT_SCENARIOS} is not in the working directory; run from the repository root or pass --scenarios DIR"
+            )],
+        ));
     }
     let mut files: Vec<_> = std::fs::read_dir(path)
         .with_context(|| format!("cannot list {dir}"))?
@@ -280,8 +315,15 @@ fn scenarios(dir: &str) -> Result<Vec<(String, Scenario)>> {
         })
         .collect();
     files.sort();
+    let mut notes = Vec::new();
+    if files.len() > MAX_SCENARIOS {
+        notes.push(format!(
+            "only the first {MAX_SCENARIOS} of the {} scenario files of {dir} (by name) were compared",
+            files.len()
+        ));
+    }
     let mut out = Vec::new();
-    for file in files.into_iter().take(200) {
+    for file in files.into_iter().take(MAX_SCENARIOS) {
         let name = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -291,7 +333,7 @@ fn scenarios(dir: &str) -> Result<Vec<(String, Scenario)>> {
         let scenario = Scenario::parse(&text).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
         out.push((name, scenario));
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// Simulates two versions and prints what the change did.
@@ -303,7 +345,7 @@ pub fn behaviour(
 ) -> Result<ExitCode> {
     let model = load_model(args.sim.model.as_deref(), &[before, after])?;
     let options = options(&args.sim)?;
-    let scenarios = scenarios(&args.scenarios)?;
+    let (scenarios, notes) = scenarios(args.scenarios.as_deref())?;
     catch_interrupt();
     let progress = Progress::new(options.runs * 2);
     let result = playbook_whatif::behaviour(before, after, &model, &options, &CANCEL, &|done| {
@@ -323,6 +365,9 @@ pub fn behaviour(
             args.sim.seed,
         ));
     }
+    diff.notes.extend(notes);
+    // The notes quote a path: the diff is redacted again as a whole.
+    diff.redact();
     if json {
         print_json(&diff)?;
     } else {

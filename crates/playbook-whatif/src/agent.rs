@@ -5,14 +5,18 @@
 //! outside `actions_allowed`, `needs_input` and an agent error are the
 //! envelope statuses — the engine routes, retries and escalates.
 
+mod derive;
+mod patch;
+mod probe;
+
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
 use serde_json::{Map, Value, json};
 
 use playbook_core::flow::Flow;
-use playbook_core::gate::{self, Gate, Verdict};
+use playbook_core::gate::{self, Gate, GateKind};
 use playbook_core::model::Playbook;
 use playbook_orchestrator::agent::{
     Agent, AgentOutcome, AgentOutput, AgentStep, ApprovalDecision, ApprovalRequest,
@@ -22,9 +26,12 @@ use playbook_orchestrator::bound::loop_bounds;
 use playbook_orchestrator::envelope::{
     AcceptanceCheck, CONTRACT_VERSION, ResultStatus, SubagentResult,
 };
-use playbook_orchestrator::scenario::default_value;
+use playbook_orchestrator::scenario::{RunInput, default_value};
 
 use crate::model::{Resolved, SimModel};
+use patch::{Choice, GatePlan, Scope};
+
+pub use probe::share_above;
 
 /// The outcome of one simulated call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +55,11 @@ pub struct RolePlan {
     pub overrides: Vec<(u32, Resolved)>,
     required: Vec<String>,
     gate: Option<Gate>,
+    /// The outputs that pass and fail an expression gate.
+    patches: Option<GatePlan>,
+    /// The task values the gate reads that the engine sets from the task
+    /// itself (`task`, `title`, `acceptance_criteria`), rebuilt per call.
+    reads_task: bool,
     max_iterations: Option<u32>,
     /// A tool the role may not call.
     forbidden_tool: String,
@@ -72,6 +84,64 @@ impl RolePlan {
     pub fn has_gate(&self) -> bool {
         self.gate.is_some()
     }
+
+    /// The role's gate as the playbook writes it, with the expression a
+    /// policy key stands for: `` `review_passed` (`verdict == "pass"`) ``.
+    pub fn gate_text(&self) -> Option<String> {
+        let gate = self.gate.as_ref()?;
+        Some(match (&gate.policy, &gate.kind) {
+            (Some(_), GateKind::Expression { expression, .. }) => {
+                format!("`{}` (`{expression}`)", gate.source.trim())
+            }
+            _ => format!("`{}`", gate.source.trim()),
+        })
+    }
+
+    /// Names the gate reads that the simulated agent neither answers nor
+    /// can see (a value of the run input it was not given).
+    pub fn unseen_reads(&self) -> &[String] {
+        self.patches.as_ref().map_or(&[], GatePlan::held)
+    }
+
+    /// The largest share of this role's calls, over its iterations, whose
+    /// drawn duration is above `timeout_ms`.
+    pub fn timeout_share(&self, timeout_ms: u64) -> f64 {
+        std::iter::once(&self.base)
+            .chain(self.overrides.iter().map(|(_, r)| r))
+            .map(|r| share_above(&r.duration, timeout_ms))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// What one role's calls drew and what became of it, summed over runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub calls: u64,
+    /// Calls drawn to answer an output that passes the gate (`pass` and
+    /// `blocked_tool`), and those of them no output could make pass.
+    pub pass_drawn: u64,
+    pub pass_unmet: u64,
+    /// Calls drawn to answer an output that fails the gate, and those of
+    /// them no output could make fail.
+    pub fail_drawn: u64,
+    pub fail_unmet: u64,
+    /// Outputs that could not be checked against the gate: it reads a
+    /// value the simulated agent cannot see; the engine decided.
+    pub unchecked: u64,
+    /// Calls whose drawn duration was above the task timeout.
+    pub timed_out: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, o: &Tally) {
+        self.calls += o.calls;
+        self.pass_drawn += o.pass_drawn;
+        self.pass_unmet += o.pass_unmet;
+        self.fail_drawn += o.fail_drawn;
+        self.fail_unmet += o.fail_unmet;
+        self.unchecked += o.unchecked;
+        self.timed_out += o.timed_out;
+    }
 }
 
 /// The per-role plans of a playbook under a model.
@@ -79,12 +149,25 @@ impl RolePlan {
 pub struct Plan {
     pub roles: Vec<RolePlan>,
     by_name: HashMap<String, usize>,
+    /// The shortest timeout of the run's tasks, in seconds.
+    pub timeout_seconds: u64,
+    /// The fields a role's gate reads from another role's output: the only
+    /// answers the agent keeps for the gates of later calls (a gate of a
+    /// current playbook reads its own output only, PB502, so mostly none).
+    remembered: BTreeSet<String>,
+    /// The run input's values of every task (the goal and `values`), and of
+    /// each task it lists, by id: what a gate may read besides outputs.
+    input_values: Map<String, Value>,
+    task_values: HashMap<String, Map<String, Value>>,
+    /// No values: what a task the run input gives none has.
+    no_values: Map<String, Value>,
 }
 
 impl Plan {
-    pub fn new(playbook: &Playbook, model: &SimModel) -> Plan {
+    pub fn new(playbook: &Playbook, model: &SimModel, input: &RunInput) -> Plan {
         let flow = Flow::new(playbook);
         let bounds = loop_bounds(&flow);
+        let probe = probe::Probe::new(playbook, &flow, input);
         let mut roles = Vec::new();
         let mut by_name = HashMap::new();
         for (i, r) in flow.roles.iter().enumerate() {
@@ -111,6 +194,21 @@ impl Plan {
             let gate = role
                 .pass_condition()
                 .and_then(|text| gate::compile_in(playbook, text).ok());
+            let required = role.outputs_required().to_vec();
+            let patches = gate.clone().and_then(|g| {
+                let state = probe.state(&g, r.stage, bounds[i]);
+                let out = probe.output(&role.name, &required);
+                let scope = Scope {
+                    state: &state,
+                    out: &out,
+                    earlier: Some(&probe.others),
+                    input: &probe.input(),
+                };
+                GatePlan::new(g, &required, &|name| probe.held(name, &role.name), &scope)
+            });
+            let reads_task = gate
+                .as_ref()
+                .is_some_and(|g| g.reads().any(|r| probe::TASK_VALUES.contains(&r)));
             let allowed = role.actions_allowed();
             let forbidden_tool = playbook_orchestrator::toolset::CATALOG
                 .iter()
@@ -124,13 +222,27 @@ impl Plan {
                 stage: r.stage_index,
                 base,
                 overrides,
-                required: role.outputs_required().to_vec(),
+                required,
                 gate,
+                patches,
+                reads_task,
                 max_iterations: bounds[i],
                 forbidden_tool,
             });
         }
-        Plan { roles, by_name }
+        let remembered = roles
+            .iter()
+            .flat_map(|r| r.unseen_reads().iter().cloned())
+            .collect();
+        Plan {
+            roles,
+            by_name,
+            timeout_seconds: probe::shortest_timeout(input),
+            remembered,
+            input_values: probe::input_values(input),
+            task_values: probe::task_values(input),
+            no_values: Map::new(),
+        }
     }
 
     pub fn index_of(&self, role: &str) -> Option<usize> {
@@ -143,27 +255,21 @@ impl Plan {
 /// of one run.
 pub type DenyNext = Rc<RefCell<HashMap<String, bool>>>;
 
-/// A field change that makes a gate give a wanted verdict.
-#[derive(Debug, Clone)]
-struct Patch {
-    field: String,
-    value: Value,
-}
-
 /// The agent of one simulated run.
 pub struct SimAgent<'p> {
     plan: &'p Plan,
     rng: fastrand::Rng,
     deny: DenyNext,
-    /// Per role: the patch that makes its output pass / fail its gate,
-    /// found on the role's first call (`Some(None)`: none needed / found).
-    pass_patch: Vec<Option<Option<Patch>>>,
-    fail_patch: Vec<Option<Option<Patch>>>,
+    /// Per role, for a failing and a passing output: the candidate that
+    /// gave the verdict last on this run, tried first on the next call.
+    memo: Vec<[Option<usize>; 2]>,
     /// The draw of the call in progress, between its tool call and answer.
     pending: Option<Draw>,
-    /// Per task: every field this agent answered so far, as the engine
-    /// merges them into the task's values; gates may read them.
+    /// Per task: the fields gates read that this agent answered so far, as
+    /// the engine merges them into the task's values.
     answered: HashMap<String, Map<String, Value>>,
+    /// Per role: what its calls drew and what became of it.
+    pub tally: Vec<Tally>,
 }
 
 impl<'p> SimAgent<'p> {
@@ -172,10 +278,10 @@ impl<'p> SimAgent<'p> {
             plan,
             rng: fastrand::Rng::with_seed(seed),
             deny,
-            pass_patch: vec![None; plan.roles.len()],
-            fail_patch: vec![None; plan.roles.len()],
+            memo: vec![[None; 2]; plan.roles.len()],
             pending: None,
             answered: HashMap::new(),
+            tally: vec![Tally::default(); plan.roles.len()],
         }
     }
 
@@ -198,7 +304,9 @@ impl<'p> SimAgent<'p> {
     }
 
     fn output(&mut self, role: usize, inv: &Invocation<'_>, draw: Draw) -> AgentOutput {
-        let plan = &self.plan.roles[role];
+        // The plan outlives the agent: borrowed from it, not from `self`.
+        let all: &'p Plan = self.plan;
+        let plan = &all.roles[role];
         let mut out = Map::new();
         for field in &plan.required {
             out.insert(field.clone(), default_value(field, inv));
@@ -214,120 +322,107 @@ impl<'p> SimAgent<'p> {
                 None => AgentOutput::Text("simulated output that is not JSON".into()),
             };
         }
-        let want = if draw == Draw::Fail {
-            Verdict::Fail
-        } else {
-            Verdict::Pass
-        };
-        let cache = if want == Verdict::Fail {
-            &mut self.fail_patch[role]
-        } else {
-            &mut self.pass_patch[role]
-        };
-        let patch = match cache {
-            Some(p) => p.clone(),
-            None => {
-                let earlier = self.answered.get(inv.task_id);
-                let found = plan.gate.as_ref().and_then(|g| {
-                    find_patch(g, &out, earlier, inv, plan.max_iterations, want.clone())
-                });
-                *cache = Some(found.clone());
-                found
-            }
-        };
-        if let Some(Patch { field, value }) = patch {
-            out.insert(field, value);
+        let pass = draw != Draw::Fail;
+        if let Some(gp) = &plan.patches {
+            self.patch(role, gp, pass, inv, &mut out);
         }
-        let answered = self.answered.entry(inv.task_id.to_string()).or_default();
-        for (k, v) in &out {
-            answered.insert(k.clone(), v.clone());
+        if !all.remembered.is_empty() {
+            let mut kept = out
+                .iter()
+                .filter(|(k, _)| all.remembered.contains(*k))
+                .peekable();
+            if kept.peek().is_some() {
+                let answered = self.answered.entry(inv.task_id.to_string()).or_default();
+                for (k, v) in kept {
+                    answered.insert(k.clone(), v.clone());
+                }
+            }
         }
         AgentOutput::Json(Value::Object(out))
     }
-}
 
-/// Values tried, in order, when a gate needs a different verdict.
-fn candidates(current: Option<&Value>, want: &Verdict) -> Vec<Value> {
-    let mut list = match current {
-        Some(Value::String(_)) => vec![json!("fail"), json!(""), json!("pass"), json!("approved")],
-        Some(Value::Number(n)) => {
-            if n.as_f64() == Some(0.0) {
-                vec![json!(1), json!(-1)]
-            } else {
-                vec![json!(0), json!(-1), json!(1)]
-            }
-        }
-        Some(Value::Bool(b)) => vec![json!(!b)],
-        Some(Value::Array(a)) if a.is_empty() => vec![json!(["simulated issue"])],
-        Some(Value::Array(_)) => vec![json!([])],
-        Some(Value::Object(_)) => vec![json!({})],
-        Some(Value::Null) | None => Vec::new(),
-    };
-    if current.is_none() {
-        list = match want {
-            Verdict::Pass => vec![json!(true), json!("pass"), json!(1), json!(["ok"])],
-            _ => vec![json!(false), json!("fail"), json!(0), json!([])],
+    /// Changes `out` so that the role's gate gives the drawn verdict over
+    /// this call's values, checked with the gate itself; counts the calls
+    /// for which no output does.
+    fn patch(
+        &mut self,
+        role: usize,
+        gp: &GatePlan,
+        pass: bool,
+        inv: &Invocation<'_>,
+        out: &mut Map<String, Value>,
+    ) {
+        let plan = &self.plan.roles[role];
+        let state = call_state(&gp.gate, inv, plan.max_iterations);
+        let task_part = if plan.reads_task {
+            probe::task_part(&inv.packet.task)
+        } else {
+            Map::new()
         };
+        let input = [
+            self.plan
+                .task_values
+                .get(inv.task_id)
+                .unwrap_or(&self.plan.no_values),
+            &task_part,
+            &self.plan.input_values,
+        ];
+        let scope = Scope {
+            state: &state,
+            out: &*out,
+            earlier: self.answered.get(inv.task_id),
+            input: &input,
+        };
+        let memo = &mut self.memo[role][usize::from(pass)];
+        let choice = gp.choose(pass, *memo, &scope);
+        let tally = &mut self.tally[role];
+        if pass {
+            tally.pass_drawn += 1;
+        } else {
+            tally.fail_drawn += 1;
+        }
+        let chosen = match choice {
+            Choice::Met(i) => {
+                *memo = Some(i);
+                gp.patch(pass, i)
+            }
+            Choice::Unmet => {
+                if pass {
+                    tally.pass_unmet += 1;
+                } else {
+                    tally.fail_unmet += 1;
+                }
+                None
+            }
+            Choice::Unknown => {
+                tally.unchecked += 1;
+                gp.patch(pass, 0)
+            }
+        };
+        for (field, value) in chosen.into_iter().flatten() {
+            out.insert(field.clone(), value.clone());
+        }
     }
-    list
 }
 
-/// Finds one field change after which `gate` gives `want` on `out` (over
-/// the fields answered `earlier` for the task), or `None` when the output
-/// already does or no single change can. A gate that cannot be evaluated
-/// here (it reads what only the run input holds) is left to the engine
-/// for a passing output: a guess could overwrite a real value.
-fn find_patch(
+/// The run state a role's gate reads, bound as the engine binds it.
+fn call_state(
     gate: &Gate,
-    out: &Map<String, Value>,
-    earlier: Option<&Map<String, Value>>,
     inv: &Invocation<'_>,
     max_iterations: Option<u32>,
-    want: Verdict,
-) -> Option<Patch> {
-    let state = [
-        ("iteration", json!(inv.iteration)),
-        ("max_iterations", json!(max_iterations)),
-        ("task_id", json!(inv.task_id)),
-        ("stage", json!(inv.stage)),
-    ];
-    let verdict = |patch: Option<(&str, &Value)>| {
-        gate.evaluate_with(|name| {
-            if let Some((field, value)) = patch
-                && field == name
-            {
-                return Some(value);
-            }
-            state
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v)
-                .or_else(|| out.get(name))
-                .or_else(|| earlier.and_then(|e| e.get(name)))
-        })
-    };
-    match verdict(None) {
-        Some(v) if v == want => return None,
-        Some(Verdict::Error(_)) if want == Verdict::Pass => return None,
-        None => return None,
-        _ => {}
+) -> Vec<(&'static str, Value)> {
+    let mut state = Vec::new();
+    for name in gate.reads() {
+        let (name, value) = match name {
+            "iteration" => ("iteration", json!(inv.iteration)),
+            "max_iterations" => ("max_iterations", json!(max_iterations)),
+            "task_id" => ("task_id", json!(inv.task_id)),
+            "stage" => ("stage", json!(inv.stage)),
+            _ => continue,
+        };
+        state.push((name, value));
     }
-    let mut fields: Vec<String> = out.keys().cloned().collect();
-    for read in gate.reads() {
-        let known =
-            state.iter().any(|(k, _)| *k == read) || earlier.is_some_and(|e| e.contains_key(read));
-        if !fields.iter().any(|f| f == read) && !known {
-            fields.push(read.to_string());
-        }
-    }
-    for field in fields {
-        for value in candidates(out.get(&field), &want) {
-            if verdict(Some((&field, &value))).as_ref() == Some(&want) {
-                return Some(Patch { field, value });
-            }
-        }
-    }
-    None
+    state
 }
 
 fn result_envelope(inv: &Invocation<'_>) -> SubagentResult {
@@ -374,6 +469,24 @@ impl Agent for SimAgent<'_> {
             }
         };
         let duration_ms = values.duration.sample_ms(&mut self.rng);
+        self.tally[role].calls += 1;
+        // A real agent is killed when the task's time runs out (the process
+        // runner's deadline): the call ends there as a timeout, whatever it
+        // would have answered, and is charged the timeout, not the drawn time.
+        let timeout_ms = inv.packet.task.timeout_seconds.saturating_mul(1000);
+        if duration_ms > timeout_ms {
+            self.tally[role].timed_out += 1;
+            return AgentStep::Finish {
+                outcome: AgentOutcome::TimedOut {
+                    message: format!(
+                        "the simulated call would have taken {} s; the task timeout is {} s",
+                        duration_ms / 1000,
+                        timeout_ms / 1000
+                    ),
+                },
+                duration_ms: timeout_ms,
+            };
+        }
         let outcome = match draw {
             Draw::NeedsInput => AgentOutcome::NeedsInput {
                 questions: vec!["simulated question".into()],

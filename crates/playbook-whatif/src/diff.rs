@@ -1,7 +1,8 @@
 //! The behavioural diff: what a change to a playbook did to its simulated
 //! behaviour. Both versions run under the same model with the same seeds;
 //! each figure is compared, and a change whose 95 % intervals do not overlap
-//! is flagged significant. Shipped scenarios are previewed on both versions
+//! is flagged significant (a figure without an interval, or with a
+//! zero-width one, never is). Shipped scenarios are previewed on both versions
 //! and their outcomes compared ("passed → escalated").
 
 use serde::Serialize;
@@ -11,7 +12,7 @@ use playbook_core::model::Playbook;
 use playbook_orchestrator::event::{Event, EventRecord, EventSink, Outcome};
 use playbook_orchestrator::{Approval, Scenario, run_scenario};
 
-use crate::report::{Report, pct};
+use crate::report::{Report, pct_with};
 use crate::stats::{Rate, Summary};
 use crate::text::printable;
 
@@ -38,10 +39,11 @@ pub struct Change {
     pub kind: Kind,
     pub before: f64,
     pub after: f64,
-    /// 95 % intervals, for figures that have one (rates and means).
+    /// 95 % intervals, for figures that have one (rates, and means of at
+    /// least two values).
     pub before_ci: Option<[f64; 2]>,
     pub after_ci: Option<[f64; 2]>,
-    /// The intervals do not overlap.
+    /// Both intervals exist, are not degenerate, and do not overlap.
     pub significant: bool,
     /// E.g. "p95 agent calls per task 7 → 9".
     pub sentence: String,
@@ -70,19 +72,52 @@ pub struct BehaviourDiff {
     pub partial: bool,
     /// Figures that changed, significant ones first.
     pub changes: Vec<Change>,
-    /// Stages, roles or loops present in one version only.
+    /// Stages, roles or loops present in one version only, and what was
+    /// not compared (a missing scenario directory).
     pub notes: Vec<String>,
     pub scenarios: Vec<ScenarioChange>,
 }
 
-fn format_value(kind: Kind, v: f64, unit: &str) -> String {
+/// A figure as the diff shows it, with `extra` decimals more than usual.
+fn format_value(kind: Kind, v: f64, unit: &str, extra: usize) -> String {
     match kind {
-        Kind::Rate => pct(v),
-        Kind::Calls if v.fract() == 0.0 => format!("{v:.0}"),
-        Kind::Calls => format!("{v:.2}"),
-        Kind::Seconds => format!("{v:.1} s"),
-        Kind::Cost => format!("{v:.3} {unit}"),
+        Kind::Rate => pct_with(v, extra),
+        Kind::Calls if v.fract() == 0.0 && extra == 0 => format!("{v:.0}"),
+        Kind::Calls => format!("{v:.*}", 2 + extra),
+        Kind::Seconds => format!("{v:.*} s", 1 + extra),
+        Kind::Cost => format!("{v:.*} {unit}", 3 + extra),
     }
+}
+
+/// Most decimals added to tell two figures apart; past them a figure is
+/// written in full (Rust's shortest form, which tells any two apart).
+const MAX_EXTRA: usize = 12;
+
+/// `before` and `after` as the diff shows them: with the usual decimals,
+/// or as many more as it takes to show that they differ.
+fn shown(kind: Kind, before: f64, after: f64, unit: &str) -> (String, String, usize) {
+    for extra in 0..=MAX_EXTRA {
+        let (b, a) = (
+            format_value(kind, before, unit, extra),
+            format_value(kind, after, unit, extra),
+        );
+        if b != a || before == after {
+            return (b, a, extra);
+        }
+    }
+    let full = |v: f64| match kind {
+        Kind::Rate => format!("{} %", v * 100.0),
+        Kind::Calls => format!("{v}"),
+        Kind::Seconds => format!("{v} s"),
+        Kind::Cost => format!("{v} {unit}"),
+    };
+    (full(before), full(after), MAX_EXTRA)
+}
+
+/// A 95 % interval that can bear a comparison: both ends finite and apart.
+/// A zero-width interval claims a certainty no sample gives.
+fn usable(ci: Option<[f64; 2]>) -> Option<[f64; 2]> {
+    ci.filter(|[lo, hi]| lo.is_finite() && hi.is_finite() && lo < hi)
 }
 
 struct Builder<'u> {
@@ -91,6 +126,12 @@ struct Builder<'u> {
 }
 
 impl Builder<'_> {
+    /// Lists a figure that changed. Decided on the values, not on how they
+    /// print: a change is listed when it shows at the usual precision, and
+    /// a significant one always, with the decimals it takes to show it
+    /// (escalations 0.0087 % → 0.0010 %). A difference that is neither
+    /// visible nor significant is left out: two versions whose runs draw
+    /// differently differ in every figure by a hair.
     fn push(
         &mut self,
         metric: String,
@@ -98,15 +139,19 @@ impl Builder<'_> {
         (before, before_ci): (f64, Option<[f64; 2]>),
         (after, after_ci): (f64, Option<[f64; 2]>),
     ) {
-        let b = format_value(kind, before, self.unit);
-        let a = format_value(kind, after, self.unit);
-        if b == a {
+        if before == after {
             return;
         }
-        let significant = match (before_ci, after_ci) {
+        let significant = match (usable(before_ci), usable(after_ci)) {
             (Some(x), Some(y)) => x[1] < y[0] || y[1] < x[0],
             _ => false,
         };
+        let visible =
+            format_value(kind, before, self.unit, 0) != format_value(kind, after, self.unit, 0);
+        if !visible && !significant {
+            return;
+        }
+        let (b, a, _) = shown(kind, before, after, self.unit);
         self.changes.push(Change {
             sentence: format!("{metric} {b} → {a}"),
             metric,
@@ -133,8 +178,8 @@ impl Builder<'_> {
         self.push(
             format!("mean {what}"),
             kind,
-            (before.mean, Some(before.ci)),
-            (after.mean, Some(after.ci)),
+            (before.mean, before.ci),
+            (after.mean, after.ci),
         );
         self.push(
             format!("p95 {what}"),
@@ -245,8 +290,8 @@ impl BehaviourDiff {
                 Some(old) => b.push(
                     format!("mean calls of `{}` per task", r.role),
                     Kind::Calls,
-                    (old.calls.mean, Some(old.calls.ci)),
-                    (r.calls.mean, Some(r.calls.ci)),
+                    (old.calls.mean, old.calls.ci),
+                    (r.calls.mean, r.calls.ci),
                 ),
                 None => notes.push(format!("role `{}` is new", r.role)),
             }
@@ -266,7 +311,7 @@ impl BehaviourDiff {
         let mut changes = b.changes;
         // Significant first; otherwise the order above (headline figures first).
         changes.sort_by_key(|c| !c.significant);
-        BehaviourDiff {
+        let mut diff = BehaviourDiff {
             runs: after.runs.min(before.runs),
             seed: after.seed,
             cost_unit: after.cost_unit.clone(),
@@ -274,12 +319,17 @@ impl BehaviourDiff {
             changes,
             notes,
             scenarios: Vec::new(),
-        }
+        };
+        // Reports come redacted from `Report::new`; the diff is redacted
+        // too, as its own record, whatever reports it was given.
+        diff.redact();
+        diff
     }
 
     /// The diff as text for a terminal. Sentences and notes quote stage
     /// and role names, scenarios are named by their file names: each goes
-    /// through [`printable`], as in [`Report::to_text`].
+    /// through [`printable`] (redacted and escaped), as in
+    /// [`Report::to_text`].
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
@@ -299,14 +349,22 @@ impl BehaviourDiff {
             out.push_str("  no figure changed\n");
         }
         for c in &self.changes {
+            // The intervals with the decimals the sentence needed.
+            let (_, _, extra) = shown(c.kind, c.before, c.after, unit);
+            let v = |x: f64| format_value(c.kind, x, unit, extra);
             let ci = match (c.before_ci, c.after_ci) {
                 (Some(x), Some(y)) => format!(
                     "  (95 % CI {}–{} vs {}–{})",
-                    format_value(c.kind, x[0], unit),
-                    format_value(c.kind, x[1], unit),
-                    format_value(c.kind, y[0], unit),
-                    format_value(c.kind, y[1], unit)
+                    v(x[0]),
+                    v(x[1]),
+                    v(y[0]),
+                    v(y[1])
                 ),
+                // A mean of fewer than two values has no interval
+                // (stats.rs); percentiles, maxima and bounds never have one.
+                _ if c.metric.starts_with("mean ") => {
+                    "  (no 95 % CI: fewer than 2 values)".to_string()
+                }
                 _ => String::new(),
             };
             let flag = if c.significant {
@@ -384,10 +442,110 @@ pub fn scenario_change(
 ) -> ScenarioChange {
     let b = scenario_outcome(before, scenario, seed);
     let a = scenario_outcome(after, scenario, seed);
-    ScenarioChange {
+    let mut change = ScenarioChange {
         scenario: name.to_string(),
         changed: a != b,
         before: b,
         after: a,
+    };
+    // "not applicable (...)" quotes the playbook's role names.
+    change.redact();
+    change
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Histogram;
+
+    fn builder() -> Builder<'static> {
+        Builder {
+            unit: "calls",
+            changes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_significant_change_below_the_usual_precision_is_listed_with_its_digits() {
+        let mut b = builder();
+        // 50.00 % → 50.04 % of 100 million tasks: both print as 50.0 %, and
+        // the intervals (± 0.01 %) are far apart.
+        b.rate(
+            "tasks passing".into(),
+            &Rate::new(50_000_000, 100_000_000),
+            &Rate::new(50_040_000, 100_000_000),
+        );
+        b.push(
+            "mean agent calls per task".into(),
+            Kind::Calls,
+            (3.001, Some([3.0005, 3.0015])),
+            (3.004, Some([3.0035, 3.0045])),
+        );
+        // The reproduction's escalations: 26 against 3 in 300 000.
+        b.rate(
+            "escalations".into(),
+            &Rate::new(26, 300_000),
+            &Rate::new(3, 300_000),
+        );
+        let sentences: Vec<&str> = b.changes.iter().map(|c| c.sentence.as_str()).collect();
+        assert_eq!(
+            sentences,
+            [
+                "tasks passing 50.00 % → 50.04 %",
+                "mean agent calls per task 3.001 → 3.004",
+                "escalations 0.0087 % → 0.0010 %",
+            ]
+        );
+        assert!(b.changes.iter().all(|c| c.significant));
+    }
+
+    #[test]
+    fn a_share_that_is_neither_none_nor_all_never_prints_as_either() {
+        use crate::report::pct;
+        assert_eq!(pct(0.0), "0.0 %");
+        assert_eq!(pct(1.0), "100.0 %");
+        assert_eq!(pct(0.5), "50.0 %");
+        assert_eq!(pct(26.0 / 300_000.0), "0.0087 %");
+        assert_eq!(pct(1.0 - 26.0 / 300_000.0), "99.9913 %");
+        assert_eq!(pct(0.99999), "99.9990 %");
+        assert_eq!(pct(0.0004), "0.040 %");
+        assert_eq!(pct(5e-324), "4.9e-322 %");
+    }
+
+    #[test]
+    fn a_hair_of_difference_that_is_not_significant_is_left_out() {
+        let mut b = builder();
+        b.rate(
+            "tasks passing".into(),
+            &Rate::new(5000, 10_000),
+            &Rate::new(5001, 10_000),
+        );
+        b.push(
+            "mean agent calls per task".into(),
+            Kind::Calls,
+            (3.001, Some([2.9, 3.1])),
+            (3.002, Some([2.9, 3.1])),
+        );
+        assert!(b.changes.is_empty(), "{:?}", b.changes);
+    }
+
+    #[test]
+    fn nothing_is_significant_from_degenerate_or_missing_intervals() {
+        let mut b = builder();
+        b.push(
+            "mean agent calls per task".into(),
+            Kind::Calls,
+            (4.0, Some([4.0, 4.0])),
+            (6.0, Some([6.0, 6.0])),
+        );
+        // One run per version: a mean has no interval at all.
+        let one = |v| {
+            let mut h = Histogram::default();
+            h.add(v);
+            h.summary()
+        };
+        b.summary("agent calls per run", Kind::Calls, &one(4), &one(6));
+        assert_eq!(b.changes.len(), 4, "{:?}", b.changes);
+        assert!(b.changes.iter().all(|c| !c.significant), "{:?}", b.changes);
     }
 }

@@ -17,6 +17,7 @@
 pub mod agent;
 pub mod diff;
 pub mod model;
+mod redact;
 pub mod report;
 pub mod sim;
 pub mod sink;

@@ -12,6 +12,10 @@
 //! override, `defaults`, and last the built-in default ([`BUILTIN`]). The
 //! report names the layer every value came from, so a figure that rests on
 //! a default says so.
+//!
+//! The checks of the values are in `model/check.rs`; what the published
+//! schema states beyond the types (aliases, key patterns) in
+//! `model/schema.rs`.
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -21,6 +25,9 @@ use serde_json::Value;
 use playbook_core::model::{Playbook, RoleMode};
 
 use crate::text::printable;
+
+mod check;
+mod schema;
 
 /// Largest model file accepted, in bytes.
 pub const MAX_MODEL_BYTES: usize = 1024 * 1024;
@@ -54,8 +61,11 @@ pub struct SimModel {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Unit of every `cost` (e.g. `USD`, `tokens`). Default `calls`.
+    /// Unit of every `cost` (e.g. `USD`, `tokens`). Default `calls`. Plain
+    /// text, printed after every cost: no control or invisible character,
+    /// and nothing that reads as a credential (the tool refuses that too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 40), regex(pattern = schema::COST_UNIT))]
     pub cost_unit: Option<String>,
     /// Values for every role that does not set its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,6 +73,7 @@ pub struct SimModel {
     /// Role name, or `mode:<planner|worker|reviewer|tester>` for every role
     /// of that mode → its values.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    #[schemars(schema_with = "schema::roles")]
     pub roles: IndexMap<String, Params>,
 }
 
@@ -73,6 +84,7 @@ pub struct SimModel {
 /// rest is the chance that the output fails its gate.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = schema::aliases)]
 pub struct Params {
     /// The output passes its gate (a reviewer's verdict is `pass`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,11 +124,13 @@ pub struct Params {
     pub duration: Option<Duration>,
     /// Cost of one call, in `cost_unit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0))]
+    #[schemars(range(min = 0.0, max = MAX_COST))]
     pub cost: Option<f64>,
     /// Overrides for the role's k-th call on a task (1-based): `{2: {pass: 0.8}}`.
     /// Only on a role, a mode or `defaults`, not inside another override.
+    /// Keys are 1 to 10 000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "schema::iterations")]
     pub iterations: Option<IndexMap<String, Params>>,
 }
 
@@ -141,7 +155,7 @@ pub enum Duration {
 #[serde(untagged)]
 pub enum DurationInput {
     /// Seconds: every call takes this long.
-    Seconds(f64),
+    Seconds(#[schemars(range(min = 0.0, max = MAX_DURATION_SECONDS))] f64),
     Form(DurationForm),
 }
 
@@ -150,12 +164,23 @@ pub enum DurationInput {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum DurationForm {
     /// Every call takes this long.
-    Fixed(f64),
-    /// Uniform between `min` and `max`.
-    Uniform { min: f64, max: f64 },
+    Fixed(#[schemars(range(min = 0.0, max = MAX_DURATION_SECONDS))] f64),
+    /// Uniform between `min` and `max` (`min` at most `max`: the tool
+    /// checks that, a schema cannot).
+    Uniform {
+        #[schemars(range(min = 0.0, max = MAX_DURATION_SECONDS))]
+        min: f64,
+        #[schemars(range(min = 0.0, max = MAX_DURATION_SECONDS))]
+        max: f64,
+    },
     /// Log-normal: half of the calls are shorter than `median`; `sigma` is
     /// the standard deviation of the logarithm.
-    Lognormal { median: f64, sigma: f64 },
+    Lognormal {
+        #[schemars(range(min = 0.0, max = MAX_DURATION_SECONDS))]
+        median: f64,
+        #[schemars(range(min = 0.0, max = MAX_SIGMA))]
+        sigma: f64,
+    },
 }
 
 impl From<DurationInput> for Duration {
@@ -259,11 +284,16 @@ impl Source {
 #[ts(export, export_to = "whatif/")]
 pub struct Explained {
     pub values: Resolved,
+    /// The chance of a failing output: what the exclusive outcomes leave
+    /// ([`Resolved::fail`]), as the text report shows it.
+    pub fail: f64,
     /// Field name → where it came from, in field order.
     pub sources: IndexMap<&'static str, Source>,
 }
 
-/// Why a model was refused.
+/// Why a model was refused. The fields quote the model as written (the
+/// pointer locates the value in the author's own file); what is shown of
+/// it, its [`Display`](std::fmt::Display), is redacted and escaped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelError {
     /// JSON pointer of the offending value, as the model's text writes it
@@ -280,9 +310,10 @@ pub struct ModelError {
 
 impl std::fmt::Display for ModelError {
     /// `POINTER (line L, column C): message; hint`. Keys and values of the
-    /// model are quoted in messages, so everything shown goes through
-    /// [`printable`]: a key holding an escape sequence cannot act on the
-    /// terminal the error is printed on.
+    /// model, and the playbook's role names, are quoted in messages, so
+    /// everything shown goes through [`printable`]: a role key that reads
+    /// as a credential is shown `[REDACTED]`, and a key holding an escape
+    /// sequence cannot act on the terminal the error is printed on.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let pointer = if self.pointer.is_empty() {
             "model"
@@ -325,8 +356,6 @@ fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-const PROBABILITY_HINT: &str = "a probability is a number from 0 to 1";
-
 /// How to start a model: there is no `playbook template` for models.
 const START_HINT: &str = "a model is a mapping such as `defaults: {pass: 0.8}`; docs/whatif.md (\"The model\") shows a whole one and schemas/whatif-model.schema.json lists every field; without a model the built-in defaults apply";
 
@@ -335,7 +364,8 @@ const EXCLUSIVE: [&str; 5] = ["pass", "violation", "blocked_tool", "needs_input"
 
 /// The other names serde reads for a field of [`Params`] (its `alias`
 /// attributes): an error about `violation` is placed at `contract_violation`
-/// when that is what the text writes.
+/// when that is what the text writes, and the published schema lists them
+/// as properties too (`model/schema.rs`).
 const ALIASES: [(&str, &str); 3] = [
     ("violation", "contract_violation"),
     ("blocked_tool", "tool_blocked"),
@@ -463,140 +493,6 @@ impl SimModel {
         Ok(model)
     }
 
-    /// Checks every value: probabilities in 0..=1 and finite, the exclusive
-    /// outcomes of each entry summing to at most 1, iteration keys, mode
-    /// names, durations and costs.
-    pub fn check(&self) -> Result<(), ModelError> {
-        if let Some(version) = &self.schema_version
-            && !version.starts_with("1.")
-        {
-            return Err(error(
-                "/schema_version",
-                format!("model schema_version `{version}` is not 1.x.y"),
-                "this version of Playbook Studio reads models 1.x.y",
-            ));
-        }
-        if let Some(unit) = &self.cost_unit {
-            if unit.trim().is_empty() || unit.chars().count() > 40 {
-                return Err(error(
-                    "/cost_unit",
-                    "the cost unit must be 1 to 40 characters",
-                    "e.g. `USD` or `tokens`",
-                ));
-            }
-            // Refused rather than escaped: the unit is printed after every
-            // cost of the report, and a unit that is only readable escaped
-            // (`\u{1b}[31m`) is no unit; the error names the character.
-            if let Some(c) = unit.chars().find(|c| crate::text::is_unprintable(*c)) {
-                return Err(error(
-                    "/cost_unit",
-                    format!(
-                        "the cost unit contains the control or invisible character U+{:04X}",
-                        c as u32
-                    ),
-                    "the unit is printed after every cost: write plain text, e.g. `USD` or `tokens`",
-                ));
-            }
-        }
-        if self.roles.len() > MAX_ENTRIES {
-            return Err(error(
-                "/roles",
-                format!("{} roles; the limit is {MAX_ENTRIES}", self.roles.len()),
-                "",
-            ));
-        }
-        if let Some(defaults) = &self.defaults {
-            defaults.check("/defaults", true)?;
-        }
-        for (key, params) in &self.roles {
-            let pointer = format!("/roles/{}", escape(key));
-            if key.trim().is_empty() {
-                return Err(error(
-                    pointer,
-                    "a role key is empty",
-                    "name a role of the playbook or `mode:<mode>`",
-                ));
-            }
-            if let Some(mode) = key.strip_prefix("mode:")
-                && parse_mode(mode).is_none()
-            {
-                return Err(error(
-                    pointer,
-                    format!("`{mode}` is not a role mode"),
-                    "modes are planner, worker, reviewer and tester",
-                ));
-            }
-            params.check(&pointer, true)?;
-        }
-        Ok(())
-    }
-
-    /// Checks the model against a playbook: every role key names a role of
-    /// it (modes need not be used), and the values that apply to each role
-    /// at every iteration sum to at most 1.
-    pub fn check_against(&self, playbook: &Playbook) -> Result<(), ModelError> {
-        self.check_against_any(&[playbook])?;
-        self.check_sums(playbook)
-    }
-
-    /// Checks that every role key names a role of at least one of the
-    /// playbooks (two versions of one, in a behavioural diff).
-    pub fn check_against_any(&self, playbooks: &[&Playbook]) -> Result<(), ModelError> {
-        self.check()?;
-        let mut names: Vec<&str> = Vec::new();
-        for playbook in playbooks {
-            for r in playbook.roles() {
-                if !names.contains(&r.role.name.as_str()) {
-                    names.push(r.role.name.as_str());
-                }
-            }
-        }
-        for key in self.roles.keys() {
-            if !key.starts_with("mode:") && !names.contains(&key.as_str()) {
-                return Err(error(
-                    format!("/roles/{}", escape(key)),
-                    format!("the model sets role `{key}`, which the playbook does not have"),
-                    &format!(
-                        "roles: {}; or use `mode:<mode>` for every role of a mode",
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Checks that the exclusive outcomes that apply to each role of
-    /// `playbook`, at every iteration, sum to at most 1. The error points
-    /// into the model, at the most specific entry that sets one of the
-    /// outcomes for that role and iteration (the field itself when it sets
-    /// only one), and lists where each of the five values comes from, as
-    /// the sum may mix the role's values with `defaults` and the built-in
-    /// default.
-    pub fn check_sums(&self, playbook: &Playbook) -> Result<(), ModelError> {
-        for role in playbook.roles() {
-            let name = role.role.name.as_str();
-            let mode = role.role.mode;
-            let mut iterations = vec![1u32];
-            iterations.extend(self.override_keys(name, mode));
-            for k in iterations {
-                let explained = self.resolve(name, mode, k);
-                let sum = explained.values.exclusive_sum();
-                if sum <= 1.0 + 1e-9 {
-                    continue;
-                }
-                return Err(sum_refusal(
-                    name,
-                    k,
-                    sum,
-                    &explained.values,
-                    &self.stack(name, mode, k),
-                ));
-            }
-        }
-        Ok(())
-    }
-
     /// Iterations any layer of a role overrides.
     fn override_keys(&self, role: &str, mode: Option<RoleMode>) -> Vec<u32> {
         let mut keys: Vec<u32> = self
@@ -691,99 +587,16 @@ impl SimModel {
             duration: pick!(duration),
             cost: pick!(cost),
         };
-        Explained { values, sources }
+        Explained {
+            fail: values.fail(),
+            values,
+            sources,
+        }
     }
 
     /// The cost unit the report uses.
     pub fn unit(&self) -> &str {
         self.cost_unit.as_deref().unwrap_or(DEFAULT_COST_UNIT)
-    }
-}
-
-/// The refusal of a sum above 1 for `role` at iteration `k`, whose values
-/// `values` come from the entries of `stack` (most specific first) and the
-/// built-in default: it points at the most specific entry that sets one of
-/// the outcomes (the field itself when it sets only one), as that entry is
-/// the one written for this role, and lists where each value comes from.
-fn sum_refusal(
-    role: &str,
-    k: u32,
-    sum: f64,
-    values: &Resolved,
-    stack: &[(Source, String, &Params)],
-) -> ModelError {
-    // Each outcome's value and the entry that sets it (None: built in).
-    let parts: Vec<(&str, f64, Option<&str>)> = EXCLUSIVE
-        .iter()
-        .map(|&field| {
-            let at = stack
-                .iter()
-                .find(|(_, _, p)| p.exclusive(field).is_some())
-                .map(|(_, pointer, _)| pointer.as_str());
-            (field, values.exclusive(field), at)
-        })
-        .collect();
-    // Some entry sets an outcome: the built-in values alone sum to 0.75.
-    let (pointer, fields) = stack
-        .iter()
-        .find_map(|(_, pointer, params)| {
-            let set: Vec<&str> = EXCLUSIVE
-                .into_iter()
-                .filter(|f| params.exclusive(f).is_some())
-                .collect();
-            (!set.is_empty()).then(|| (pointer.clone(), set))
-        })
-        .unwrap_or_default();
-    let pointer = match fields.as_slice() {
-        [only] => format!("{pointer}/{only}"),
-        _ => pointer,
-    };
-    let listed: Vec<String> = parts
-        .iter()
-        .map(|(field, v, at)| match at {
-            Some(at) => format!("{field} {} (from {at})", show(*v)),
-            None => format!("{field} {} (built-in default)", show(*v)),
-        })
-        .collect();
-    let builtin: Vec<&str> = parts
-        .iter()
-        .filter(|(_, v, at)| at.is_none() && *v > 0.0)
-        .map(|(field, _, _)| *field)
-        .collect();
-    let rest = "what the sum leaves is the chance the output fails its gate";
-    let hint = if builtin.is_empty() {
-        format!("lower one of them: {rest}")
-    } else {
-        let added: f64 = parts
-            .iter()
-            .filter(|(_, _, at)| at.is_none())
-            .map(|(_, v, _)| v)
-            .sum();
-        // Rounded: 0.02 + 0.01 + ... must not print as 0.05000000000000001.
-        let added = show((added * 1e6).round() / 1e6);
-        let (verb, together, pronoun) = match builtin.len() {
-            1 => ("comes", String::new(), "it"),
-            _ => ("come", " together".to_string(), "them"),
-        };
-        // The example lowers a failure outcome, never `pass`.
-        let example = builtin
-            .iter()
-            .find(|f| **f != "pass")
-            .map(|f| format!(", e.g. `{f}: 0`"))
-            .unwrap_or_default();
-        format!(
-            "lower one of them; {} {verb} from the built-in default ({added}{together}) until the model sets {pronoun}{example}; {rest}",
-            builtin.join(", "),
-        )
-    };
-    ModelError {
-        pointer,
-        location: None,
-        message: format!(
-            "for role `{role}` at iteration {k} the exclusive outcomes sum to {sum:.4}, above 1: {}",
-            listed.join(", ")
-        ),
-        hint,
     }
 }
 
@@ -803,149 +616,9 @@ impl Params {
             _ => self.error,
         }
     }
-
-    fn check(&self, at: &str, top: bool) -> Result<(), ModelError> {
-        for (field, value) in [
-            ("pass", self.pass),
-            ("violation", self.violation),
-            ("blocked_tool", self.blocked_tool),
-            ("needs_input", self.needs_input),
-            ("error", self.error),
-        ] {
-            if let Some(v) = value
-                && !(v.is_finite() && (0.0..=1.0).contains(&v))
-            {
-                return Err(error(
-                    format!("{at}/{field}"),
-                    format!("`{field}` is {}, not a probability", show(v)),
-                    PROBABILITY_HINT,
-                ));
-            }
-        }
-        let sum: f64 = [
-            self.pass,
-            self.violation,
-            self.blocked_tool,
-            self.needs_input,
-            self.error,
-        ]
-        .into_iter()
-        .flatten()
-        .sum();
-        if sum > 1.0 + 1e-9 {
-            return Err(error(
-                at,
-                format!(
-                    "the exclusive outcomes (pass, violation, blocked_tool, needs_input, error) sum to {sum:.4}; the sum must be at most 1"
-                ),
-                "what the sum leaves is the chance the output fails its gate",
-            ));
-        }
-        if let Some(cost) = self.cost
-            && !(cost.is_finite() && (0.0..=MAX_COST).contains(&cost))
-        {
-            return Err(error(
-                format!("{at}/cost"),
-                format!(
-                    "`cost` is {}; it must be a number from 0 to {MAX_COST:e}",
-                    show(cost)
-                ),
-                "the cost of one call in the model's `cost_unit`",
-            ));
-        }
-        if let Some(duration) = &self.duration {
-            duration.check(&format!("{at}/duration"))?;
-        }
-        if let Some(iterations) = &self.iterations {
-            if !top {
-                return Err(error(
-                    format!("{at}/iterations"),
-                    "an iteration override cannot hold its own `iterations`",
-                    "list every iteration under the role, the mode or `defaults`",
-                ));
-            }
-            if iterations.len() > MAX_ENTRIES {
-                return Err(error(
-                    format!("{at}/iterations"),
-                    format!("{} overrides; the limit is {MAX_ENTRIES}", iterations.len()),
-                    "",
-                ));
-            }
-            for (key, params) in iterations {
-                let pointer = format!("{at}/iterations/{}", escape(key));
-                match key.trim().parse::<u32>() {
-                    Ok(k) if (1..=MAX_ITERATION).contains(&k) && k.to_string() == *key => {}
-                    _ => {
-                        return Err(error(
-                            pointer,
-                            format!(
-                                "iteration key `{key}` is not a whole number from 1 to {MAX_ITERATION}"
-                            ),
-                            "iterations count a role's calls on one task from 1: `2: {pass: 0.8}`",
-                        ));
-                    }
-                }
-                params.check(&pointer, false)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 impl Duration {
-    fn check(&self, at: &str) -> Result<(), ModelError> {
-        let seconds = |field: &str, v: f64| {
-            if v.is_finite() && (0.0..=MAX_DURATION_SECONDS).contains(&v) {
-                Ok(())
-            } else {
-                // A fixed duration is most often a bare number
-                // (`duration: 60`), which has no `fixed` to name.
-                let name = if field == "fixed" {
-                    "the duration".to_string()
-                } else {
-                    format!("`{field}`")
-                };
-                Err(error(
-                    format!("{at}/{field}"),
-                    format!(
-                        "{name} is {}; it must be from 0 to {MAX_DURATION_SECONDS:e} seconds",
-                        show(v)
-                    ),
-                    "durations are virtual seconds per call",
-                ))
-            }
-        };
-        match *self {
-            Duration::Fixed(v) => seconds("fixed", v),
-            Duration::Uniform { min, max } => {
-                seconds("uniform/min", min)?;
-                seconds("uniform/max", max)?;
-                if min > max {
-                    return Err(error(
-                        format!("{at}/uniform"),
-                        format!("`min` {} is above `max` {}", show(min), show(max)),
-                        "swap them",
-                    ));
-                }
-                Ok(())
-            }
-            Duration::Lognormal { median, sigma } => {
-                seconds("lognormal/median", median)?;
-                if !(sigma.is_finite() && (0.0..=MAX_SIGMA).contains(&sigma)) {
-                    return Err(error(
-                        format!("{at}/lognormal/sigma"),
-                        format!(
-                            "`sigma` is {}; it must be from 0 to {MAX_SIGMA}",
-                            show(sigma)
-                        ),
-                        "sigma is the standard deviation of the logarithm of the duration; 0.5 is a wide spread",
-                    ));
-                }
-                Ok(())
-            }
-        }
-    }
-
     /// Draws one duration in milliseconds (capped at [`MAX_DURATION_SECONDS`]).
     pub fn sample_ms(&self, rng: &mut fastrand::Rng) -> u64 {
         let seconds = match *self {

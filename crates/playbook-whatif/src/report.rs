@@ -43,6 +43,12 @@ pub struct Report {
     pub escalation: Rate,
     /// Escalations by trigger, as a share of task instances.
     pub escalation_by_trigger: IndexMap<String, Rate>,
+    /// Task instances that did not finish done, by how they ended, as a
+    /// share of task instances, most frequent first: `<state> <CODE>` with
+    /// state `failed`, `blocked`, `escalated` (blocked for a person) or
+    /// `canceled` and the engine's code (docs/error-codes.md), e.g.
+    /// `failed AGENT_TIMEOUT`. With `tasks_passing` they cover every task.
+    pub ended_without_passing: IndexMap<String, Rate>,
     /// Share of runs with at least one escalation.
     pub runs_escalated: Rate,
     pub calls_per_run: Summary,
@@ -199,20 +205,13 @@ impl Report {
                 }
             })
             .collect();
-        let costliest_loop = loops
-            .iter()
-            .max_by(|a, b| {
-                a.mean_cost
-                    .total_cmp(&b.mean_cost)
-                    .then(a.mean_calls.total_cmp(&b.mean_calls))
-            })
-            .map(|l| l.name.clone());
+        let costliest_loop = costliest(&loops).map(|l| l.name.clone());
         let durations: Vec<f64> = acc
             .virtual_ms
             .iter()
             .map(|ms| *ms as f64 / 1000.0)
             .collect();
-        Report {
+        let mut report = Report {
             playbook_id: playbook.id.to_string(),
             seed,
             runs_requested: requested,
@@ -229,6 +228,7 @@ impl Report {
             tasks_passing: Rate::new(acc.tasks_done, acc.task_instances),
             escalation: Rate::new(acc.tasks_escalated, acc.task_instances),
             escalation_by_trigger: rates(&acc.by_trigger, acc.task_instances),
+            ended_without_passing: ended_without_passing(&acc),
             runs_escalated: Rate::new(acc.runs_escalated, acc.runs),
             calls_per_run: acc.calls_per_run.summary(),
             calls_per_task: acc.calls_per_task.summary(),
@@ -284,7 +284,11 @@ impl Report {
             loops,
             costliest_loop,
             bound_violations: acc.bound_violations.clone(),
-        }
+        };
+        // Redacted here, once, so that no consumer sees a name that reads
+        // as a credential (src/redact.rs).
+        report.redact();
+        report
     }
 
     /// Fails when any run exceeded the engine's static bound: the
@@ -301,8 +305,10 @@ impl Report {
 
     /// The report as text for a terminal. Every name in it (playbook id,
     /// stages, roles, tasks, triggers, notes quoting them) goes through
-    /// [`printable`]: the playbook schema does not keep control characters
-    /// out of role or stage names, and a task id comes from the run input.
+    /// [`printable`], which redacts and escapes: the report's names are
+    /// redacted already ([`Report::redact`]), but the playbook schema does
+    /// not keep control characters out of role or stage names, and a task
+    /// id comes from the run input.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let unit = &*printable(&self.cost_unit);
@@ -346,6 +352,12 @@ impl Report {
         let _ = writeln!(out, "  escalations   {} of tasks", rate(&self.escalation));
         for (t, r) in &self.escalation_by_trigger {
             let _ = writeln!(out, "    on {:<18} {}", printable(t), rate(r));
+        }
+        if !self.ended_without_passing.is_empty() {
+            out.push_str("  tasks not passing, by how they ended:\n");
+            for (end, r) in &self.ended_without_passing {
+                let _ = writeln!(out, "    {:<29} {}", printable(end), rate(r));
+            }
         }
         let _ = writeln!(
             out,
@@ -412,18 +424,32 @@ impl Report {
         }
         if !self.loops.is_empty() {
             out.push_str("\nloops:\n");
+            // Loops that tie with the costliest are said to: the report
+            // names the first of them as the one that costs most.
+            let best = costliest(&self.loops);
+            let tied = best.map_or(0, |b| {
+                self.loops
+                    .iter()
+                    .filter(|l| cost_order(l, b).is_eq())
+                    .count()
+            });
             for l in &self.loops {
+                let mark = match best {
+                    Some(b) if std::ptr::eq(l, b) && tied > 1 => {
+                        format!("  ← costs most (tied with {} other loop(s))", tied - 1)
+                    }
+                    Some(b) if std::ptr::eq(l, b) => "  ← costs most".to_string(),
+                    Some(b) if cost_order(l, b).is_eq() => {
+                        "  ← ties with the loop that costs most".to_string()
+                    }
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     out,
-                    "  {}: {:.2} calls, {:.3} {unit} per run{}",
+                    "  {}: {:.2} calls, {:.3} {unit} per run{mark}",
                     printable(&l.name),
                     l.mean_calls,
                     l.mean_cost,
-                    if Some(&l.name) == self.costliest_loop.as_ref() {
-                        "  ← costs most"
-                    } else {
-                        ""
-                    }
                 );
             }
         }
@@ -474,10 +500,87 @@ fn notes(model: &SimModel, plan: &Plan, rows: &[RoleModel], acc: &Acc) -> Vec<St
             ));
         }
     }
+    notes.extend(draw_notes(plan, acc));
     if let Some(reason) = &acc.refused {
         notes.push(format!("some runs were refused by the engine: {reason}"));
     }
     notes
+}
+
+/// Where the simulation could not do what the model says: calls drawn to
+/// pass (or fail) whose gate no output passes (or fails), outputs that
+/// could not be checked against their gate, and durations longer than the
+/// task timeout. The figures count the simulated calls.
+fn draw_notes(plan: &Plan, acc: &Acc) -> Vec<String> {
+    let mut notes = Vec::new();
+    let timeout_ms = plan.timeout_seconds.saturating_mul(1000);
+    for (r, a) in plan.roles.iter().zip(&acc.roles) {
+        let d = &a.draws;
+        let gate = r.gate_text().unwrap_or_default();
+        if d.pass_unmet > 0 {
+            notes.push(format!(
+                "`{}`: no output makes its pass_condition {gate} hold in {} of {} calls drawn to pass ({}); they fail the gate, so the role passes less often than its `pass` share",
+                r.name,
+                d.pass_unmet,
+                d.pass_drawn,
+                pct(d.pass_unmet as f64 / d.pass_drawn as f64)
+            ));
+        }
+        if d.fail_unmet > 0 {
+            notes.push(format!(
+                "`{}` cannot fail its pass_condition {gate}: {} of {} calls drawn to fail ({}) passed instead",
+                r.name,
+                d.fail_unmet,
+                d.fail_drawn,
+                pct(d.fail_unmet as f64 / d.fail_drawn as f64)
+            ));
+        }
+        if d.unchecked > 0 {
+            notes.push(format!(
+                "`{}`: its pass_condition {gate} reads {}, which the simulation does not see; {} output(s) were not checked against it and the engine's verdict counted",
+                r.name,
+                r.unseen_reads()
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                d.unchecked
+            ));
+        }
+        // A share too small to show in any simulation is not worth a note
+        // unless a call did time out.
+        let share = r.timeout_share(timeout_ms);
+        if share >= 1e-4 || d.timed_out > 0 {
+            let seen = if d.calls == 0 {
+                "no simulated call reached it".to_string()
+            } else {
+                format!("{} of {} simulated calls timed out", d.timed_out, d.calls)
+            };
+            notes.push(format!(
+                "`{}`: its duration exceeds the task timeout ({} s) in {} of calls ({seen}); such a call ends at the timeout as a `timeout` (AGENT_TIMEOUT), whatever was drawn",
+                r.name,
+                plan.timeout_seconds,
+                pct(share),
+            ));
+        }
+    }
+    notes
+}
+
+/// [`Report::ended_without_passing`] from the counts.
+fn ended_without_passing(acc: &Acc) -> IndexMap<String, Rate> {
+    let mut ends: Vec<_> = acc.ended.iter().collect();
+    ends.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    ends.into_iter()
+        .map(|((state, code), n)| {
+            let name = if code.is_empty() {
+                state.to_string()
+            } else {
+                format!("{state} {code}")
+            };
+            (name, Rate::new(*n, acc.task_instances))
+        })
+        .collect()
 }
 
 fn explain(e: &Explained, unit: &str) -> String {
@@ -488,40 +591,89 @@ fn explain(e: &Explained, unit: &str) -> String {
     };
     format!(
         "pass {}{}, fail {}, violation {}{}, blocked_tool {}{}, needs_input {}{}, error {}{}, duration {}{}, cost {} {unit}{}",
-        v.pass,
+        number(v.pass),
         mark("pass"),
-        round(v.fail()),
-        v.violation,
+        number(v.fail()),
+        number(v.violation),
         mark("violation"),
-        v.blocked_tool,
+        number(v.blocked_tool),
         mark("blocked_tool"),
-        v.needs_input,
+        number(v.needs_input),
         mark("needs_input"),
-        v.error,
+        number(v.error),
         mark("error"),
         duration(&v.duration),
         mark("duration"),
-        v.cost,
+        number(v.cost),
         mark("cost"),
     )
 }
 
-fn round(v: f64) -> f64 {
-    (v * 1e6).round() / 1e6
+/// A value of the model as the report shows it: as the model writes it
+/// when that is short (`0.6`, `1e-9`), else rounded to six significant
+/// digits (`0.3` for the `0.30000000000000004` that `1 - 0.7` leaves).
+/// Never the 330-digit decimal expansion of a subnormal such as `5e-324`.
+pub(crate) fn number(v: f64) -> String {
+    const SHORT: usize = 10;
+    let plain = format!("{v}");
+    if plain.len() <= SHORT {
+        return plain;
+    }
+    let sci = format!("{v:e}");
+    if sci.len() <= SHORT {
+        return sci;
+    }
+    let rounded: f64 = format!("{v:.5e}").parse().unwrap_or(v);
+    let plain = format!("{rounded}");
+    if plain.len() <= SHORT + 2 {
+        plain
+    } else {
+        format!("{rounded:e}")
+    }
 }
 
 fn duration(d: &crate::model::Duration) -> String {
-    match d {
-        crate::model::Duration::Fixed(s) => format!("{s} s"),
-        crate::model::Duration::Uniform { min, max } => format!("{min}–{max} s"),
+    match *d {
+        crate::model::Duration::Fixed(s) => format!("{} s", number(s)),
+        crate::model::Duration::Uniform { min, max } => {
+            format!("{}–{} s", number(min), number(max))
+        }
         crate::model::Duration::Lognormal { median, sigma } => {
-            format!("log-normal median {median} s σ {sigma}")
+            format!("log-normal median {} s σ {}", number(median), number(sigma))
         }
     }
 }
 
+/// A share in percent, to one decimal; but a share that is neither none
+/// nor all never reads as `0.0 %` or `100.0 %`: it gets two significant
+/// digits of its distance from the edge (26 escalations in 300 000 tasks
+/// are `0.0087 %`, not `0.0 %`).
 pub(crate) fn pct(r: f64) -> String {
-    format!("{:.1} %", r * 100.0)
+    pct_with(r, 0)
+}
+
+/// [`pct`] with `extra` more decimals (a behavioural diff shows as many as
+/// it takes to tell two figures apart).
+pub(crate) fn pct_with(r: f64, extra: usize) -> String {
+    let p = r * 100.0;
+    // The distance from the nearer edge that one decimal would round away.
+    let edge = if r > 0.0 && p < 0.05 {
+        p
+    } else if r < 1.0 && p > 99.95 {
+        100.0 - p
+    } else {
+        return format!("{p:.*} %", 1 + extra);
+    };
+    // Two significant digits of the distance: 0.0087 needs 4 decimals.
+    // Nudged up a hair: 100 − 99.999 is 0.000999…, which is 0.001.
+    let magnitude = (edge * (1.0 + 1e-9)).log10().floor();
+    let digits = (1.0 - magnitude).max(1.0) as usize + extra;
+    if digits > 8 {
+        // Far below any figure a simulation of a million runs can show.
+        format!("{p:.1e} %")
+    } else {
+        format!("{p:.digits$} %")
+    }
 }
 
 pub(crate) fn rate(r: &Rate) -> String {
@@ -536,15 +688,33 @@ pub(crate) fn rate(r: &Rate) -> String {
 }
 
 pub(crate) fn summary(s: &Summary, unit: &str) -> String {
+    let ci = match s.ci {
+        Some([lo, hi]) => format!("[{lo:.2}–{hi:.2}]"),
+        // One value (or none) says nothing about how far the mean may be.
+        None => "[no interval from fewer than 2 values]".to_string(),
+    };
     format!(
-        "mean {:.2}{unit} [{:.2}–{:.2}], p50 {}{unit}, p95 {}{unit}, max {}{unit}",
+        "mean {:.2}{unit} {ci}, p50 {}{unit}, p95 {}{unit}, max {}{unit}",
         s.mean,
-        s.ci[0],
-        s.ci[1],
         trim(s.p50),
         trim(s.p95),
         trim(s.max)
     )
+}
+
+/// The loop with the highest mean cost per run, mean calls breaking a tie;
+/// of loops that tie on both, the first in flow order.
+fn costliest(loops: &[LoopStats]) -> Option<&LoopStats> {
+    loops.iter().fold(None, |best, l| match best {
+        Some(b) if cost_order(l, b).is_le() => Some(b),
+        _ => Some(l),
+    })
+}
+
+fn cost_order(a: &LoopStats, b: &LoopStats) -> std::cmp::Ordering {
+    a.mean_cost
+        .total_cmp(&b.mean_cost)
+        .then(a.mean_calls.total_cmp(&b.mean_calls))
 }
 
 fn trim(v: f64) -> String {

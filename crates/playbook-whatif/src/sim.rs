@@ -17,7 +17,7 @@ use playbook_orchestrator::engine::{Ports, Prepared, RunOptions};
 use playbook_orchestrator::event::{Outcome, TaskState};
 use playbook_orchestrator::scenario::{RunInput, Scenario, ScriptedAssigner};
 
-use crate::agent::{DenyNext, Plan, SimAgent, SimApprover};
+use crate::agent::{DenyNext, Plan, SimAgent, SimApprover, Tally};
 use crate::model::{ModelError, SimModel};
 use crate::sink::{AggregatingSink, RecordedNames, RunSample};
 use crate::stats::Histogram;
@@ -121,6 +121,8 @@ pub struct RoleAcc {
     /// Calls per task that called the role at least once.
     pub calls: Histogram,
     pub cost: f64,
+    /// What the role's calls drew and what became of it.
+    pub draws: Tally,
 }
 
 /// Everything the report is built from; mergeable in run order.
@@ -133,6 +135,9 @@ pub struct Acc {
     pub tasks_done: u64,
     pub tasks_escalated: u64,
     pub by_trigger: IndexMap<String, u64>,
+    /// Task instances that did not end done, by how they ended: (state or
+    /// `escalated`, error code); see [`end_name`].
+    pub ended: BTreeMap<(&'static str, &'static str), u64>,
     pub virtual_ms: Vec<u64>,
     pub cost: Vec<f64>,
     pub calls_per_run: Histogram,
@@ -169,6 +174,17 @@ pub fn state_name(s: Option<TaskState>) -> &'static str {
     }
 }
 
+/// How a task that did not end done ended: its final state (`escalated`
+/// for a task a person now decides on) and the engine's code for why.
+pub fn end_name(task: &crate::sink::TaskSample) -> Option<(&'static str, &'static str)> {
+    let state = match task.state {
+        Some(TaskState::Done) => return None,
+        _ if task.escalation.is_some() => "escalated",
+        s => state_name(s),
+    };
+    Some((state, task.end_code.map_or("", |c| c.as_str())))
+}
+
 /// The static facts every run is checked against.
 pub struct Frame<'a> {
     pub stage_names: Vec<String>,
@@ -189,8 +205,11 @@ impl Acc {
         }
     }
 
-    /// Adds run `index`.
-    fn add(&mut self, index: u64, run: &RunSample, frame: &Frame<'_>) {
+    /// Adds run `index`, and what its agent's calls drew per role.
+    fn add(&mut self, index: u64, run: &RunSample, draws: &[Tally], frame: &Frame<'_>) {
+        for (acc, d) in self.roles.iter_mut().zip(draws) {
+            acc.draws.add(d);
+        }
         if self.refused.is_none()
             && let Some(reason) = &run.refused
         {
@@ -209,6 +228,9 @@ impl Acc {
             self.calls_per_task.add(task.calls);
             if task.state == Some(TaskState::Done) {
                 self.tasks_done += 1;
+            }
+            if let Some(end) = end_name(task) {
+                *self.ended.entry(end).or_default() += 1;
             }
             let acc = self.tasks.entry(task.id.clone()).or_default();
             if acc.stage_calls.is_empty() {
@@ -287,6 +309,9 @@ impl Acc {
         for (k, v) in other.by_trigger {
             *self.by_trigger.entry(k).or_default() += v;
         }
+        for (k, v) in other.ended {
+            *self.ended.entry(k).or_default() += v;
+        }
         self.virtual_ms.extend(other.virtual_ms);
         self.cost.extend(other.cost);
         self.calls_per_run.merge(&other.calls_per_run);
@@ -321,6 +346,7 @@ impl Acc {
         for (a, b) in self.roles.iter_mut().zip(other.roles) {
             a.calls.merge(&b.calls);
             a.cost += b.cost;
+            a.draws.add(&b.draws);
         }
         for (a, b) in self.loop_cost.iter_mut().zip(other.loop_cost) {
             *a += b;
@@ -351,7 +377,7 @@ fn one_run(
     options: &RunOptions,
     plan: &Plan,
     names: &RecordedNames,
-) -> RunSample {
+) -> (RunSample, Vec<Tally>) {
     let deny: DenyNext = Default::default();
     let mut agent = SimAgent::new(plan, options.seed, deny.clone());
     let mut approver = SimApprover { deny };
@@ -370,7 +396,7 @@ fn one_run(
     runtime.block_on(playbook_orchestrator::engine::run_prepared(
         prepared, options, ports,
     ));
-    sink.sample
+    (sink.sample, agent.tally)
 }
 
 /// The options of every simulated run but its seed.
@@ -407,7 +433,7 @@ pub fn simulate(
     } else {
         model.check_against(playbook)?;
     }
-    let plan = Plan::new(playbook, model);
+    let plan = Plan::new(playbook, model, &options.input);
     let stage_names: Vec<String> = playbook.stages().map(|(n, _)| n.to_string()).collect();
     let names = RecordedNames::new(
         stage_names.iter().map(String::as_str),
@@ -443,7 +469,7 @@ pub fn simulate(
         };
         // Each thread has its own plan and prepared playbook: compiled
         // gates are not shared. Prepared once, they serve all its runs.
-        let plan = Plan::new(playbook, model);
+        let plan = Plan::new(playbook, model, &options.input);
         let mut run_options = run_options(options.spill.clone());
         let prepared = Prepared::new(playbook, &scenario, &run_options.validation);
         let frame = Frame {
@@ -470,8 +496,8 @@ pub fn simulate(
                     return;
                 }
                 run_options.seed = run_seed(options.seed, index);
-                let sample = one_run(&runtime, &prepared, &run_options, &plan, &names);
-                acc.add(index, &sample, &frame);
+                let (sample, draws) = one_run(&runtime, &prepared, &run_options, &plan, &names);
+                acc.add(index, &sample, &draws, &frame);
             }
             if let Ok(mut map) = finished.lock() {
                 map.insert(block, acc);

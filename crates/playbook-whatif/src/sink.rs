@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use playbook_orchestrator::code::ErrorCode;
 use playbook_orchestrator::event::{Event, EventRecord, EventSink, Outcome, TaskState};
 
 use crate::agent::Plan;
@@ -21,6 +22,8 @@ pub struct TaskSample {
     /// Cost of the calls per role, in the model's unit.
     pub role_cost: Vec<f64>,
     pub state: Option<TaskState>,
+    /// The code the task ended with, when it did not end done.
+    pub end_code: Option<ErrorCode>,
     /// The trigger and the stage (index) of the task's escalation, if any.
     pub escalation: Option<(String, Option<usize>)>,
     /// Stage of the task's last call.
@@ -132,6 +135,7 @@ impl<'p> AggregatingSink<'p> {
                     role_calls: vec![0; self.plan.roles.len()],
                     role_cost: vec![0.0; self.plan.roles.len()],
                     state: None,
+                    end_code: None,
                     escalation: None,
                     stage: None,
                 });
@@ -141,8 +145,10 @@ impl<'p> AggregatingSink<'p> {
         &mut self.sample.tasks[i]
     }
 
-    fn end(&mut self, id: &str, state: TaskState) {
-        self.task(id).state = Some(state);
+    fn end(&mut self, id: &str, state: TaskState, code: Option<ErrorCode>) {
+        let task = self.task(id);
+        task.state = Some(state);
+        task.end_code = code;
     }
 }
 
@@ -176,10 +182,16 @@ impl EventSink for AggregatingSink<'_> {
                 let task = self.task(task_id);
                 task.escalation = Some((trigger.clone(), task.stage));
             }
-            Event::TaskDone { task_id } => self.end(task_id, TaskState::Done),
-            Event::TaskBlocked { task_id, .. } => self.end(task_id, TaskState::Blocked),
-            Event::TaskFailed { task_id, .. } => self.end(task_id, TaskState::Failed),
-            Event::TaskCanceled { task_id, .. } => self.end(task_id, TaskState::Canceled),
+            Event::TaskDone { task_id } => self.end(task_id, TaskState::Done, None),
+            Event::TaskBlocked { task_id, code, .. } => {
+                self.end(task_id, TaskState::Blocked, Some(*code))
+            }
+            Event::TaskFailed { task_id, code, .. } => {
+                self.end(task_id, TaskState::Failed, Some(*code))
+            }
+            Event::TaskCanceled { task_id, code } => {
+                self.end(task_id, TaskState::Canceled, Some(*code))
+            }
             Event::RunRefused {
                 code,
                 reason,

@@ -420,3 +420,164 @@ fn no_model_or_playbook_text_reaches_the_terminal_raw() {
         "{report:?}"
     );
 }
+
+/// A stage and a role named like credentials: no output of `whatif` or
+/// `diff --behaviour` shows them, text or JSON, and neither does a model
+/// error; a cost unit that reads as one is refused without being quoted.
+#[test]
+fn credential_like_names_never_reach_the_output() {
+    const STAGE: &str = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij";
+    const ROLE: &str = "ghp_1234567890abcdefghijABCDEFGHIJ123456";
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.yaml");
+    std::fs::write(
+        &secret,
+        SINGLE
+            .replace("  build:", &format!("  {STAGE}:"))
+            .replace("- name: worker", &format!("- name: {ROLE}")),
+    )
+    .unwrap();
+    let single = dir.path().join("single.yaml");
+    std::fs::write(&single, SINGLE).unwrap();
+    let model = dir.path().join("model.yaml");
+    std::fs::write(&model, format!("roles:\n  {ROLE}: {{pass: 0.5}}\n")).unwrap();
+    let empty = dir.path().join("no-scenarios");
+    std::fs::create_dir(&empty).unwrap();
+    let (secret, single, model, empty) = (
+        secret.to_str().unwrap(),
+        single.to_str().unwrap(),
+        model.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    );
+    let clean = |what: &str, out: &std::process::Output| {
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(
+            !all.contains("sk-ant-api03") && !all.contains("ghp_1234"),
+            "{what}:\n{all}"
+        );
+        all
+    };
+    for format in ["text", "json"] {
+        let out = playbook(&[
+            "whatif", secret, "--model", model, "--runs", "20", "--format", format,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(clean("whatif", &out).contains("[REDACTED]"));
+        let out = playbook(&[
+            "diff",
+            "--behaviour",
+            single,
+            secret,
+            "--runs",
+            "20",
+            "--scenarios",
+            empty,
+            "--format",
+            format,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(clean("diff --behaviour", &out).contains("stage `[REDACTED]` is new"));
+    }
+    // The model names a role the plain playbook lacks: the error quotes it.
+    let out = playbook(&["whatif", single, "--model", model, "--runs", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(clean("the model error", &out).contains("/roles/[REDACTED] (line 2"));
+    let err = refused_model(None, &format!("cost_unit: {ROLE}\n"));
+    assert!(
+        err.contains("/cost_unit (line 1, column 1)") && err.contains("reads as a credential"),
+        "{err}"
+    );
+    assert!(!err.contains("ghp_1234"), "{err}");
+}
+
+#[test]
+fn scenario_directories_that_are_missing_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single.yaml");
+    std::fs::write(&single, SINGLE).unwrap();
+    let single = single.to_str().unwrap();
+    // Given and missing: an error, not a diff without its scenarios.
+    let out = playbook(&[
+        "diff",
+        "--behaviour",
+        single,
+        single,
+        "--runs",
+        "5",
+        "--scenarios",
+        "/does/not/exist",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--scenarios /does/not/exist does not exist"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The default, from a directory that has none: a note.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .current_dir(dir.path())
+        .args(["diff", "--behaviour", single, single, "--runs", "5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout)
+            .contains("note: no scenario was compared: the default directory playbooks/scenarios"),
+        "{}",
+        text(&out.stdout)
+    );
+    // More files than are read: the note says how many were left out.
+    let many = dir.path().join("many");
+    std::fs::create_dir(&many).unwrap();
+    let scenario = "schema_version: \"1.0.0\"\nname: quiet\n";
+    for i in 0..201 {
+        std::fs::write(many.join(format!("s{i:03}.yaml")), scenario).unwrap();
+    }
+    let out = playbook(&[
+        "diff",
+        "--behaviour",
+        single,
+        single,
+        "--runs",
+        "5",
+        "--scenarios",
+        many.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let diff: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(diff["scenarios"].as_array().unwrap().len(), 200);
+    let notes = diff["notes"].to_string();
+    assert!(
+        notes.contains("only the first 200 of the 201 scenario files"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn simulation_flags_without_behaviour_are_refused() {
+    for flags in [
+        &["--runs", "100"][..],
+        &["--model", "team.whatif.yaml"],
+        &["--seed", "3"],
+        &["--scenarios", "playbooks/scenarios"],
+    ] {
+        let out = playbook(
+            &[
+                &["diff", "playbooks/tdd.yaml", "playbooks/tdd.yaml"][..],
+                flags,
+            ]
+            .concat(),
+        );
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        assert!(
+            text(&out.stderr).contains("--behaviour"),
+            "{flags:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // The text diff itself still takes no flag.
+    let out = playbook(&["diff", "playbooks/tdd.yaml", "playbooks/tdd.yaml"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

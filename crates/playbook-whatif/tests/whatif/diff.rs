@@ -103,3 +103,59 @@ fn a_model_role_of_only_one_version_is_accepted_in_a_diff() {
         .is_err()
     );
 }
+
+/// The reproduction: a retry limit of 2 against 5, one run of each (and
+/// two, and three). Before, every mean had a zero-width interval and seven
+/// changes were flagged from a single run.
+#[test]
+fn a_handful_of_runs_flags_nothing_significant() {
+    let model = SimModel::parse(MODEL).unwrap();
+    for runs in [1, 2, 3] {
+        let options = Options {
+            runs,
+            seed: 3,
+            ..Options::default()
+        };
+        let d = behaviour(
+            &review_loop(2),
+            &review_loop(5),
+            &model,
+            &options,
+            &AtomicBool::new(false),
+            &|_| {},
+        )
+        .unwrap();
+        assert!(!d.changes.is_empty(), "{runs} run(s)");
+        let flagged: Vec<&str> = d
+            .changes
+            .iter()
+            .filter(|c| c.significant)
+            .map(|c| c.sentence.as_str())
+            .collect();
+        assert!(flagged.is_empty(), "{runs} run(s): {flagged:?}");
+        if runs == 1 {
+            assert!(
+                d.to_text().contains("(no 95 % CI: fewer than 2 values)"),
+                "{}",
+                d.to_text()
+            );
+        }
+    }
+}
+
+/// A side whose values are all equal still has an interval, narrow for
+/// many runs: a real change against it stays significant.
+#[test]
+fn a_change_from_a_constant_figure_is_still_significant_over_many_runs() {
+    // With a retry limit of 1 the reviewer is called exactly once per task.
+    let d = diff(3, 1);
+    let reviewer = d
+        .changes
+        .iter()
+        .find(|c| c.metric == "mean calls of `reviewer` per task")
+        .unwrap();
+    assert_eq!(reviewer.after, 1.0);
+    let [lo, hi] = reviewer.after_ci.unwrap();
+    assert!(lo < 1.0 && 1.0 < hi && hi - lo < 0.02, "{lo}–{hi}");
+    assert!(reviewer.significant, "{reviewer:?}");
+}

@@ -3,8 +3,13 @@
 
 mod closed_form;
 mod diff;
+mod gates;
 mod hostile;
 mod outcomes;
+mod report;
+mod schema;
+mod secrets;
+mod timeouts;
 
 use std::sync::atomic::AtomicBool;
 

@@ -6,11 +6,12 @@ import type { FigureKind } from "./FigureKind";
  */
 export type BehaviourChange = { metric: string, kind: FigureKind, before: number, after: number, 
 /**
- * 95 % intervals, for figures that have one (rates and means).
+ * 95 % intervals, for figures that have one (rates, and means of at
+ * least two values).
  */
 before_ci: [number, number] | null, after_ci: [number, number] | null, 
 /**
- * The intervals do not overlap.
+ * Both intervals exist, are not degenerate, and do not overlap.
  */
 significant: boolean, 
 /**

@@ -15,6 +15,7 @@ partial: boolean,
  */
 changes: Array<BehaviourChange>, 
 /**
- * Stages, roles or loops present in one version only.
+ * Stages, roles or loops present in one version only, and what was
+ * not compared (a missing scenario directory).
  */
 notes: Array<string>, scenarios: Array<ScenarioChange>, };

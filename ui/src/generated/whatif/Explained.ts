@@ -7,6 +7,11 @@ import type { ValueSource } from "./ValueSource";
  */
 export type Explained = { values: Resolved, 
 /**
+ * The chance of a failing output: what the exclusive outcomes leave
+ * ([`Resolved::fail`]), as the text report shows it.
+ */
+fail: number, 
+/**
  * Field name → where it came from, in field order.
  */
 sources: { [key in string]: ValueSource }, };

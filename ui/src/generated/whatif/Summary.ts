@@ -5,6 +5,12 @@
  */
 export type Summary = { n: number, mean: number, 
 /**
- * 95 % interval of the mean (normal approximation).
+ * 95 % interval of the mean, Student's t; `None` for fewer than two
+ * values. When every value is the same, v, the sample variance is 0
+ * and says nothing about values not seen: the interval is then
+ * v ± u·max(|v|, 1), u the Wilson upper bound of 0 departures in n
+ * (what share of values could differ unseen), as if that share
+ * departed by as much as the value itself. An interval of values that
+ * are never negative does not reach below 0.
  */
-ci: [number, number], p50: number, p95: number, max: number, };
+ci: [number, number] | null, p50: number, p95: number, max: number, };

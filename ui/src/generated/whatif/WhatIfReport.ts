@@ -42,6 +42,14 @@ escalation: Rate,
  */
 escalation_by_trigger: { [key in string]: Rate }, 
 /**
+ * Task instances that did not finish done, by how they ended, as a
+ * share of task instances, most frequent first: `<state> <CODE>` with
+ * state `failed`, `blocked`, `escalated` (blocked for a person) or
+ * `canceled` and the engine's code (docs/error-codes.md), e.g.
+ * `failed AGENT_TIMEOUT`. With `tasks_passing` they cover every task.
+ */
+ended_without_passing: { [key in string]: Rate }, 
+/**
  * Share of runs with at least one escalation.
  */
 runs_escalated: Rate, calls_per_run: Summary, calls_per_task: Summary, 
