@@ -10,16 +10,18 @@
 //! What counts as a secret (`rules.rs`, `keys.rs`): credential formats
 //! with a recognisable shape (GitHub, GitLab, Slack, AWS, Google, OpenAI,
 //! Anthropic, Stripe, npm, PyPI... tokens, JWTs, PEM private-key blocks,
-//! passwords in URLs, `Bearer`/`Basic` values) anywhere in a text; the
-//! value after a secret-sounding name (`password`, `api_key`, `token`,
-//! `client_secret`...) in `key=value`, `key: value` or `"key": "value"`
-//! form with any spacing or quoting; and a machine-made (long, mixed,
-//! high-entropy) value after a key-like name (`signing_key`, `session_id`).
+//! passwords in URLs, `Bearer`/`Basic` values, `curl -u user:pass`)
+//! anywhere in a text; the value after a secret-sounding name (`password`,
+//! `api_key`, `token`, `client_secret`...) in `key=value`, `key: value` or
+//! `"key": "value"` form with any spacing or quoting; and a machine-made
+//! (long, mixed, high-entropy) value after a key-like name (`signing_key`,
+//! `session_id`).
 //! In a JSON value the object's own keys are names too:
 //! `{"password": "x"}` hides `x`.
 //!
-//! Cost: one linear scan of a `RegexSet` per text; nothing is allocated
-//! when nothing matches.
+//! Cost: one linear scan of a `RegexSet` per text, and one linear pass
+//! per rule that matches (`scan.rs`); nothing is allocated when nothing
+//! matches.
 //!
 //! A text is redacted whole, then cut, never the other way round: a cut
 //! inside a credential leaves a piece no rule matches. Where a record
@@ -28,9 +30,12 @@
 //! [`head_window`]/[`tail_window`] for a window of a stream that was never
 //! read whole.
 
+#[cfg(test)]
+mod every_start_tests;
 mod keys;
 mod probe;
 mod rules;
+mod scan;
 #[cfg(test)]
 mod tests;
 mod window;
@@ -49,7 +54,7 @@ pub const REDACTED: &str = "[REDACTED]";
 
 /// `text` with every secret replaced by [`REDACTED`]; borrowed when clean.
 pub fn redact_str(text: &str) -> Cow<'_, str> {
-    let spans = rules::spans(text);
+    let spans = scan::spans(text);
     if spans.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -77,7 +82,7 @@ pub fn redact_string(text: &mut String) -> bool {
 
 /// Whether `text` holds nothing the redactor would hide.
 pub fn is_clean(text: &str) -> bool {
-    rules::spans(text).is_empty()
+    scan::spans(text).is_empty()
 }
 
 /// Whether `name`, as an object key, changes nothing when redacted: it is

@@ -7,7 +7,8 @@
 //! matched with the `regex` crate, whose searches are linear in the input:
 //! no input can make redaction slow. A `RegexSet` of all rules answers "is
 //! anything here at all?" in one pass, so clean text costs one scan and no
-//! allocation.
+//! allocation. How the text is scanned with each rule, and why every
+//! position a rule can match at is considered, is `scan.rs`.
 //!
 //! Boundaries: a credential prefix may follow a JSON escape (`\n`, `\t`)
 //! when a record holds JSON text inside a string, so "start of a word" is
@@ -16,20 +17,53 @@
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
-use regex::{Captures, Regex, RegexSet};
+use regex::{Regex, RegexSet};
 
-use crate::keys::{self, KEY_LIKE_WORDS};
+use crate::keys::KEY_LIKE_WORDS;
 
 /// What must hold, besides the pattern, for a match to be redacted.
 #[derive(Debug, Clone, Copy)]
-enum Check {
+pub(crate) enum Check {
     /// The pattern alone is specific enough.
     Always,
     /// Not a placeholder (`${TOKEN}`, `true`, `***`...).
     NotPlaceholder,
     /// The key name (group `k`) and the value decide (see `keys`).
     ByName,
+    /// A `user:password` pair (user in group `k`): not a placeholder, and
+    /// not a user and group id such as `1000:1000` (`docker run -u`).
+    UserPass,
 }
+
+/// Where the search for a rule's next match goes on after a match, so
+/// that no match the rule has at a later start is passed over (`scan.rs`
+/// gives the argument; `every_start_tests.rs` checks it against a scan
+/// from every position).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Resume {
+    /// Near the end of the whole match. A token's match runs to the end of
+    /// its body's characters (a key block to its `END`), so a match that
+    /// starts inside it and ends after it must cross the character that
+    /// ended it, which only a prefix can hold (`…ghij` + `ghp_…`: the `_`
+    /// of `ghp_`). The part of a prefix before such a character is at most
+    /// [`PREFIX_OVERLAP`] bytes (`github` of `github_pat_`, a boundary
+    /// character and `pypi` of `pypi-AgE`); the search goes on that far back.
+    NearEnd,
+    /// After the key name (group `k`). A match that starts inside the name
+    /// has a shorter name with the same ending, the same separator and the
+    /// same value, so it is this match or a weaker one; one that starts in
+    /// the value (`auth: aws_secret_access_key = …`, `token: password = …`)
+    /// is found.
+    AfterKey,
+    /// At the secret, less the boundary character a rule may need before
+    /// its own prefix (`Bearer x.bearer y…`).
+    AtSecret,
+}
+
+/// How far back from a token's end a match that crosses it can start
+/// (see [`Resume::NearEnd`]): the longest prefix part (`github`, 6),
+/// with a boundary character of up to 4 bytes, rounded up.
+pub(crate) const PREFIX_OVERLAP: usize = 16;
 
 struct Rule {
     /// Shown in tests and docs: which kind of secret this is.
@@ -37,6 +71,7 @@ struct Rule {
     name: &'static str,
     pattern: String,
     check: Check,
+    resume: Resume,
 }
 
 /// Start of a word, also right after a JSON escape such as `\n`.
@@ -46,18 +81,20 @@ const B: &str = r"(?:^|[^A-Za-z0-9_]|\\[nrt])";
 /// single-quoted one, or a bare one up to whitespace or punctuation.
 ///
 /// A bare value is matched only up to a `:` or `=` (base64 padding aside)
-/// and 256 characters, so that a match that turns out not to be a secret
-/// (`note: token=abc`) ends before any pair nested in it: the search goes
-/// on from there and every character is looked at a bounded number of
-/// times. An accepted bare value is then redacted to its real end
+/// and 256 characters, so that the text the search looks at again after a
+/// match (from the key's end: `scan.rs`) is short, and no two bare values
+/// overlap: a pair nested in one (`note: token=abc`) has its own value
+/// after it. An accepted bare value is then redacted to its real end
 /// (`p@ss:w0rd`, a long token).
 const VALUE: &str = r#"(?:\\?"(?P<q>(?:[^"\\\r\n]|\\[^"nrt])+)|\\?'(?P<a>[^'\\\r\n]+)|(?P<s>[^\s"'\\,;&<>()\[\]`|:=]{1,256}={0,3}))"#;
 
 fn rules() -> Vec<Rule> {
-    let rule = |name, pattern: String, check| Rule {
+    use Resume::{AfterKey, AtSecret, NearEnd};
+    let rule = |name, pattern: String, check, resume| Rule {
         name,
         pattern,
         check,
+        resume,
     };
     vec![
         rule(
@@ -66,70 +103,106 @@ fn rules() -> Vec<Rule> {
             // the end of the text (a truncated key is still a key).
             r"(?is)(?P<s>-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z))".into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "GitHub token",
             r"(?P<s>gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{22,})".into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "GitLab token",
             r"(?P<s>gl(?:pat|dt|rt|ptt|ft|cbt|oas)-[A-Za-z0-9_-]{16,})".into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "Slack token or webhook",
             r"(?P<s>xox[abposre]-[A-Za-z0-9-]{10,}|hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/_-]{16,})".into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "AWS access key id",
             r"(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{12,})"
                 .into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "Google API key",
             r"(?P<s>AIza[0-9A-Za-z_-]{30,})".into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "OpenAI or Anthropic key",
             format!(r"{B}(?P<s>sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{{20,}})"),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "Stripe secret key",
             r"(?P<s>(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|whsec_[0-9A-Za-z]{20,})".into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "package registry token",
+            // A SendGrid key takes any further dotted parts, as a JSON web
+            // token does, so that its match is a maximal run (`NearEnd`).
             format!(
-                r"{B}(?P<s>npm_[A-Za-z0-9]{{30,}}|pypi-AgE[A-Za-z0-9_-]{{40,}}|hf_[A-Za-z0-9]{{30,}}|SG\.[A-Za-z0-9_-]{{16,}}\.[A-Za-z0-9_-]{{16,}}|do[opr]_v1_[a-f0-9]{{64}}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{{32}}|dapi[a-f0-9]{{32}})"
+                r"{B}(?P<s>npm_[A-Za-z0-9]{{30,}}|pypi-AgE[A-Za-z0-9_-]{{40,}}|hf_[A-Za-z0-9]{{30,}}|SG\.[A-Za-z0-9_-]{{16,}}\.[A-Za-z0-9_-]{{16,}}(?:\.[A-Za-z0-9_-]+)*|do[opr]_v1_[a-f0-9]{{64}}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{{32}}|dapi[a-f0-9]{{32}})"
             ),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "JSON web token",
-            r"(?P<s>eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*)".into(),
+            // Any further dotted parts (a JWE has five) belong to it: a
+            // token whose third part starts with `eyJ` would otherwise hold
+            // a match that starts inside it and ends after it.
+            r"(?P<s>eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)"
+                .into(),
             Check::Always,
+            NearEnd,
         ),
         rule(
             "password in a URL",
-            r#"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#@"'<>]+:(?P<s>[^\s/?#@"'<>]+)@"#.into(),
+            // The user may be empty (`redis://:pw@host`) and the password
+            // may hold `@` or `:` (`amqp://u:p@ss@host`): the userinfo ends
+            // at the last `@` before the host, as URL parsers read it, and
+            // the user at its first `:`. No match of the rule starts inside
+            // another and ends after it: its `://` is the only one up to its
+            // `@`, and a scheme cannot run across that `@`.
+            r#"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/?#"'<>]*:(?P<s>[^\s/?#"'<>]+)@"#.into(),
             Check::NotPlaceholder,
+            NearEnd,
         ),
         rule(
             "authorization value",
             format!(r"(?i){B}(?:bearer|basic)[ \t]+(?P<s>[a-z0-9._~+/=-]{{8,}})"),
             Check::NotPlaceholder,
+            AtSecret,
+        ),
+        rule(
+            "user and password of a command-line flag",
+            // `curl -u user:pass`, `curl --user user:pass`, `-U`/`--proxy-user`,
+            // httpie's `--auth user:pass`; the user may be empty or an
+            // address. A password starting with `/` is a URL's rest
+            // (`pip install -U git+https://…`), not a password.
+            r#"(?:^|\s)(?:-[uU][ \t]*|--(?:user|proxy-user|auth)(?:[ \t]+|=))["']?(?P<k>[^\s:/"']*):(?P<s>[^\s"'/][^\s"']*)"#
+                .into(),
+            Check::UserPass,
+            AtSecret,
         ),
         rule(
             "secret in a command-line flag",
             r#"(?i)(?:^|\s)--?(?P<k>[a-z0-9_-]*(?:password|passwd|passphrase|token|secret|api[_-]?key))[ \t]+(?P<s>[^\s"'-][^\s"']*)"#
                 .into(),
             Check::ByName,
+            AfterKey,
         ),
         rule(
             "value of a secret-sounding key",
@@ -139,6 +212,7 @@ fn rules() -> Vec<Rule> {
                 r#"(?i)(?P<k>[a-z0-9_.-]*{KEY_LIKE_WORDS}[a-z0-9_.-]*)["'\\]*[ \t]*(?:=>|:=|=|:)[ \t]*(?:(?:bearer|basic|token|digest)[ \t]+)?{VALUE}"#
             ),
             Check::ByName,
+            AfterKey,
         ),
     ]
 }
@@ -192,6 +266,8 @@ const LITERALS: &[&str] = &[
     "dapi",
     "eyj",
     "://",
+    // `-u`/`-U` and `--user`, `--proxy-user` (`--auth` holds `auth`).
+    "-u",
     "bearer",
     "basic",
     // Key-like words (`keys::KEY_LIKE_WORDS`).
@@ -242,14 +318,23 @@ pub(crate) fn may_hold_secret_bytes(text: &[u8]) -> bool {
     PREFILTER.is_match(text)
 }
 
-struct Compiled {
-    set: RegexSet,
-    rules: Vec<(Regex, Check)>,
+/// The rules, compiled: a set that says which rules match a text at all,
+/// and each rule for its matches (`scan.rs`).
+pub(crate) struct Compiled {
+    pub(crate) set: RegexSet,
+    pub(crate) rules: Vec<CompiledRule>,
     #[cfg_attr(not(test), allow(dead_code))]
     names: Vec<&'static str>,
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+/// One compiled rule.
+pub(crate) struct CompiledRule {
+    pub(crate) regex: Regex,
+    pub(crate) check: Check,
+    pub(crate) resume: Resume,
+}
+
+pub(crate) static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let rules = rules();
     // The patterns are constants of this file; a test compiles them all.
     let set = RegexSet::new(rules.iter().map(|r| &r.pattern)).expect("the rule set compiles");
@@ -258,86 +343,14 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
         names: rules.iter().map(|r| r.name).collect(),
         rules: rules
             .iter()
-            .map(|r| (Regex::new(&r.pattern).expect("each rule compiles"), r.check))
+            .map(|r| CompiledRule {
+                regex: Regex::new(&r.pattern).expect("each rule compiles"),
+                check: r.check,
+                resume: r.resume,
+            })
             .collect(),
     }
 });
-
-/// The secret group of a match: bare, double- or single-quoted.
-fn secret<'t>(caps: &Captures<'t>) -> Option<regex::Match<'t>> {
-    caps.name("s")
-        .or_else(|| caps.name("q"))
-        .or_else(|| caps.name("a"))
-}
-
-/// Characters of a bare value (the `s` group of [`VALUE`]).
-fn is_bare_value_char(c: char) -> bool {
-    !c.is_whitespace() && !"\"'\\,;&<>()[]`|".contains(c)
-}
-
-/// Byte ranges of every secret in `text`, sorted and merged.
-pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
-    if !may_hold_secret(text) {
-        return Vec::new();
-    }
-    let compiled = &*COMPILED;
-    if !compiled.set.is_match(text) {
-        return Vec::new();
-    }
-    let hits = compiled.set.matches(text);
-    let mut spans = Vec::new();
-    for index in hits.iter() {
-        let (regex, check) = &compiled.rules[index];
-        let mut at = 0;
-        while let Some(caps) = regex.captures_at(text, at) {
-            let (Some(whole), Some(found)) = (caps.get(0), secret(&caps)) else {
-                break;
-            };
-            let keep = match check {
-                Check::Always => true,
-                Check::NotPlaceholder => !keys::is_placeholder(found.as_str()),
-                Check::ByName => caps
-                    .name("k")
-                    .is_some_and(|k| keys::hides_value(k.as_str(), found.as_str())),
-            };
-            at = if keep {
-                // A bare value is matched up to 256 characters so that a
-                // rejected match never rescans far; an accepted one is
-                // redacted to its real end.
-                let mut end = found.end();
-                if matches!(check, Check::ByName) && caps.name("s").is_some() {
-                    end += text[end..]
-                        .find(|c: char| !is_bare_value_char(c))
-                        .unwrap_or(text.len() - end);
-                }
-                spans.push((found.start(), end));
-                end
-            } else if found.as_str().contains([':', '='])
-                || text[found.end()..].starts_with([':', '='])
-            {
-                // `note: token=abc`: the rejected value may start a pair of
-                // its own; look again from its start. A bare value holds no
-                // separator and a quoted one ends at its quote, so no text
-                // is rescanned more than a bounded number of times.
-                found.start()
-            } else {
-                whole.end()
-            };
-            if at >= text.len() {
-                break;
-            }
-        }
-    }
-    spans.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
-    for (start, end) in spans {
-        match merged.last_mut() {
-            Some(last) if start <= last.1 => last.1 = last.1.max(end),
-            _ => merged.push((start, end)),
-        }
-    }
-    merged
-}
 
 /// Names of the rules that match `text` (for tests and diagnostics).
 #[cfg(test)]

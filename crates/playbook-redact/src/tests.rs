@@ -7,7 +7,7 @@ use super::*;
 
 /// Secrets, each in the form a record might carry it. The secret text
 /// itself (second column) must be gone from the output.
-const SECRETS: &[(&str, &str)] = &[
+pub(crate) const SECRETS: &[(&str, &str)] = &[
     ("api_key=abc123def456", "abc123def456"),
     ("failed: api_key=abc123def456", "abc123def456"),
     ("failed:\napi_key=abc123def456", "abc123def456"),
@@ -121,6 +121,29 @@ const SECRETS: &[(&str, &str)] = &[
         "3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f",
     ),
     ("MyPassword: Summer2024!", "Summer2024!"),
+    // A rejected pair before the real one (the search goes on inside it).
+    (
+        "DEBUG auth: aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYA2A2A2A2A",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYA2A2A2A2A",
+    ),
+    // An accepted pair whose value is the key of the next.
+    ("token: password = Hunter2Hunter2A3", "Hunter2Hunter2A3"),
+    // URL credentials: an empty user, `@` in the password or the user.
+    (
+        "connecting to redis://:Tr0ub4dorC4C4@cache.internal:6379/0",
+        "Tr0ub4dorC4C4",
+    ),
+    ("amqp://guest:p@ssC5C5word@host/", "ssC5C5word"),
+    (
+        "https://me@corp.example:S3cr3tPw9@git.example.com/r.git",
+        "S3cr3tPw9",
+    ),
+    // Credentials of a command-line flag.
+    ("curl -u admin:Tr0ub4dorB3B3 https://x", "Tr0ub4dorB3B3"),
+    ("curl --user admin:Tr0ub4dorB3B3 https://x", "Tr0ub4dorB3B3"),
+    ("curl -uadmin:Tr0ub4dorB3B3 https://x", "Tr0ub4dorB3B3"),
+    ("curl -s -U 'proxy:Pr0xyPa55' https://x", "Pr0xyPa55"),
+    ("http --auth me@corp.example:S3cr3tPw9 POST x", "S3cr3tPw9"),
 ];
 
 /// Text that must come through unchanged.
@@ -149,6 +172,12 @@ const CLEAN: &[&str] = &[
     "keyboard: qwerty",
     "T-1 worker: gate `tests_passed == true` passed",
     "api_key=[REDACTED]",
+    // Flags of other programs with a `:` in their value.
+    "docker run -u 1000:1000 image",
+    "pip install -U git+https://github.com/org/repo",
+    "git push -u origin main",
+    "ssh://git@github.com:22/org/repo.git",
+    "see https://example.com:8080/a@b",
 ];
 
 #[test]

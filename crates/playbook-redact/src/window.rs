@@ -36,7 +36,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::{REDACTED, redact_str, rules};
+use crate::{REDACTED, redact_str, rules, scan};
 
 /// How far back from the end of a head window a cut credential can start
 /// and still be too short for its rule (see the module comment).
@@ -113,7 +113,7 @@ pub fn head_window(text: &str) -> &str {
     let mut cut = from + at;
     // A cut inside a secret the rules see would leave a piece of it they
     // may no longer see: cut before the secret instead.
-    if let Some(&(start, _)) = rules::spans(text)
+    if let Some(&(start, _)) = scan::spans(text)
         .iter()
         .find(|&&(start, end)| start < cut && cut < end)
     {
