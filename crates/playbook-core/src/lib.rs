@@ -32,6 +32,7 @@ pub mod locate;
 pub mod model;
 pub mod printable;
 pub mod schema;
+pub mod scope;
 pub mod templates;
 pub mod validate;
 

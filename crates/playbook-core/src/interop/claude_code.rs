@@ -18,6 +18,8 @@ mod agent_file;
 mod command;
 mod export;
 mod gate;
+#[cfg(test)]
+mod gate_tests;
 mod import;
 mod options;
 pub mod tools;

@@ -411,7 +411,7 @@ fn write_refusal(
             ));
         }
     }
-    scope_refusal(&rel, role, scopes)
+    scope_refusal(&rel, role, scopes, deleting)
 }
 
 /// The protected path that the project-relative `rel` (under `cwd`) is,
@@ -457,7 +457,11 @@ fn guarded(path: &str) -> Option<String> {
 }
 
 /// Why writing the project-relative `path` breaks a scope, or `None`.
-fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
+/// `whole` (a deletion or a restore, which may act on a directory and all
+/// it holds): a forbidden path inside `path` refuses it too, as `rm -rf
+/// src` removes `src/secret/`. A lock_scope needs no such check: what lies
+/// inside a path within it is within it.
+fn scope_refusal(path: &str, role: &Role, scopes: &Scopes, whole: bool) -> Option<String> {
     let from_role = |key: &str| -> Result<Vec<String>, String> {
         scope_entries(role.extra.get(SCOPE_KEY), key).ok_or_else(|| {
             format!(
@@ -473,15 +477,18 @@ fn scope_refusal(path: &str, role: &Role, scopes: &Scopes) -> Option<String> {
         Ok(list) => list,
         Err(why) => return Some(why),
     };
-    if let Some(f) = scopes
-        .forbidden_scope
-        .iter()
-        .chain(&role_forbidden)
-        // Without case: on a case-insensitive file system `SRC/x` is `src/x`,
-        // and a forbidden path must not be reachable by spelling it otherwise.
-        .find(|f| within(&path.to_ascii_lowercase(), &f.to_ascii_lowercase()))
-    {
+    // Without case: on a case-insensitive file system `SRC/x` is `src/x`,
+    // and a forbidden path must not be reachable by spelling it otherwise.
+    // Unicode's lowercase, as the runner folds (`crate::scope`).
+    let lower = path.to_lowercase();
+    let forbidden = || scopes.forbidden_scope.iter().chain(&role_forbidden);
+    if let Some(f) = forbidden().find(|f| within(&lower, &f.to_lowercase())) {
         return Some(format!("`{path}` is in the forbidden_scope (`{f}`)"));
+    }
+    if whole && let Some(f) = forbidden().find(|f| within(&scope_path(&f.to_lowercase()), &lower)) {
+        return Some(format!(
+            "`{path}` holds `{f}`, which is in the forbidden_scope; removing or restoring `{path}` would change it too"
+        ));
     }
     // Each source that gives a lock_scope confines the writes.
     for lock in [&scopes.lock_scope, &role_lock] {
@@ -516,14 +523,22 @@ pub(crate) fn scope_entries(x_scope: Option<&Value>, key: &str) -> Option<Vec<St
     }
 }
 
+/// A scope entry as a path: `/`-separated, without `./`, `**` or a
+/// trailing `/` (`./src/**` is `src`; `.` and `` are everything).
+fn scope_path(scope: &str) -> String {
+    scope
+        .replace('\\', "/")
+        .trim_start_matches("./")
+        .trim_end_matches("**")
+        .trim_end_matches('/')
+        .to_string()
+}
+
 /// Whether `path` lies in the scope entry `scope`: the file itself or a
 /// directory above it (`src`, `src/`, `src/**`; `.` is everything).
 pub(crate) fn within(path: &str, scope: &str) -> bool {
-    let scope = scope.replace('\\', "/");
-    let scope = scope
-        .trim_start_matches("./")
-        .trim_end_matches("**")
-        .trim_end_matches('/');
+    let scope = scope_path(scope);
+    let scope = scope.as_str();
     scope.is_empty()
         || scope == "."
         || path == scope
@@ -571,10 +586,24 @@ fn project_relative(path: &str, cwd: Option<&str>) -> Result<String, String> {
             "`{path}` is the project directory itself, not a file"
         ));
     }
-    if parts[0].eq_ignore_ascii_case(".git") {
-        return Err(format!("`{path}` is inside `.git`"));
+    // At any depth: a nested repository's or a submodule's hooks and
+    // configuration run programs on its next git command, as the
+    // project's own do.
+    if parts.iter().any(|p| is_git_name(p)) {
+        return Err(format!("`{path}` goes into `.git` (git's own files)"));
     }
     Ok(parts.join("/"))
+}
+
+/// Whether a path segment names a `.git` directory as a file system may
+/// read it: any case, trailing dots and spaces dropped (Windows), the 8.3
+/// short name `GIT~1`, and characters macOS ignores in names removed. The
+/// runner's `confine::is_git_name` reads names the same way.
+fn is_git_name(part: &str) -> bool {
+    let ignorable = |c: char| matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}');
+    let folded: String = part.chars().filter(|c| !ignorable(*c)).collect();
+    let folded = folded.trim_end_matches(['.', ' ']).to_ascii_lowercase();
+    folded == ".git" || folded == "git~1"
 }
 
 /// Whether `path` is absolute, POSIX (`/x`) or Windows (`C:\\x`, `C:/x`).
@@ -645,13 +674,18 @@ mod tests {
             ..Default::default()
         };
         let none = Scopes::default();
-        assert!(scope_refusal("src/a", &role(json!({"lock_scope": "src"})), &none).is_none());
-        assert!(scope_refusal("doc/a", &role(json!({"lock_scope": ["src"]})), &none).is_some());
+        assert!(
+            scope_refusal("src/a", &role(json!({"lock_scope": "src"})), &none, false).is_none()
+        );
+        assert!(
+            scope_refusal("doc/a", &role(json!({"lock_scope": ["src"]})), &none, false).is_some()
+        );
         assert!(
             scope_refusal(
                 "src/g/a",
                 &role(json!({"forbidden_scope": ["src/g"]})),
-                &none
+                &none,
+                false
             )
             .is_some()
         );
@@ -662,7 +696,7 @@ mod tests {
             json!(null),
         ] {
             assert!(
-                scope_refusal("src/a", &role(bad.clone()), &none).is_some(),
+                scope_refusal("src/a", &role(bad.clone()), &none, false).is_some(),
                 "{bad}"
             );
         }
@@ -670,8 +704,24 @@ mod tests {
             lock_scope: vec!["src".into()],
             ..Default::default()
         };
-        assert!(scope_refusal("src/a", &role(json!({"lock_scope": ["src/a"]})), &flags).is_none());
-        assert!(scope_refusal("src/b", &role(json!({"lock_scope": ["src/a"]})), &flags).is_some());
+        assert!(
+            scope_refusal(
+                "src/a",
+                &role(json!({"lock_scope": ["src/a"]})),
+                &flags,
+                false
+            )
+            .is_none()
+        );
+        assert!(
+            scope_refusal(
+                "src/b",
+                &role(json!({"lock_scope": ["src/a"]})),
+                &flags,
+                false
+            )
+            .is_some()
+        );
     }
 
     #[test]
