@@ -168,6 +168,7 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
         spill: Some(playbook_runner::spill::port()),
         ..Default::default()
     };
+    let asks_a_person = matches!(args.approve, Some(ApproveMode::Ask));
     let approver: AnyApprover<'_, Terminal> = match args.approve {
         Some(ApproveMode::Auto) => AnyApprover::Auto(Default::default()),
         Some(ApproveMode::Deny) => AnyApprover::Deny(Default::default()),
@@ -179,7 +180,18 @@ pub fn preview(args: PreviewArgs) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let report = match args.format {
         PreviewFormat::Jsonl => {
-            let mut sink = JsonlSink::new(std::io::BufWriter::new(stdout.lock()));
+            // A preview waits on nothing but a person asked to approve
+            // (`--approve ask`): then each event is written as it happens,
+            // so whoever reads the log sees what led to the question. Else
+            // the simulation runs flat out and its events go out in blocks:
+            // a write per line costs a system call per event (a preview of
+            // 117 000 events into a pipe took about a third longer).
+            let out: Box<dyn Write> = if asks_a_person {
+                Box::new(std::io::LineWriter::new(stdout.lock()))
+            } else {
+                Box::new(std::io::BufWriter::new(stdout.lock()))
+            };
+            let mut sink = JsonlSink::new(out);
             let report = run_blocking(&playbook, &scenario, &options, approver, &mut sink);
             if let Some(e) = sink.error.take() {
                 return Err(e).context("cannot write the event log");

@@ -20,6 +20,7 @@ use playbook_orchestrator::AnyApprover;
 use playbook_orchestrator::agent::{ApprovalDecision, ApprovalRequest, Approver};
 use playbook_orchestrator::event::{EventRecord, FnSink, JsonlSink, Outcome, describe};
 use playbook_orchestrator::scenario::RunInput;
+use playbook_orchestrator::scenario::limits::{MAX_RUN_TOOL_CALLS, MAX_STEPS};
 use playbook_orchestrator::stop::Stop;
 use playbook_redact::redact_str;
 use playbook_runner::runner::{Budget, RunRequest, RunResult};
@@ -63,10 +64,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     project: Option<PathBuf>,
     /// Most agent calls [default: the static worst case of the run].
-    #[arg(long, value_name = "N")]
+    // Checked here, against the run's own limits, so that a refusal names
+    // the flag given rather than the limit it becomes (`limits.max_steps`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_STEPS))]
     max_agent_calls: Option<u64>,
     /// Most tool calls in the run [default: 100000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_RUN_TOOL_CALLS))]
     max_tool_calls: Option<u64>,
     /// Most wall time, in minutes.
     #[arg(long, value_name = "MINUTES")]
@@ -81,10 +84,17 @@ pub struct RunArgs {
 #[derive(Subcommand)]
 enum RunCommand {
     /// Remove the worktrees runs left in a repository (branches with work are kept).
+    ///
+    /// A run still going on is left alone. A worktree with changes not
+    /// committed is kept and its changes are named, unless --force.
     Clean {
         /// The repository.
         #[arg(long, value_name = "DIR")]
         repo: PathBuf,
+        /// Also remove worktrees with changes not committed; the changes
+        /// discarded are named.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -144,8 +154,8 @@ fn read_input(path: Option<&str>, goal: Option<String>) -> Result<RunInput> {
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    if let Some(RunCommand::Clean { repo }) = args.command {
-        return clean(&repo);
+    if let Some(RunCommand::Clean { repo, force }) = args.command {
+        return clean(&repo, force);
     }
     let (Some(file), Some(repo)) = (args.file.clone(), args.repo.clone()) else {
         return Err(anyhow!("give a playbook file and --repo DIR"));
@@ -212,7 +222,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         };
         match format {
             PreviewFormat::Jsonl => {
-                let mut sink = JsonlSink::new(std::io::BufWriter::new(std::io::stdout()));
+                // Line-buffered (one event, one write): a reader of the pipe
+                // sees each event as it happens, and a run that is killed
+                // has written every event so far. A run waits on its agents,
+                // not on these writes. Said here, not left to the standard
+                // library, whose stdout promises lines only to a terminal.
+                let mut sink = JsonlSink::new(std::io::LineWriter::new(std::io::stdout()));
                 let result = playbook_runner::runner::run(request, &mut approver, &mut sink).await;
                 let _ = sink.flush();
                 result
@@ -365,10 +380,33 @@ fn record_in_library(db: Option<PathBuf>, playbook: &playbook_core::Playbook, re
     }
 }
 
-fn clean(repo: &std::path::Path) -> Result<ExitCode> {
+fn clean(repo: &std::path::Path, force: bool) -> Result<ExitCode> {
     use playbook_runner::workspace::{Repo, Worktrees};
     let repo = Repo::open_for_clean(repo).map_err(|e| anyhow!(e.to_string()))?;
-    let report = Worktrees::clean(&repo).map_err(|e| anyhow!(e.to_string()))?;
+    let report = Worktrees::clean(&repo, force).map_err(|e| anyhow!(e.to_string()))?;
+    let changes = |u: &playbook_runner::workspace::Uncommitted| {
+        const SHOWN: usize = 50;
+        let more = match u.paths.len().saturating_sub(SHOWN) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let shown: Vec<&str> = u.paths.iter().take(SHOWN).map(String::as_str).collect();
+        redact_str(&format!(
+            "{}: {}{more}",
+            u.worktree.display(),
+            shown.join(", ")
+        ))
+        .into_owned()
+    };
+    if !report.live_runs.is_empty() {
+        println!(
+            "left alone (runs still going on): {}",
+            report.live_runs.join(", ")
+        );
+    }
+    for u in &report.discarded {
+        println!("discarded changes not committed (--force): {}", changes(u));
+    }
     let list = |items: Vec<String>| {
         if items.is_empty() {
             "none".to_string()
@@ -394,7 +432,13 @@ fn clean(repo: &std::path::Path) -> Result<ExitCode> {
         "deleted branches (nothing beyond their base): {}",
         list(report.deleted_branches)
     );
-    if report.problems.is_empty() {
+    for u in &report.kept_worktrees {
+        eprintln!(
+            "not cleaned: {} (changes not committed; commit them on the branch, or run again with --force to discard them)",
+            changes(u)
+        );
+    }
+    if report.problems.is_empty() && report.kept_worktrees.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
     for problem in &report.problems {

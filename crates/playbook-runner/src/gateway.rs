@@ -27,6 +27,7 @@
 //! the engine's checks.
 
 mod broker;
+mod framing;
 mod oversize;
 mod server;
 pub mod wire;

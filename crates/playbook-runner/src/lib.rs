@@ -23,6 +23,7 @@ pub mod assigner;
 pub mod context;
 pub mod gateway;
 pub mod process;
+mod regular_file;
 pub mod runner;
 pub mod schema;
 pub mod spill;

@@ -15,10 +15,11 @@
 
 mod answer;
 mod child;
+mod files;
 mod record;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use playbook_orchestrator::agent::{Agent, AgentOutcome, AgentStep, Invocation, ToolResult};
@@ -32,6 +33,7 @@ pub use record::{InvocationRecord, Usage, read_usage};
 
 use crate::gateway::wire::ToolInfo;
 use crate::gateway::{Broker, Session, SessionEvent};
+use files::{read_small, write_new};
 
 /// The files of one invocation, which a command line may name.
 #[derive(Debug, Clone)]
@@ -159,12 +161,26 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
 
     fn prepare(&mut self, inv: &Invocation<'_>, session: &Session) -> Result<Prepared, String> {
         let worktree = self.host.worktree(inv.task_id)?;
-        let dir = self
-            .scratch
-            .join(format!("{}-{}-{}", inv.task_id, inv.role, inv.iteration));
+        let scratch_io = |e: std::io::Error| {
+            format!(
+                "cannot prepare the invocation in {}: {e}",
+                self.scratch.display()
+            )
+        };
+        std::fs::create_dir_all(&self.scratch).map_err(scratch_io)?;
+        // A new folder of a name no one can guess, per invocation: an agent
+        // knows where its own files are (its environment names them), and a
+        // FIFO or link it planted where a later invocation's files go would
+        // hang the run (opening a FIFO to write blocks) or redirect the
+        // write. The files are then created new in it (`write_new`).
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{}-{}-{}-", inv.task_id, inv.role, inv.iteration))
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .tempdir_in(&self.scratch)
+            .map_err(scratch_io)?
+            .keep();
         let io =
             |e: std::io::Error| format!("cannot prepare the invocation in {}: {e}", dir.display());
-        std::fs::create_dir_all(&dir).map_err(io)?;
         let prepared = Prepared {
             prompt: inv.prompt.to_string(),
             prompt_file: dir.join("prompt.md"),
@@ -193,10 +209,9 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
                 }
             }
         });
-        std::fs::write(&prepared.prompt_file, &prepared.prompt).map_err(io)?;
-        std::fs::write(&prepared.packet_file, packet).map_err(io)?;
-        std::fs::write(&prepared.mcp_config, mcp.to_string()).map_err(io)?;
-        let _ = std::fs::remove_file(&prepared.result_file);
+        write_new(&prepared.prompt_file, prepared.prompt.as_bytes()).map_err(io)?;
+        write_new(&prepared.packet_file, packet.as_bytes()).map_err(io)?;
+        write_new(&prepared.mcp_config, mcp.to_string().as_bytes()).map_err(io)?;
         Ok(prepared)
     }
 
@@ -336,12 +351,7 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
             }
         } else {
             match read_small(&run.prepared.result_file, self.stdout_limit) {
-                Err(()) => AgentOutcome::Error {
-                    message: format!(
-                        "the agent wrote more than {} bytes to its result file; an answer is one JSON object",
-                        self.stdout_limit
-                    ),
-                },
+                Err(message) => AgentOutcome::Error { message },
                 Ok(file) => {
                     let text = String::from_utf8_lossy(&stdout.bytes);
                     ended.usage = read_usage(run.output, &text, file.as_deref());
@@ -351,26 +361,6 @@ impl<'b, H: Host> ProcessAgent<'b, H> {
         };
         self.end(run, outcome, ended).await
     }
-}
-
-/// A file the agent may have written (`Ok(None)`: none, or not text), read
-/// only up to `limit` bytes; `Err` when it holds more. A longer file is
-/// refused like a flood on stdout rather than read in part: a part could
-/// end inside a credential, and its beginning is quoted when it does not
-/// parse.
-fn read_small(path: &Path, limit: usize) -> Result<Option<String>, ()> {
-    use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
-        return Ok(None);
-    };
-    let mut bytes = Vec::new();
-    if file.take(limit as u64 + 1).read_to_end(&mut bytes).is_err() {
-        return Ok(None);
-    }
-    if bytes.len() > limit {
-        return Err(());
-    }
-    Ok(String::from_utf8(bytes).ok())
 }
 
 impl<H: Host> Agent for ProcessAgent<'_, H> {

@@ -364,6 +364,9 @@ pub async fn run<P: Approver, S: EventSink>(
     // system's temporary directory keeps it short and unreadable by others.
     let private = tempfile::Builder::new()
         .prefix("playbook-run-")
+        // Owner only, whatever the umask: it holds the gateway's socket
+        // and each invocation's token (`mcp.json`).
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
         .tempdir()
         .map_err(|e| io("create the run's private directory", e))?;
     let broker = Broker::bind(private.path()).map_err(|e| io("open the tool gateway", e))?;
@@ -462,7 +465,7 @@ pub async fn run<P: Approver, S: EventSink>(
         let stop = request.stop.clone();
         tokio::spawn(async move {
             tokio::time::sleep(limit).await;
-            stop.budget_exhausted();
+            stop.wall_time_exhausted();
         })
     });
     let mut assigner = match request.assigner.clone() {
@@ -596,6 +599,10 @@ fn write_records(
     for (name, mut value) in files {
         playbook_redact::redact_value(&mut value);
         let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-        let _ = std::fs::write(dir.join(name), text + "\n");
+        // The run's folder is known to its agents (`PLAYBOOK_RUN_ID`): a
+        // FIFO or link planted under one of these names must neither hang
+        // the end of the run nor redirect the write, so each name gets a
+        // new file.
+        let _ = crate::regular_file::overwrite(&dir.join(name), (text + "\n").as_bytes());
     }
 }

@@ -9,7 +9,9 @@
 //!   repository's git directory (`<common dir>/playbook/worktrees/…`) so the
 //!   person's checkout never shows it; a passed task's branch is kept for the
 //!   person to merge (never merged, never pushed), a failed task's worktree
-//!   stays for inspection, and [`Worktrees::clean`] removes them all.
+//!   stays for inspection, and [`Worktrees::clean`] removes them (not a
+//!   run's still going on, which holds a lock; not one with uncommitted
+//!   changes, unless forced).
 //! - [`WorktreeTools`] is the engine's `Tools` port: `check` refuses a path
 //!   that leaves the worktree through a symbolic link (the engine has
 //!   already refused what the path's text shows); `run` executes the
@@ -18,11 +20,12 @@
 //!   scopes; `release` frees a task's place when it leaves its stage.
 //! - [`Guard`] looks, after each invocation, at what an unsandboxed program
 //!   left outside the task's branch and worktree: processes still running
-//!   are killed, the git configuration and hooks are put back, moved refs
-//!   are reported.
+//!   are killed, the git configuration and hooks (the worktrees' own
+//!   included) are put back, moved refs are reported.
 //!
 //! `git` runs as a real process (the CLI people's repositories are made
-//! with), with a deadline, never prompting, never taking optional locks.
+//! with), with a deadline, never prompting, never taking optional locks,
+//! never starting a hook or file system monitor a configuration names.
 //!
 //! **Invariant:** nothing here changes the person's working tree, index,
 //! HEAD or existing branches (the guard only puts back what a program
@@ -39,6 +42,7 @@ mod files;
 mod git;
 mod git_tools;
 mod guard;
+mod live;
 mod repo;
 mod tools;
 mod worktree;
@@ -49,7 +53,7 @@ pub use error::{WorkspaceError, WorkspaceErrorKind};
 pub use guard::Guard;
 pub use repo::Repo;
 pub use tools::{SharedWorktrees, WorktreeTools};
-pub use worktree::{CleanReport, Worktrees};
+pub use worktree::{CleanReport, Uncommitted, Worktrees};
 
 /// Runs `argv` in `cwd` with a deadline, clipped output, and its whole
 /// process group killed at the end: for callers of the runner (verification)

@@ -248,3 +248,64 @@ fn no_text_from_a_file_or_an_agent_acts_on_the_terminal() {
         "an agent forged a report line:\n{stdout}"
     );
 }
+
+/// The first line `reader` gives within `wait`, read on another thread.
+pub(crate) fn first_line_within(
+    reader: impl std::io::Read + Send + 'static,
+    wait: std::time::Duration,
+) -> Option<String> {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        if std::io::BufReader::new(reader).read_line(&mut line).is_ok() {
+            let _ = tx.send(line);
+        }
+    });
+    rx.recv_timeout(wait).ok().filter(|l| !l.is_empty())
+}
+
+#[test]
+fn a_preview_that_asks_a_person_has_written_its_events_so_far() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let playbook_path = dir.path().join("asks.yaml");
+    std::fs::write(
+        &playbook_path,
+        "schema_version: 1.0.0\nid: asks\nname: Asks\nworkflow:\n  build:\n    roles:\n      - name: worker\n        mode: worker\n        responsibilities: Work.\n        outputs_contract:\n          required: [summary]\n        actions_allowed: [read_file, write_file]\n        gates:\n          requires_user_approval: true\n",
+    )
+    .unwrap();
+    let scenario = dir.path().join("asks.json");
+    std::fs::write(
+        &scenario,
+        serde_json::json!({
+            "input": {"goal": "ship it", "tasks": [{"id": "T-1", "title": "one"}]},
+            "roles": {"worker": {"default": {
+                "tool_calls": ["read_file", "write_file"],
+                "output": {"summary": "done"},
+            }}},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_playbook"))
+        .arg("preview")
+        .arg(&playbook_path)
+        .arg("--scenario")
+        .arg(&scenario)
+        .args(["--format", "jsonl", "--approve", "ask"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The preview now waits for an answer on its standard input: the
+    // events that led to the question are already on the pipe.
+    let stdout = child.stdout.take().unwrap();
+    let first = first_line_within(stdout, std::time::Duration::from_secs(30));
+    drop(child.stdin.take());
+    let _ = child.wait();
+    let first = first.expect("no event reached the pipe while the preview asked");
+    let event: serde_json::Value = serde_json::from_str(&first).expect("a JSON event line");
+    assert!(event.get("type").is_some(), "{first}");
+}

@@ -1,9 +1,10 @@
 //! The real `playbook gateway` relay, spoken to as an agent's MCP client
 //! speaks to it (JSON-RPC, one message per line on its standard streams),
 //! in front of a real broker whose session the test answers. A message
-//! too large to read is answered at once with the limit and what to do,
-//! and the relay goes on serving: it used to drop a message over 16 MiB in
-//! silence, and the agent waited until its heartbeat killed it.
+//! too large to read, a line that is not JSON and a second request with
+//! the id of one in progress are each answered at once, and the relay goes
+//! on serving: it used to drop them in silence, and the agent waited until
+//! its heartbeat killed it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -46,8 +47,13 @@ impl Relay {
                 while let Some(event) = session.events.recv().await {
                     if let SessionEvent::Call { call, reply } = event {
                         let bytes = call.args.to_string().len();
+                        // `slow` is still in progress a second later.
+                        let wait = if call.tool == "slow" { 1000 } else { 0 };
                         let result = json!({"ok": true, "tool": call.tool, "bytes": bytes});
-                        let _ = reply.send(ToolResult::Ran { result });
+                        tokio::spawn(async move {
+                            tokio::time::sleep(Duration::from_millis(wait)).await;
+                            let _ = reply.send(ToolResult::Ran { result });
+                        });
                     }
                 }
             });
@@ -94,7 +100,11 @@ impl Relay {
     }
 
     fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.send_bytes(line.as_bytes());
+    }
+
+    fn send_bytes(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).unwrap();
         self.stdin.write_all(b"\n").unwrap();
         self.stdin.flush().unwrap();
     }
@@ -198,6 +208,53 @@ fn a_message_over_the_limit_is_answered_at_once_and_the_relay_goes_on() {
             .unwrap()
             > 1024 * 1024,
         "{answer}"
+    );
+    assert!(
+        relay.child.try_wait().unwrap().is_none(),
+        "the relay is alive"
+    );
+}
+
+#[test]
+fn lines_that_are_not_json_and_a_reused_id_are_answered_and_the_relay_goes_on() {
+    let mut relay = Relay::start();
+    let call = |id: u64, tool: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": tool, "arguments": {}}})
+        .to_string()
+    };
+
+    // JSON-RPC 2.0: a parse error is answered with -32700 and a null id.
+    let whole = call(2, "list_files");
+    let cut_short = &whole[..40];
+    for line in [cut_short.as_bytes(), &b"\xff\xfe not UTF-8 at all"[..]] {
+        relay.send_bytes(line);
+        let answer = relay.answer(&Value::Null, Duration::from_secs(10));
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("not read"), "{message}");
+    }
+
+    // A second request with the id of one still in progress: answered on
+    // its own (-32600, its id), and the first still gets its result.
+    relay.send(&call(3, "slow"));
+    relay.send(&call(3, "slow"));
+    let first = relay.answer(&json!(3), Duration::from_secs(10));
+    assert_eq!(first["error"]["code"], -32600, "{first}");
+    let message = first["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("in progress"), "{message}");
+    let second = relay.answer(&json!(3), Duration::from_secs(10));
+    assert_eq!(
+        second["result"]["structuredContent"]["tool"], "slow",
+        "{second}"
+    );
+
+    // Answered, the id may be used again; the relay still serves.
+    relay.send(&call(3, "list_files"));
+    let again = relay.answer(&json!(3), Duration::from_secs(10));
+    assert_eq!(
+        again["result"]["structuredContent"]["tool"], "list_files",
+        "{again}"
     );
     assert!(
         relay.child.try_wait().unwrap().is_none(),

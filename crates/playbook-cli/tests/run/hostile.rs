@@ -352,3 +352,54 @@ fn git_config_and_hooks_a_program_changes_are_put_back_and_fail_the_task() {
     );
     assert!(!git(repo.path(), &["rev-parse", "--verify", "sneaky"]).is_empty());
 }
+
+#[test]
+fn a_forbidden_path_spelled_in_another_case_is_refused_and_fails_the_branch() {
+    // On a case-insensitive file system (macOS's default) `src/Secret/z`
+    // is inside `src/secret/`: the gateway refuses it, and a commit of such
+    // a path a program made fails the task like any forbidden change.
+    let repo = Repo::new();
+    let before = repo.snapshot();
+    let playbook = single("read_file, write_file, run_command");
+    let script = json!({"worker": [{
+        "calls": [
+            {"tool": "write_file", "args": {"path": "src/Secret/z", "content": "x"}},
+            {"tool": "write_file", "args": {"path": "SRC/SECRET/z", "content": "x"}},
+            {"tool": "write_file", "args": {"path": "src/ok.txt", "content": "allowed"}},
+            {"tool": "run_command", "args": {"argv": ["sh", "-c",
+                "mkdir -p src/SeCrEt && echo k > src/SeCrEt/k && git add -A && git commit -qm sneaky"]}}
+        ],
+        "answer": answer()
+    }]});
+    let input = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        input.path(),
+        "tasks:\n  - {id: T-1, title: t, acceptance_criteria: [it works], lock_scope: [src/], forbidden_scope: [src/secret/]}\n",
+    )
+    .unwrap();
+    let run = run(
+        &repo,
+        &playbook,
+        script,
+        &["--input", input.path().to_str().unwrap()],
+    );
+    let blocked: Vec<&str> = events_of(&run, "tool_call_blocked")
+        .iter()
+        .filter(|e| e["tool"] == "write_file")
+        .filter_map(|e| e["reason"].as_str())
+        .collect();
+    assert_eq!(blocked.len(), 2, "{}", run.stdout);
+    assert!(
+        blocked.iter().all(|r| r.contains("forbidden_scope")),
+        "{blocked:?}"
+    );
+    let failed = events_of(&run, "task_failed");
+    assert_eq!(failed.len(), 1, "{}", run.stdout);
+    assert_eq!(failed[0]["code"], "SCOPE_VIOLATION");
+    let reason = failed[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("src/SeCrEt/k") && reason.contains("forbidden_scope"),
+        "{reason}"
+    );
+    assert_eq!(repo.snapshot(), before);
+}

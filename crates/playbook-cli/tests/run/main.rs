@@ -4,10 +4,14 @@
 //! hostile action must be refused before it happens, and the file system
 //! and the repository's refs must show that it did not.
 
+mod budgets;
 mod cap;
+mod clean;
 mod faults;
 mod gateway;
 mod harness;
 mod hostile;
 mod journey;
+mod planted;
 mod secrets;
+mod stream;

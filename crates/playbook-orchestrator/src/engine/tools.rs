@@ -8,6 +8,7 @@
 use super::*;
 use crate::agent::{ToolCall, ToolContext, ToolDenial};
 use crate::toolset;
+use playbook_core::scope::{reaches_any_case, within_any_case};
 
 impl<A, P, R, T, C, S> Engine<'_, '_, A, P, R, T, C, S>
 where
@@ -156,11 +157,11 @@ where
         // Counted only for calls the contract lets through, so a hostile
         // agent's denied attempts do not use up the budget of honest work.
         if self.run_tool_calls >= self.max_run_tool_calls {
-            self.options.stop.budget_exhausted();
+            self.options.stop.tool_calls_exhausted();
             return deny(
                 ErrorCode::BudgetExceeded,
                 format!(
-                    "the run reached its budget of {} tool calls (limits.max_run_tool_calls); `{}` was not run",
+                    "the run reached its budget of {} tool calls (limits.max_run_tool_calls; --max-tool-calls of playbook run); `{}` was not run",
                     self.max_run_tool_calls, call.tool
                 ),
             );
@@ -268,18 +269,26 @@ where
         }
     }
 
-    /// Why writing `path` breaks the task's scopes, if it does.
+    /// Why writing `path` breaks the task's scopes, if it does. What
+    /// confines (a forbidden path, another task's lock) is compared
+    /// without case, as the Claude Code gate compares it
+    /// (`playbook_core::scope`): on a case-insensitive file system
+    /// `src/Secret/z` lands in `src/secret/`. The task's own lock_scope
+    /// stays exact, which can only refuse more; forbidden wins.
     fn scope_refusal(&self, task: usize, path: &str) -> Option<String> {
         let t = &self.tasks[task];
-        let one = std::slice::from_ref;
-        let path_owned = path.to_string();
         if let Some(f) = t
             .packet
             .forbidden_scope
             .iter()
-            .find(|f| overlaps(one(f), one(&path_owned)))
+            .find(|f| reaches_any_case(path, f))
         {
-            return Some(format!("`{path}` is in the task's forbidden_scope (`{f}`)"));
+            if within_any_case(path, f) {
+                return Some(format!("`{path}` is in the task's forbidden_scope (`{f}`)"));
+            }
+            return Some(format!(
+                "`{path}` holds `{f}`, which is in the task's forbidden_scope"
+            ));
         }
         if t.scoped && !t.packet.lock_scope.iter().any(|l| within(path, l)) {
             return Some(format!(
@@ -288,10 +297,12 @@ where
             ));
         }
         let me = &t.packet.task_id;
-        if let Some(lock) =
-            self.scenario.input.active_locks.iter().find(|l| {
-                l.active && &l.task_id != me && overlaps(one(&l.resource), one(&path_owned))
-            })
+        if let Some(lock) = self
+            .scenario
+            .input
+            .active_locks
+            .iter()
+            .find(|l| l.active && &l.task_id != me && reaches_any_case(path, &l.resource))
         {
             return Some(format!(
                 "`{path}` is locked by task {} (`{}`)",

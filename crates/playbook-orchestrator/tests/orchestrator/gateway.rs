@@ -111,9 +111,14 @@ fn writes_keep_to_lock_scope_forbidden_scope_and_other_tasks_locks() {
     let write = |p: &str| format!("{{tool: edit_file, args: {{path: '{p}', old: a, new: b}}}}");
     let got = calls(scoped, &format!("[{}]", write("src/ok.rs")), "");
     assert_eq!(code_of(&got, "edit_file"), None);
+    // A forbidden path or another task's lock in another case is the same
+    // file on a case-insensitive file system: refused too.
     for path in [
         "docs/readme.md",
         "src/secret/key.pem",
+        "src/Secret/key.pem",
+        "src/SECRET",
+        "src",
         "src/../docs/x",
         "srcx/a",
     ] {
@@ -126,8 +131,14 @@ fn writes_keep_to_lock_scope_forbidden_scope_and_other_tasks_locks() {
     }
     // Without a lock_scope the task owns its worktree, but never another
     // task's lock.
-    let got = calls("", &format!("[{}]", write("shared/x")), "");
-    assert_eq!(code_of(&got, "edit_file"), Some(ErrorCode::ScopeViolation));
+    for path in ["shared/x", "Shared/x"] {
+        let got = calls("", &format!("[{}]", write(path)), "");
+        assert_eq!(
+            code_of(&got, "edit_file"),
+            Some(ErrorCode::ScopeViolation),
+            "{path}"
+        );
+    }
     let got = calls("", &format!("[{}]", write("mine/x")), "");
     assert_eq!(code_of(&got, "edit_file"), None);
 }

@@ -57,6 +57,14 @@ fn git(repo: &Path) -> Command {
         .arg(repo)
         // Paths in answers are raw bytes, never C-quoted.
         .args(["-c", "core.quotepath=off"])
+        // No program a configuration file names runs from here, as from
+        // every git command of the runner (see `workspace::git`).
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
         .env("GIT_TERMINAL_PROMPT", "0")
         // An inherited repository override (a git hook's environment)
         // would make git read another repository than `repo`.

@@ -5,7 +5,7 @@
 //! rmcp's reader drops a line over its bound without a word: an agent that
 //! sends one (`write_file` with 17 MiB of content) then waits for an answer
 //! that never comes, until its heartbeat kills it. So the relay's standard
-//! input passes through [`guard`] first. A line within [`MAX_MESSAGE`] is
+//! input passes through `framing::guard` first. A line within [`MAX_MESSAGE`] is
 //! passed on as it is. A longer one is not kept: it is read to its end while
 //! [`Scan`] picks out its `id`, `method` and tool name (wherever they are in
 //! the object, even after megabytes of arguments), and rmcp is handed a
@@ -19,7 +19,6 @@
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock as Content, CustomResult};
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::wire::MAX_LINE;
 
@@ -237,69 +236,6 @@ impl Scan {
     }
 }
 
-/// Copies `input` to `output` line by line; a line longer than `limit`
-/// bytes is replaced by its stand-in (see the module comment). Ends when
-/// either side closes; `output` is then shut down, so rmcp sees the end.
-pub(super) async fn guard<R, W>(mut input: R, mut output: W, limit: usize)
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut line: Vec<u8> = Vec::new();
-    // The line being read is over the limit: what it holds so far, read.
-    let mut over: Option<(Scan, usize)> = None;
-    'read: loop {
-        let n = match input.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        let mut chunk = &buf[..n];
-        while !chunk.is_empty() {
-            let end = chunk.iter().position(|&b| b == b'\n');
-            let part = &chunk[..end.unwrap_or(chunk.len())];
-            chunk = &chunk[end.map_or(chunk.len(), |i| i + 1)..];
-            match &mut over {
-                Some((scan, bytes)) => {
-                    scan.feed(part);
-                    *bytes += part.len();
-                }
-                None if line.len() + part.len() > limit => {
-                    let mut scan = Scan::default();
-                    scan.feed(&line);
-                    scan.feed(part);
-                    over = Some((scan, line.len() + part.len()));
-                    // Not kept: a message this large is refused, not read.
-                    line = Vec::new();
-                }
-                None => line.extend_from_slice(part),
-            }
-            if end.is_none() {
-                continue;
-            }
-            let out = match over.take() {
-                Some((scan, bytes)) => match scan.stand_in(bytes) {
-                    Some(stand_in) => stand_in,
-                    None => continue,
-                },
-                None => {
-                    line.push(b'\n');
-                    std::mem::take(&mut line)
-                }
-            };
-            if output.write_all(&out).await.is_err() {
-                break 'read;
-            }
-        }
-    }
-    // A last line without its newline is passed on as it is (rmcp drops an
-    // unfinished message at the end of its input).
-    if over.is_none() && !line.is_empty() {
-        let _ = output.write_all(&line).await;
-    }
-    let _ = output.shutdown().await;
-}
-
 /// What the agent is told about a message of `bytes` bytes that was too
 /// large: the limit, and how to proceed.
 pub(super) fn message(method: &str, tool: Option<&str>, bytes: u64) -> String {
@@ -394,35 +330,6 @@ mod tests {
         assert!(scanned(r#"[{"id":3,"method":"tools/call"}]"#).is_none());
         assert!(scanned("garbage").is_none());
         assert!(scanned(r#"{"id":{"x":1},"method":"tools/call"}"#).is_none());
-    }
-
-    #[tokio::test]
-    async fn lines_within_the_limit_pass_and_a_longer_one_is_replaced() {
-        let (mut agent, relay_in) = tokio::io::duplex(1024);
-        let (guarded, mut rmcp) = tokio::io::duplex(1024);
-        let guarding = tokio::spawn(guard(relay_in, guarded, 100));
-        let small = "{\"id\":1,\"method\":\"ping\"}\n";
-        let big = format!(
-            "{{\"method\":\"tools/call\",\"params\":{{\"name\":\"write_file\",\"arguments\":{{\"content\":\"{}\"}}}},\"id\":2}}\n",
-            "x".repeat(5000)
-        );
-        let writing = tokio::spawn(async move {
-            agent.write_all(small.as_bytes()).await.unwrap();
-            agent.write_all(big.as_bytes()).await.unwrap();
-            agent.write_all(small.as_bytes()).await.unwrap();
-        });
-        let mut out = String::new();
-        rmcp.read_to_string(&mut out).await.unwrap();
-        writing.await.unwrap();
-        guarding.await.unwrap();
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 3, "{out}");
-        assert_eq!(lines[0], small.trim_end());
-        assert_eq!(lines[2], small.trim_end());
-        let stand_in: Value = serde_json::from_str(lines[1]).unwrap();
-        assert_eq!(stand_in["id"], 2);
-        assert_eq!(stand_in["method"], METHOD);
-        assert_eq!(stand_in["params"]["tool"], "write_file");
     }
 
     #[test]

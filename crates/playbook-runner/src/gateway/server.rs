@@ -2,9 +2,11 @@
 //! `tools/list` and `tools/call` to the run's broker and holds no rights of
 //! its own.
 //!
-//! Sizes: a message from the agent longer than [`MAX_MESSAGE`] is answered
-//! with the limit and how to proceed, never dropped in silence
-//! (`oversize.rs`); a call whose line to the broker would be longer than
+//! Every request gets an answer (`framing.rs`): a message from the agent
+//! longer than [`MAX_MESSAGE`] is answered with the limit and how to
+//! proceed (`oversize.rs`), a line that is not JSON with a parse error, a
+//! request reusing the id of one in progress with an invalid-request
+//! error. A call whose line to the broker would be longer than
 //! [`MAX_LINE`] is refused the same way before it is sent, since the broker
 //! cannot read such a line and would end the connection.
 
@@ -28,6 +30,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::Mutex;
 use tokio_util::codec::{FramedRead, FramedWrite, LinesCodec};
 
+use super::framing::{self, InFlight};
 use super::oversize::{self, MAX_MESSAGE};
 use super::wire::{MAX_LINE, Reply, Request, WIRE_VERSION};
 
@@ -248,20 +251,42 @@ pub async fn serve_stdio(socket: &Path, token: &str) -> Result<(), String> {
     let relay = Relay {
         link: Arc::new(Mutex::new(link)),
     };
-    // Standard input reaches rmcp through the guard, which answers a
-    // message over MAX_MESSAGE instead of letting rmcp drop it unanswered;
-    // rmcp's own bound is set above it, so it never drops one itself.
+    // Standard input reaches rmcp through the guard, and rmcp's output
+    // reaches standard output through the pump (`framing.rs`): together they
+    // answer what rmcp would leave unanswered (a message over MAX_MESSAGE, a
+    // line that is not JSON, a second request with the id of one in
+    // progress). rmcp's own bound is set above MAX_MESSAGE, so it never
+    // drops a line itself.
+    let in_flight = InFlight::default();
+    let (answers, answered) = tokio::sync::mpsc::unbounded_channel();
     let (guarded, agent_in) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(oversize::guard(tokio::io::stdin(), agent_in, MAX_MESSAGE));
-    let transport = AsyncRwTransport::new_server(guarded, tokio::io::stdout())
-        .with_max_line_length(MAX_MESSAGE + 2);
-    let service = relay
-        .serve(transport)
-        .await
-        .map_err(|e| format!("MCP initialisation failed: {e}"))?;
-    service
-        .waiting()
-        .await
-        .map_err(|e| format!("the MCP service failed: {e}"))?;
-    Ok(())
+    tokio::spawn(framing::guard(
+        tokio::io::stdin(),
+        agent_in,
+        MAX_MESSAGE,
+        answers,
+        in_flight.clone(),
+    ));
+    let (rmcp_out, to_agent) = tokio::io::duplex(64 * 1024);
+    let pump = tokio::spawn(framing::pump(
+        to_agent,
+        tokio::io::stdout(),
+        answered,
+        in_flight,
+    ));
+    let transport =
+        AsyncRwTransport::new_server(guarded, rmcp_out).with_max_line_length(MAX_MESSAGE + 2);
+    let served = match relay.serve(transport).await {
+        Ok(service) => service
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|e| format!("the MCP service failed: {e}")),
+        Err(e) => Err(format!("MCP initialisation failed: {e}")),
+    };
+    // rmcp has closed its output (the transport is dropped): the pump
+    // writes what is left and ends, so no answer is lost when the process
+    // exits.
+    let _ = pump.await;
+    served
 }

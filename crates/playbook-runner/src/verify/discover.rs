@@ -17,10 +17,9 @@
 //! Files are read only when they are regular files of at most 1 MiB: the
 //! worktree is written by an agent.
 
-use std::io::Read;
 use std::path::Path;
 
-const MAX_PROBE_BYTES: u64 = 1024 * 1024;
+const MAX_PROBE_BYTES: usize = 1024 * 1024;
 
 fn argv(words: &[&str]) -> Vec<Vec<String>> {
     vec![words.iter().map(|w| w.to_string()).collect()]
@@ -30,19 +29,17 @@ fn is_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
-/// The text of a regular file of at most 1 MiB.
+/// The text of a regular file of at most 1 MiB. A link is followed (a
+/// repository may link its Makefile), then what it leads to is opened the
+/// way every file an agent can plant is: never blocking, regular files
+/// only, so a FIFO there cannot hang the verification.
 fn probe(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_PROBE_BYTES {
+    let path = path.canonicalize().ok()?;
+    let (bytes, clipped) = crate::regular_file::read_bounded(&path, MAX_PROBE_BYTES).ok()??;
+    if clipped {
         return None;
     }
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_PROBE_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text)
+    String::from_utf8(bytes).ok()
 }
 
 fn npm_test(root: &Path) -> bool {

@@ -1,11 +1,12 @@
 //! The file tools: read, list, search, write, edit, delete — every one
 //! bounded (sizes, counts, bytes scanned) and unable to block on a special
-//! file (a FIFO, a device): only regular files are opened, without
-//! following a last-component link and without blocking.
+//! file (a FIFO, a device) or to write outside the worktree through a link:
+//! only regular files are opened, without following a last-component link
+//! and without blocking, and a write gives the name a new file rather than
+//! writing into the one there (`crate::regular_file`), so a hard link to a
+//! file outside the worktree is broken, never written through.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::path::Path;
 
 use regex::RegexBuilder;
@@ -13,6 +14,7 @@ use serde_json::{Value, json};
 use walkdir::WalkDir;
 
 use super::confine::{Confined, resolve_for_read};
+use crate::regular_file::{self, Refused};
 
 /// Bytes of a file `read_file` returns.
 pub const READ_LIMIT: usize = 1024 * 1024;
@@ -43,37 +45,21 @@ pub fn fail(error: impl Into<String>) -> Value {
 /// Opens a regular file for reading, never blocking and never following a
 /// link in its last component.
 fn open_regular(path: &Path, rel: &str) -> Result<File, String> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                format!("`{rel}` is a symbolic link; use the path it points to")
-            } else {
-                format!("`{rel}` cannot be opened: {e}")
-            }
-        })?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("`{rel}` cannot be inspected: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!(
-            "`{rel}` is not a regular file (a folder or a special file); only files can be read"
-        ));
-    }
-    Ok(file)
+    regular_file::open(path).map_err(|e| match e {
+        Refused::Missing => {
+            format!("`{rel}` does not exist in the task's worktree; list_files shows what does")
+        }
+        Refused::Link => format!("`{rel}` is a symbolic link; use the path it points to"),
+        Refused::NotRegular(what) => {
+            format!("`{rel}` is {what}, not a regular file; only files can be read")
+        }
+        Refused::Io(e) => format!("`{rel}` cannot be opened: {e}"),
+    })
 }
 
 /// Reads at most `limit` bytes; `true` when the file had more.
 fn read_capped(file: File, limit: usize, rel: &str) -> Result<(Vec<u8>, bool), String> {
-    let mut bytes = Vec::new();
-    file.take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("`{rel}` cannot be read: {e}"))?;
-    let clipped = bytes.len() > limit;
-    bytes.truncate(limit);
-    Ok((bytes, clipped))
+    regular_file::read_capped(file, limit).map_err(|e| format!("`{rel}` cannot be read: {e}"))
 }
 
 fn looks_binary(bytes: &[u8]) -> bool {
@@ -248,41 +234,40 @@ pub fn search_code(root: &Path, target: &Confined, pattern: &str) -> Value {
     })
 }
 
-/// Writes `content` to a regular file at `target`, creating its folders;
-/// a link or special file in the last component is refused, not followed.
-fn write_bytes(target: &Confined, content: &[u8]) -> Result<(), String> {
-    if let Some(parent) = target.abs.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("the folder of `{}` cannot be made: {e}", target.rel))?;
-    }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&target.abs)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                format!(
-                    "`{}` is a symbolic link; write the file it points to instead",
-                    target.rel
-                )
-            } else {
-                format!("`{}` cannot be written: {e}", target.rel)
-            }
-        })?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("`{}` cannot be inspected: {e}", target.rel))?;
-    if !meta.is_file() {
-        return Err(format!(
-            "`{}` is not a regular file (a folder or a special file); it was not written",
+/// Writes `content` as the file at `target`, creating its folders: the
+/// name gets a new file (`regular_file::replace`), so a hard link there
+/// (to a file in the person's checkout, or a package manager's store) is
+/// broken rather than written through; a link or special file in the last
+/// component is refused, not followed. Returns the result to report.
+fn write_bytes(target: &Confined, content: &[u8]) -> Value {
+    if let Some(parent) = target.abs.parent()
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        return fail(format!(
+            "the folder of `{}` cannot be made: {e}",
             target.rel
         ));
     }
-    file.set_len(0)
-        .and_then(|()| file.write_all(content))
-        .map_err(|e| format!("`{}` cannot be written: {e}", target.rel))
+    let rel = &target.rel;
+    match regular_file::replace(&target.abs, content) {
+        Ok(replaced) => {
+            let mut out = json!({ "ok": true, "path": rel, "bytes": content.len() });
+            if replaced.other_links > 0 {
+                out["note"] = json!(format!(
+                    "`{rel}` had {} other hard link(s), names elsewhere (possibly outside the worktree) for the same file; it was replaced by a new file, so the write stays in the task's worktree and those names keep the old text",
+                    replaced.other_links
+                ));
+            }
+            out
+        }
+        Err(Refused::Link) => fail(format!(
+            "`{rel}` is a symbolic link; write the file it points to instead"
+        )),
+        Err(Refused::NotRegular(what)) => fail(format!(
+            "`{rel}` is {what}, not a regular file; it was not written"
+        )),
+        Err(e) => fail(format!("`{rel}` cannot be written: {e}")),
+    }
 }
 
 pub fn write_file(target: &Confined, content: &str) -> Value {
@@ -292,10 +277,7 @@ pub fn write_file(target: &Confined, content: &str) -> Value {
             content.len()
         ));
     }
-    match write_bytes(target, content.as_bytes()) {
-        Ok(()) => json!({ "ok": true, "path": target.rel, "bytes": content.len() }),
-        Err(e) => fail(e),
-    }
+    write_bytes(target, content.as_bytes())
 }
 
 pub fn edit_file(target: &Confined, old: &str, new: &str) -> Value {
@@ -328,10 +310,7 @@ pub fn edit_file(target: &Confined, old: &str, new: &str) -> Value {
     if updated.len() > WRITE_LIMIT {
         return fail(format!("the edited file would exceed {WRITE_LIMIT} bytes"));
     }
-    match write_bytes(target, updated.as_bytes()) {
-        Ok(()) => json!({ "ok": true, "path": target.rel, "bytes": updated.len() }),
-        Err(e) => fail(e),
-    }
+    write_bytes(target, updated.as_bytes())
 }
 
 pub fn delete_file(target: &Confined) -> Value {

@@ -26,9 +26,56 @@ const ENV: &[(&str, &str)] = &[
     ("LC_ALL", "C"),
 ];
 
-/// Runs `git args…` in `dir` with the given output limit.
+/// Configuration every git command of the runner gets on its command line,
+/// which outranks every configuration file git reads (the repository's, a
+/// worktree's `config.worktree`, the person's own), so none of them can make
+/// the runner's git start a program:
+///
+/// - `core.fsmonitor` names a program git runs on every command that looks
+///   at a working tree (`status`, `diff`, `add`, and the `status` that
+///   `git worktree remove` runs);
+/// - `core.hooksPath` at a place with no hook in it turns every hook off
+///   (`post-checkout` on `worktree add`, `reference-transaction` on every
+///   ref update, `post-index-change`).
+///
+/// Git hands command-line configuration on to the git commands it starts
+/// itself (`GIT_CONFIG_PARAMETERS`), submodules' included. Diff drivers
+/// (`diff.external`, `textconv`) are turned off per command
+/// (`--no-ext-diff --no-textconv`); filter drivers stay on: the person's own
+/// (Git LFS) decide what a checkout holds. The repository's files that could
+/// define another are the ones the guard puts back before the runner looks
+/// at a task's worktree again; one in the person's own `~/.gitconfig` runs
+/// on their next git command anyway (docs/agent-protocol.md, section 6).
+const NO_PROGRAMS: [&str; 4] = [
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+];
+
+/// Runs `git args…` in `dir` with the given output limit; no hook and no
+/// file system monitor runs (see [`NO_PROGRAMS`]).
 pub fn run_limited(dir: &Path, args: &[&str], limit: usize) -> Result<Finished, WorkspaceError> {
+    spawn(dir, &NO_PROGRAMS, args, limit)
+}
+
+/// Runs `git args…` in `dir` for an agent's own request, with the
+/// repository's hooks on: the person's `pre-commit` or `commit-msg` hook
+/// holds an agent's commit to the same rules as theirs. Only the file
+/// system monitor is off; a hook runs during the invocation, as the agent's
+/// own `run_command` could run it.
+pub fn run_with_hooks(dir: &Path, args: &[&str], limit: usize) -> Result<Finished, WorkspaceError> {
+    spawn(dir, &NO_PROGRAMS[..2], args, limit)
+}
+
+fn spawn(
+    dir: &Path,
+    config: &[&str],
+    args: &[&str],
+    limit: usize,
+) -> Result<Finished, WorkspaceError> {
     let mut argv: Vec<OsString> = vec!["git".into()];
+    argv.extend(config.iter().map(OsString::from));
     argv.extend(args.iter().map(OsString::from));
     command::run(&Spec {
         argv: &argv,

@@ -105,6 +105,10 @@ pub fn uncommitted_paths(root: &Path) -> Result<Vec<String>, String> {
         "-z",
         "--untracked-files=all",
         "--no-renames",
+        // A submodule's new commit is still listed; its working tree is not
+        // looked into, so no git runs there with the submodule's own
+        // configuration (its filter drivers).
+        "--ignore-submodules=dirty",
     ];
     let out = git::run(root, &args).map_err(|e| e.message)?;
     if !out.success() {
@@ -242,7 +246,17 @@ fn commit(task: &Task<'_>, message: &str, allow_empty: bool) -> Value {
         return fail(git::failure(task.root, &["add", "-A"], &add).message);
     }
     if !allow_empty {
-        let staged = match run(task, &["diff", "--cached", "--quiet"], DIFF_LIMIT) {
+        let staged = match run(
+            task,
+            &[
+                "diff",
+                "--cached",
+                "--quiet",
+                "--no-ext-diff",
+                "--no-textconv",
+            ],
+            DIFF_LIMIT,
+        ) {
             Ok(o) => o,
             Err(v) => return v,
         };
@@ -259,9 +273,11 @@ fn commit(task: &Task<'_>, message: &str, allow_empty: bool) -> Value {
     if allow_empty {
         args.push("--allow-empty");
     }
-    let out = match run(task, &args, DIFF_LIMIT) {
+    // The one command with the repository's hooks on (see
+    // `git::run_with_hooks`).
+    let out = match git::run_with_hooks(task.root, &args, DIFF_LIMIT) {
         Ok(o) => o,
-        Err(v) => return v,
+        Err(e) => return git_error(e),
     };
     if !out.success() {
         return fail(format!(

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{WorkspaceError, WorkspaceErrorKind};
 use super::git;
+use super::guard::OwnWorktrees;
 
 /// How many paths a dirty-tree error names.
 const SHOWN_PATHS: usize = 5;
@@ -24,6 +25,9 @@ pub struct Repo {
     /// `-c user.name=… -c user.email=…` when the repository's configuration
     /// has no identity; passed per command, never written to a config file.
     identity: Vec<String>,
+    /// The worktrees a run made here, as made: recorded by its `Worktrees`,
+    /// compared by its `Guard` (clones of this `Repo` share the record).
+    own: OwnWorktrees,
 }
 
 fn err(kind: WorkspaceErrorKind, message: String) -> WorkspaceError {
@@ -67,6 +71,7 @@ impl Repo {
             base_ref,
             base_sha,
             identity,
+            own: OwnWorktrees::default(),
         })
     }
 
@@ -83,6 +88,7 @@ impl Repo {
             common_dir,
             base_ref: String::new(),
             base_sha: String::new(),
+            own: OwnWorktrees::default(),
         })
     }
 
@@ -116,6 +122,12 @@ impl Repo {
     /// the person's `git status` never shows them.
     pub fn worktrees_dir(&self) -> PathBuf {
         self.common_dir.join("playbook").join("worktrees")
+    }
+
+    /// The worktrees a run made in this repository, as `git worktree add`
+    /// left them.
+    pub(crate) fn own_worktrees(&self) -> &OwnWorktrees {
+        &self.own
     }
 
     /// Where each task branch's base commit is recorded, so `clean` can

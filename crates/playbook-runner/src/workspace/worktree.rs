@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::{WorkspaceError, WorkspaceErrorKind};
 use super::git;
+use super::git_tools;
+use super::live::{self, RunLock};
 use super::repo::Repo;
 
 /// Longest task id accepted: it becomes a folder and a branch name.
@@ -37,11 +39,28 @@ fn check_id(what: &str, id: &str) -> Result<(), WorkspaceError> {
     ))
 }
 
+/// A worktree holding changes not committed, and their paths (tracked
+/// files changed, untracked files not ignored).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Uncommitted {
+    pub worktree: PathBuf,
+    pub paths: Vec<String>,
+}
+
 /// What `clean` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CleanReport {
     /// Worktree folders removed.
     pub removed_worktrees: Vec<PathBuf>,
+    /// Worktrees removed with changes not committed (`force`): the changes
+    /// named here are gone.
+    pub discarded: Vec<Uncommitted>,
+    /// Worktrees not removed because they hold changes not committed
+    /// (without `force`), with those changes.
+    pub kept_worktrees: Vec<Uncommitted>,
+    /// Runs still going on (their id, first 8): their worktrees and branches
+    /// are left alone.
+    pub live_runs: Vec<String>,
     /// Task branches kept: they have commits beyond their base.
     pub kept_branches: Vec<String>,
     /// Task branches deleted: they had nothing beyond their base.
@@ -67,6 +86,9 @@ pub struct Worktrees {
     finished: BTreeMap<String, bool>,
     /// Every task that had a worktree in this run (its branch exists).
     made: BTreeSet<String>,
+    /// Marks the run as going on, for `clean` and other runs' guards, for
+    /// as long as this lives.
+    _live: RunLock,
 }
 
 impl Worktrees {
@@ -84,6 +106,7 @@ impl Worktrees {
             ));
         }
         Ok(Worktrees {
+            _live: RunLock::take(repo.common_dir(), &run8)?,
             repo: repo.clone(),
             run8,
             max_parallel: max_parallel.max(1),
@@ -201,6 +224,12 @@ impl Worktrees {
                 return Err(git::failure(&top, &args, &out));
             }
             self.record_base(task_id)?;
+            // As git made it, before any agent ran there: what the guard
+            // puts the worktree's git files back to.
+            let made = path.canonicalize().map_err(|e| io_err(&path, e))?;
+            self.repo
+                .own_worktrees()
+                .record(self.repo.common_dir(), &made);
         }
         let path = path.canonicalize().map_err(|e| io_err(&path, e))?;
         self.finished.remove(task_id);
@@ -215,7 +244,10 @@ impl Worktrees {
         let dir = self.repo.bases_dir().join(&self.run8);
         std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
         let file = dir.join(task_id);
-        std::fs::write(&file, self.repo.base_sha()).map_err(|e| io_err(&file, e))
+        // A new file under the name: an agent of an earlier task knows this
+        // folder (its run id) and may have planted a FIFO or link here.
+        crate::regular_file::overwrite(&file, self.repo.base_sha().as_bytes())
+            .map_err(|e| io_err(&file, e))
     }
 
     /// The task left its stage and waits for the next one: it no longer
@@ -233,7 +265,15 @@ impl Worktrees {
         // not committed.
         let path = live.path.to_string_lossy().into_owned();
         let _ = git::run(self.repo.root(), &["worktree", "remove", &path])?;
+        self.forget_if_gone(&live.path);
         Ok(())
+    }
+
+    /// Forgets the record of a worktree the run removed.
+    fn forget_if_gone(&self, path: &Path) {
+        if std::fs::symlink_metadata(path).is_err() {
+            self.repo.own_worktrees().forget(path);
+        }
     }
 
     /// Ends a task, freeing its place. A passed task's worktree is removed
@@ -252,41 +292,81 @@ impl Worktrees {
             // changes not committed: they stay for the person to see.
             let path = live.path.to_string_lossy().into_owned();
             let _ = git::run(self.repo.root(), &["worktree", "remove", &path])?;
+            self.forget_if_gone(&live.path);
         }
         Ok(())
     }
 
-    /// Removes every worktree any run made in `repo` (opened with
-    /// [`Repo::open_for_clean`] when the person's tree may be dirty), keeps the task
-    /// branches that have commits beyond their base and deletes the empty
-    /// ones. Safe to run again: a second run finds nothing to do.
-    pub fn clean(repo: &Repo) -> Result<CleanReport, WorkspaceError> {
+    /// Removes the worktrees runs left in `repo` (opened with
+    /// [`Repo::open_for_clean`] when the person's tree may be dirty), keeps
+    /// the task branches that have commits beyond their base and deletes the
+    /// empty ones. Safe to run again: a second run finds nothing to do.
+    ///
+    /// Two things are left alone, and said: everything of a run still going
+    /// on (its worktrees are at work; see [`live`]), and, unless `force`, a
+    /// worktree with changes not committed (a failed task's half-done work,
+    /// or the person's own edits made there), named with those changes. With
+    /// `force` such a worktree is removed and its changes are named as
+    /// discarded. Ignored files (build outputs) go with their worktree
+    /// either way.
+    pub fn clean(repo: &Repo, force: bool) -> Result<CleanReport, WorkspaceError> {
         let top = repo.root();
+        let common = repo.common_dir();
         let mut report = CleanReport::default();
         let ours = repo.worktrees_dir();
+        let mut runs = LiveRuns::new(common);
+        // Worktrees that stay, so neither their folder nor their branch goes.
+        let mut stay: Vec<PathBuf> = Vec::new();
         for path in listed_worktrees(top)? {
-            if !path.starts_with(&ours) {
+            let Some(run8) = run_folder(&ours, &path) else {
+                continue;
+            };
+            if runs.live(&run8) {
+                stay.push(path);
+                continue;
+            }
+            let uncommitted = if path.join(".git").exists() {
+                match git_tools::uncommitted_paths(&path) {
+                    Ok(paths) => paths,
+                    Err(why) if !force => {
+                        report.problems.push(format!(
+                            "{} was kept: its changes could not be listed ({why}); look at it, or remove it with --force",
+                            path.display()
+                        ));
+                        stay.push(path);
+                        continue;
+                    }
+                    Err(_) => Vec::new(),
+                }
+            } else {
+                // Its folder is gone: nothing in it to lose.
+                Vec::new()
+            };
+            if !uncommitted.is_empty() && !force {
+                report.kept_worktrees.push(Uncommitted {
+                    worktree: path.clone(),
+                    paths: uncommitted,
+                });
+                stay.push(path);
                 continue;
             }
             let text = path.to_string_lossy().into_owned();
             let args = ["worktree", "remove", "--force", "--force", &text];
             let out = git::run(top, &args)?;
             if out.success() {
+                if !uncommitted.is_empty() {
+                    report.discarded.push(Uncommitted {
+                        worktree: path.clone(),
+                        paths: uncommitted,
+                    });
+                }
                 report.removed_worktrees.push(path);
             } else {
                 report.problems.push(git::failure(top, &args, &out).message);
+                stay.push(path);
             }
         }
-        // Folders git no longer knows (a crash between mkdir and `worktree
-        // add`): ours to remove; remove_dir_all does not follow links.
-        if ours.is_dir()
-            && report.problems.is_empty()
-            && let Err(e) = std::fs::remove_dir_all(&ours)
-        {
-            report
-                .problems
-                .push(format!("{} could not be removed: {e}", ours.display()));
-        }
+        remove_leftovers(&ours, &stay, &mut runs, &mut report);
         let refs = git::text(
             top,
             &[
@@ -300,6 +380,20 @@ impl Worktrees {
                 continue;
             };
             let branch = refname.trim_start_matches("refs/heads/").to_string();
+            let run_task = branch
+                .strip_prefix("playbook/")
+                .and_then(|rest| rest.split_once('/'));
+            if let Some((run8, task)) = run_task {
+                if runs.live(run8) {
+                    continue;
+                }
+                // A worktree that stays is on this branch (and is named,
+                // if kept for its changes): deleting the branch would leave
+                // it on none.
+                if stay.contains(&ours.join(run8).join(task)) {
+                    continue;
+                }
+            }
             let base = branch_base(repo, &branch);
             let has_work = match &base {
                 Some(base) => base != tip,
@@ -312,7 +406,11 @@ impl Worktrees {
             let out = git::run(top, &["update-ref", "-d", refname, tip])?;
             if out.success() {
                 if let Some(file) = base_file(repo, &branch) {
-                    let _ = std::fs::remove_file(file);
+                    let _ = std::fs::remove_file(&file);
+                    if let Some(dir) = file.parent() {
+                        // Only once it is empty: other branches' bases stay.
+                        let _ = std::fs::remove_dir(dir);
+                    }
                 }
                 report.deleted_branches.push(branch);
             } else {
@@ -322,7 +420,116 @@ impl Worktrees {
                 ));
             }
         }
+        // A run's mark goes with the last of its worktrees and branches.
+        for run8 in live::listed(common) {
+            let prefix = format!("playbook/{run8}/");
+            let left = report.kept_branches.iter().any(|b| b.starts_with(&prefix))
+                || stay
+                    .iter()
+                    .any(|p| run_folder(&ours, p).as_deref() == Some(&run8));
+            if !left && !runs.live(&run8) {
+                live::remove_if_over(common, &run8);
+            }
+        }
+        // Only once empty: what is left there is a run's that stays.
+        let _ = std::fs::remove_dir(live::dir(common));
+        let _ = std::fs::remove_dir(repo.bases_dir());
+        report.live_runs = runs.seen_live();
         Ok(report)
+    }
+}
+
+/// Which runs are going on, each asked once.
+struct LiveRuns<'a> {
+    common: &'a Path,
+    known: BTreeMap<String, bool>,
+}
+
+impl<'a> LiveRuns<'a> {
+    fn new(common: &'a Path) -> LiveRuns<'a> {
+        LiveRuns {
+            common,
+            known: BTreeMap::new(),
+        }
+    }
+
+    fn live(&mut self, run8: &str) -> bool {
+        if let Some(live) = self.known.get(run8) {
+            return *live;
+        }
+        let live = live::is_live(self.common, run8);
+        self.known.insert(run8.to_string(), live);
+        live
+    }
+
+    fn seen_live(&self) -> Vec<String> {
+        self.known
+            .iter()
+            .filter(|(_, live)| **live)
+            .map(|(run8, _)| run8.clone())
+            .collect()
+    }
+}
+
+/// The run (`<run8>`) a worktree under `ours` (`ours/<run8>/<task>`) is of;
+/// `None` for a worktree elsewhere.
+fn run_folder(ours: &Path, path: &Path) -> Option<String> {
+    let rest = path.strip_prefix(ours).ok()?;
+    match rest.components().next()? {
+        std::path::Component::Normal(run8) => run8.to_str().map(str::to_string),
+        _ => None,
+    }
+}
+
+/// Removes what is left under `ours` that git no longer knows (a crash
+/// between mkdir and `worktree add`), except live runs' folders and the
+/// worktrees that stay; links are removed, never followed.
+fn remove_leftovers(
+    ours: &Path,
+    stay: &[PathBuf],
+    runs: &mut LiveRuns<'_>,
+    report: &mut CleanReport,
+) {
+    let Ok(entries) = std::fs::read_dir(ours) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let run_dir = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if runs.live(&name) {
+            continue;
+        }
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && let Ok(tasks) = std::fs::read_dir(&run_dir) {
+            for task in tasks.flatten() {
+                let path = task.path();
+                if stay.contains(&path) {
+                    continue;
+                }
+                if let Err(e) = remove_any(&path) {
+                    report
+                        .problems
+                        .push(format!("{} could not be removed: {e}", path.display()));
+                }
+            }
+            // Stays while a kept worktree is in it.
+            let _ = std::fs::remove_dir(&run_dir);
+        } else if !is_dir && let Err(e) = remove_any(&run_dir) {
+            report
+                .problems
+                .push(format!("{} could not be removed: {e}", run_dir.display()));
+        }
+    }
+    let _ = std::fs::remove_dir(ours);
+}
+
+/// Removes a file, link or folder; a link is removed, never followed.
+fn remove_any(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
     }
 }
 
@@ -348,7 +555,11 @@ fn base_file(repo: &Repo, branch: &str) -> Option<PathBuf> {
 
 /// The recorded base commit of a task branch, if one was recorded.
 fn branch_base(repo: &Repo, branch: &str) -> Option<String> {
-    let text = std::fs::read_to_string(base_file(repo, branch)?).ok()?;
+    // Never blocking, never through a link: an agent can reach this file.
+    let (bytes, _) = crate::regular_file::read_bounded(&base_file(repo, branch)?, 256)
+        .ok()
+        .flatten()?;
+    let text = String::from_utf8(bytes).ok()?;
     let sha = text.trim();
     (!sha.is_empty() && sha.bytes().all(|b| b.is_ascii_hexdigit())).then(|| sha.to_string())
 }

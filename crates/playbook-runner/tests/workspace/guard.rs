@@ -3,11 +3,42 @@
 //! hooks are put back (and held against the step), other refs and HEAD are
 //! reported once and left; a task's branch lists every path it changes.
 
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
 use playbook_orchestrator::agent::Tools;
-use playbook_runner::workspace::Guard;
+use playbook_runner::workspace::{Guard, WorktreeTools, Worktrees};
 use serde_json::json;
 
 use crate::support::{Fixture, gate, git, ran};
+
+/// An executable script at `path` that appends its name and arguments to
+/// `log`: a program git could be made to run.
+fn planted(path: &Path, log: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(
+        path,
+        format!(
+            "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> '{}'\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_path_buf()
+}
+
+/// The tools of a run on `fx` with its guard, sharing the run's record of
+/// its worktrees as `playbook run` does.
+fn guarded_run(fx: &Fixture, run_id: &str) -> (WorktreeTools, Arc<Mutex<Worktrees>>) {
+    let repo = fx.open();
+    let shared = Arc::new(Mutex::new(Worktrees::new(&repo, run_id, 2).unwrap()));
+    let guard = Guard::snapshot(&repo, run_id).unwrap();
+    (
+        WorktreeTools::new(shared.clone(), Vec::new()).with_guard(guard),
+        shared,
+    )
+}
 
 #[test]
 fn config_hooks_and_info_changed_by_a_program_are_put_back_and_said() {
@@ -240,4 +271,154 @@ fn processes_of_the_run_that_outlive_their_invocation_are_killed_and_named() {
     persons.kill().unwrap();
     persons.wait().unwrap();
     assert!(guard.check(&live).is_empty());
+}
+
+#[test]
+fn a_worktrees_own_git_files_changed_by_a_program_are_put_back_and_said() {
+    let fx = Fixture::new();
+    let dir = fx.repo_dir();
+    // What `git sparse-checkout` turns on: each worktree reads its own
+    // `config.worktree` too.
+    git(&dir, &["config", "extensions.worktreeConfig", "true"]);
+    let (mut tools, shared) = guarded_run(&fx, "run12345abcdef");
+    let worktree = shared.lock().unwrap().acquire("T1").unwrap();
+    let admin = PathBuf::from(git(&worktree, &["rev-parse", "--absolute-git-dir"]));
+    let dot_git = std::fs::read(worktree.join(".git")).unwrap();
+    let log = fx.tmp.path().join("ran.log");
+    let program = planted(&fx.tmp.path().join("fsmonitor"), &log);
+
+    // What an agent's process can do from its worktree: a monitor program in
+    // the worktree's own configuration, the worktree's `.git` sent to
+    // another repository, the main git directory sent to another common one.
+    std::fs::write(
+        admin.join("config.worktree"),
+        format!("[core]\n\tfsmonitor = {}\n", program.display()),
+    )
+    .unwrap();
+    std::fs::write(worktree.join(".git"), "gitdir: /tmp/elsewhere.git\n").unwrap();
+    std::fs::write(admin.join("commondir"), "../../../elsewhere\n").unwrap();
+    std::fs::write(dir.join(".git/commondir"), "/tmp/elsewhere\n").unwrap();
+
+    let changes = tools.outside_changes();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    let change = &changes[0];
+    assert!(change.violation, "{change:?}");
+    for said in [
+        "`worktrees/T1/config.worktree` was added (+ [core] fsmonitor = ",
+        "`worktrees/T1/commondir` was changed",
+        &format!("`{}` was changed", worktree.join(".git").display()),
+        "`commondir` was added",
+        "put back as it was",
+    ] {
+        assert!(change.message.contains(said), "{said}: {}", change.message);
+    }
+    assert!(!admin.join("config.worktree").exists());
+    assert_eq!(
+        std::fs::read_to_string(admin.join("commondir")).unwrap(),
+        "../..\n"
+    );
+    assert_eq!(std::fs::read(worktree.join(".git")).unwrap(), dot_git);
+    assert!(!dir.join(".git/commondir").exists());
+    assert!(tools.outside_changes().is_empty(), "put back: nothing left");
+
+    // The task ends as usual, and the program never ran.
+    assert_eq!(tools.branch_paths("T1"), Ok(Vec::new()));
+    shared.lock().unwrap().finish("T1", true).unwrap();
+    assert!(!worktree.exists());
+    assert!(!log.exists(), "{}", std::fs::read_to_string(&log).unwrap());
+}
+
+#[test]
+fn the_runners_own_git_never_starts_a_program_a_configuration_names() {
+    let fx = Fixture::new();
+    let dir = fx.repo_dir();
+    git(&dir, &["config", "extensions.worktreeConfig", "true"]);
+    let log = fx.tmp.path().join("ran.log");
+    let hooks = dir.join(".git/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    for hook in ["post-checkout", "reference-transaction", "pre-commit"] {
+        planted(&hooks.join(hook), &log);
+    }
+    // No guard: nothing puts the configuration back, so only what the
+    // runner's own git is told on its command line stands between.
+    let (mut tools, shared) = fx.tools(1);
+    ran(gate(
+        &mut tools,
+        "T1",
+        "write_file",
+        json!({"path": "src/new.rs", "content": "x"}),
+    ));
+    assert!(
+        !log.exists(),
+        "`git worktree add` ran hooks: {}",
+        std::fs::read_to_string(&log).unwrap()
+    );
+    let worktree = shared.lock().unwrap().path_for("T1");
+    let admin = PathBuf::from(git(&worktree, &["rev-parse", "--absolute-git-dir"]));
+    let program = planted(&fx.tmp.path().join("fsmonitor"), &log);
+    std::fs::write(
+        admin.join("config.worktree"),
+        format!("[core]\n\tfsmonitor = {}\n", program.display()),
+    )
+    .unwrap();
+    assert_eq!(tools.branch_paths("T1").unwrap(), ["src/new.rs"]);
+    assert!(
+        !log.exists(),
+        "`git status` ran the monitor: {}",
+        std::fs::read_to_string(&log).unwrap()
+    );
+
+    // The agent's own commit is held to the person's commit hooks.
+    let c = ran(gate(
+        &mut tools,
+        "T1",
+        "git_commit",
+        json!({"message": "new"}),
+    ));
+    assert_eq!(c["committed"], true, "{c}");
+    let after_commit = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(after_commit.contains("pre-commit"), "{after_commit}");
+    assert!(!after_commit.contains("fsmonitor"), "{after_commit}");
+
+    // `git worktree remove` looks at the worktree's status first.
+    shared.lock().unwrap().finish("T1", true).unwrap();
+    assert!(!worktree.exists());
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), after_commit);
+}
+
+#[test]
+fn another_runs_branches_and_worktrees_are_not_this_runs_doing() {
+    let fx = Fixture::new();
+    let dir = fx.repo_dir();
+    let (mut tools, _shared) = guarded_run(&fx, "runaaaa1xyz");
+    // A second run on the same repository, started after this one; its
+    // task commits, and its agent changes its own worktree's git files
+    // (its own guard's business).
+    let mut other = Worktrees::new(&fx.open(), "runbbbb2xyz", 1).unwrap();
+    let path = other.acquire("T1").unwrap();
+    std::fs::write(path.join("b.txt"), "b").unwrap();
+    git(&path, &["add", "b.txt"]);
+    git(&path, &["commit", "-q", "-m", "b"]);
+    let admin = PathBuf::from(git(&path, &["rev-parse", "--absolute-git-dir"]));
+    std::fs::write(admin.join("config.worktree"), "[core]\n\tbare = false\n").unwrap();
+    assert!(tools.outside_changes().is_empty());
+    assert!(admin.join("config.worktree").exists(), "left to its run");
+
+    // Once it has ended too, its branches stay its own.
+    other.finish("T1", true).unwrap();
+    drop(other);
+    git(&dir, &["branch", "-f", "playbook/runbbbb2/T1", "main"]);
+    assert!(tools.outside_changes().is_empty());
+
+    // A branch under the same prefix that no run made is reported.
+    git(&dir, &["branch", "playbook/zzzz9999/T1"]);
+    let changes = tools.outside_changes();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert!(
+        changes[0]
+            .message
+            .contains("`refs/heads/playbook/zzzz9999/T1` was created"),
+        "{}",
+        changes[0].message
+    );
 }

@@ -153,6 +153,58 @@ fn read_file_is_capped_and_says_so_and_refuses_binary_and_special_files() {
 }
 
 #[test]
+fn a_hard_link_to_a_file_outside_the_worktree_is_replaced_not_written_through() {
+    // A program linked a file outside the worktree (the person's checkout,
+    // a package manager's store) into it: a write must change the
+    // worktree's name only, keep the file's mode, and say so.
+    use std::os::unix::fs::PermissionsExt;
+    let (fx, mut tools, root) = setup();
+    let outside = fx.canary();
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::hard_link(&outside, root.join("linked.sh")).unwrap();
+    std::fs::hard_link(&outside, root.join("edited.sh")).unwrap();
+    let r = ran(gate(
+        &mut tools,
+        "T1",
+        "write_file",
+        json!({"path": "linked.sh", "content": "written\n"}),
+    ));
+    assert_eq!(r["ok"], true, "{r}");
+    let note = r["note"].as_str().unwrap_or_default();
+    assert!(note.contains("2 other hard link(s)"), "{r}");
+    let r = ran(gate(
+        &mut tools,
+        "T1",
+        "edit_file",
+        json!({"path": "edited.sh", "old": "untouched", "new": "edited"}),
+    ));
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(r["note"].as_str().is_some(), "{r}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "untouched\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("linked.sh")).unwrap(),
+        "written\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("edited.sh")).unwrap(),
+        "edited\n"
+    );
+    for name in ["linked.sh", "edited.sh"] {
+        let meta = std::fs::metadata(root.join(name)).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o755, "{name}");
+    }
+    // Reading through a hard link reads the worktree's name, which is what
+    // the agent's own process could read too.
+    let r = ran(gate(
+        &mut tools,
+        "T1",
+        "read_file",
+        json!({"path": "linked.sh"}),
+    ));
+    assert_eq!(r["content"], "written\n", "{r}");
+}
+
+#[test]
 fn list_files_is_recursive_excludes_git_and_is_capped() {
     let (_fx, mut tools, root) = setup();
     let r = ran(gate(&mut tools, "T1", "list_files", json!({})));

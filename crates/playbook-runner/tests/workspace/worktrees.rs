@@ -1,7 +1,7 @@
 //! Worktrees: one per task on its own branch, outside the person's checkout;
 //! a whole run leaves the person's repository exactly as it was.
 
-use playbook_runner::workspace::{WorkspaceErrorKind, Worktrees};
+use playbook_runner::workspace::{Uncommitted, WorkspaceErrorKind, Worktrees};
 use serde_json::json;
 
 use crate::support::{Fixture, Snapshot, gate, git, ran};
@@ -153,8 +153,10 @@ fn a_whole_cycle_leaves_the_persons_repository_exactly_as_it_was() {
         "never merged"
     );
 
+    // The run is over: `clean` leaves a live run alone.
+    drop((tools, shared));
     let repo = fx.open();
-    let report = Worktrees::clean(&repo).unwrap();
+    let report = Worktrees::clean(&repo, false).unwrap();
     assert!(report.problems.is_empty(), "{report:?}");
     assert_eq!(report.removed_worktrees.len(), 1, "{report:?}");
     assert!(!t2.exists());
@@ -163,7 +165,7 @@ fn a_whole_cycle_leaves_the_persons_repository_exactly_as_it_was() {
     assert_eq!(kept, ["playbook/run12345/T1", "playbook/run12345/T2"]);
     assert_eq!(report.deleted_branches, ["playbook/run12345/T3"]);
 
-    let again = Worktrees::clean(&repo).unwrap();
+    let again = Worktrees::clean(&repo, false).unwrap();
     assert!(again.removed_worktrees.is_empty() && again.deleted_branches.is_empty());
     assert!(again.problems.is_empty(), "{again:?}");
 
@@ -261,30 +263,77 @@ fn the_persons_own_worktrees_are_never_pruned_even_when_their_folder_is_missing(
         json!({"path": "x", "content": "x"}),
     ));
     shared.lock().unwrap().finish("T1", false).unwrap();
-    Worktrees::clean(&fx.open()).unwrap();
+    drop((tools, shared));
+    Worktrees::clean(&fx.open(), true).unwrap();
     let list = git(&dir, &["worktree", "list", "--porcelain"]);
     assert!(list.contains("my-worktree"), "{list}");
 }
 
 #[test]
-fn clean_removes_a_failed_tasks_worktree_with_uncommitted_changes() {
+fn clean_leaves_a_live_run_alone_and_names_uncommitted_work_before_discarding_it() {
     let fx = Fixture::new();
     let mut wt = Worktrees::new(&fx.open(), "r1", 1).unwrap();
     let path = wt.acquire("T1").unwrap();
     std::fs::write(path.join("README.md"), "half done").unwrap();
     std::fs::write(path.join("untracked"), "x").unwrap();
+    let branch = "refs/heads/playbook/r1/T1";
+    let tip = git(&fx.repo_dir(), &["rev-parse", branch]);
+
+    // While the run goes on, nothing of it is touched, even with --force:
+    // its worktree is at work.
+    let report = Worktrees::clean(&fx.open(), true).unwrap();
+    assert_eq!(report.live_runs, ["r1"], "{report:?}");
+    assert!(
+        report.removed_worktrees.is_empty() && report.deleted_branches.is_empty(),
+        "{report:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(path.join("README.md")).unwrap(),
+        "half done"
+    );
+    assert_eq!(git(&fx.repo_dir(), &["rev-parse", branch]), tip);
+    assert!(git(&path, &["rev-parse", "--is-inside-work-tree"]) == "true");
+
+    // Over, and failed: its worktree holds work never committed. Kept, and
+    // the work is named; so is its branch, which the worktree is on.
     wt.finish("T1", false).unwrap();
-    let report = Worktrees::clean(&fx.open()).unwrap();
+    drop(wt);
+    let report = Worktrees::clean(&fx.open(), false).unwrap();
+    let work = Uncommitted {
+        worktree: path.clone(),
+        paths: vec!["README.md".into(), "untracked".into()],
+    };
+    assert_eq!(
+        report.kept_worktrees,
+        std::slice::from_ref(&work),
+        "{report:?}"
+    );
+    assert!(report.live_runs.is_empty() && report.removed_worktrees.is_empty());
+    assert!(report.deleted_branches.is_empty(), "{report:?}");
+    assert_eq!(
+        git(&fx.repo_dir(), &["rev-parse", branch]),
+        tip,
+        "its branch stays with it"
+    );
+    assert!(path.join("untracked").is_file());
+
+    // --force discards it, and says what was discarded.
+    let report = Worktrees::clean(&fx.open(), true).unwrap();
     assert_eq!(
         report.removed_worktrees,
         std::slice::from_ref(&path),
         "{report:?}"
     );
+    assert_eq!(report.discarded, [work]);
     assert!(!path.exists());
     assert_eq!(
         report.deleted_branches,
         ["playbook/r1/T1"],
         "no commit: deleted"
+    );
+    assert!(
+        !fx.repo_dir().join(".git/playbook/live/r1").exists(),
+        "the run's mark goes with the last of its worktrees and branches"
     );
 }
 
@@ -348,11 +397,12 @@ fn clean_works_while_the_person_has_changes_in_progress() {
     let mut wt = Worktrees::new(&fx.open(), "r1", 1).unwrap();
     let path = wt.acquire("T1").unwrap();
     wt.finish("T1", false).unwrap();
+    drop(wt);
     std::fs::write(fx.repo_dir().join("README.md"), "my own edit\n").unwrap();
     std::fs::write(fx.repo_dir().join("mine.txt"), "mine\n").unwrap();
     let before = Snapshot::take(&fx.repo_dir()).without_run_branches();
     let repo = playbook_runner::workspace::Repo::open_for_clean(&fx.repo_dir()).unwrap();
-    let report = Worktrees::clean(&repo).unwrap();
+    let report = Worktrees::clean(&repo, false).unwrap();
     assert!(!path.exists(), "{report:?}");
     assert_eq!(
         Snapshot::take(&fx.repo_dir()),
