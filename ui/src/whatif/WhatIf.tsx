@@ -2,7 +2,8 @@
 // a probability model set with sliders, recomputed as the sliders move
 // (a new simulation cancels the one before, in the backend, which splits
 // the runs across the cores), shown as SVG pictures: calls per task, calls
-// per stage, escalations by trigger.
+// per stage, escalations by trigger, how tasks that did not pass ended, and
+// the report's notes.
 //
 // A move is answered in two steps: an estimate from a few hundred runs, on
 // screen well within 200 ms of the move and labelled as an estimate with
@@ -11,6 +12,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { backend, messageOf } from "../backend";
 import type { Playbook } from "../generated/Playbook";
+import type { Rate } from "../generated/whatif/Rate";
 import type { WhatIfReport } from "../generated/whatif/WhatIfReport";
 import { modelText, type Sliders, DEFAULT_SLIDERS } from "./report";
 import { markSliderMove, recordResult } from "./metrics";
@@ -111,17 +113,17 @@ function StageBars({ report }: { report: WhatIfReport }) {
   );
 }
 
-/** Escalations by trigger, as a share of tasks. */
-function EscalationBars({ report }: { report: WhatIfReport }) {
-  const entries = Object.entries(report.escalation_by_trigger);
-  if (entries.length === 0) return <p>No task escalated.</p>;
+/** Shares of tasks by a key (a trigger, or how a task ended), as bars. */
+function RateBars({ rates, label, none }: { rates: { [key in string]: Rate }; label: string; none: string }) {
+  const entries = Object.entries(rates);
+  if (entries.length === 0) return <p>{none}</p>;
   const max = Math.max(...entries.map(([, r]) => r.rate), 0.0001);
   return (
-    <svg role="img" aria-label="Escalations by trigger" width={460} height={entries.length * 24 + 6}>
-      {entries.map(([trigger, r], i) => (
-        <g key={trigger} transform={`translate(0, ${i * 24 + 2})`}>
+    <svg role="img" aria-label={label} width={460} height={entries.length * 24 + 6}>
+      {entries.map(([key, r], i) => (
+        <g key={key} transform={`translate(0, ${i * 24 + 2})`}>
           <text x={0} y={14} fontSize={11}>
-            {trigger}
+            {key}
           </text>
           <rect x={130} y={2} width={(r.rate / max) * 220} height={16} className="whatif-bar-warn">
             <title>{`${pct(r.rate)} (95 % CI ${pct(r.ci[0])}–${pct(r.ci[1])})`}</title>
@@ -221,7 +223,26 @@ export function WhatIf({ doc }: { doc: Playbook }) {
           <h3>Calls per task by stage (p50, tail to p95, worst case)</h3>
           <StageBars report={report} />
           <h3>Escalations by trigger</h3>
-          <EscalationBars report={report} />
+          <RateBars rates={report.escalation_by_trigger} label="Escalations by trigger" none="No task escalated." />
+          <h3>Tasks not passing, by how they ended</h3>
+          <RateBars
+            rates={report.ended_without_passing}
+            label="Tasks not passing, by how they ended"
+            none="Every task passed."
+          />
+          {report.notes.length > 0 && (
+            <>
+              <h3>Notes</h3>
+              {/* What the model could not make happen (a gate no output
+                  passes, calls cut at the task timeout): the figures above
+                  mean little without them. */}
+              <ul aria-label="What-if notes">
+                {report.notes.map((note) => (
+                  <li key={note}>{note}</li>
+                ))}
+              </ul>
+            </>
+          )}
         </div>
       )}
     </section>

@@ -18,6 +18,12 @@ async fn the_what_if_panel_simulates_the_open_playbook() -> Result<()> {
         results.contains("simulated runs") && results.contains("tasks passing"),
         "{results}"
     );
+    // How tasks that did not pass ended is shown beside the escalations,
+    // whatever the sliders say (a line per way, or that every task passed).
+    assert!(
+        results.contains("Tasks not passing, by how they ended"),
+        "{results}"
+    );
     let alerts = app.find_all(".whatif [role=alert]").await?;
     assert!(alerts.is_empty(), "no error beside the sliders");
     app.screenshot("report").await?;
