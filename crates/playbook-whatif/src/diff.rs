@@ -5,6 +5,7 @@
 //! zero-width one, never is). Shipped scenarios are previewed on both versions
 //! and their outcomes compared ("passed → escalated").
 
+use indexmap::IndexMap;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -173,6 +174,28 @@ impl Builder<'_> {
         );
     }
 
+    /// Shares by key (escalations by trigger, tasks by how they ended), in
+    /// the order the keys first appear, before's then after's; a key one
+    /// side lacks is none of that side's total (`of`).
+    fn rates_by_key(
+        &mut self,
+        metric: impl Fn(&str) -> String,
+        before: &IndexMap<String, Rate>,
+        after: &IndexMap<String, Rate>,
+        of: (u64, u64),
+    ) {
+        let keys = before
+            .keys()
+            .chain(after.keys().filter(|k| !before.contains_key(*k)));
+        for key in keys {
+            self.rate(
+                metric(key),
+                before.get(key).unwrap_or(&Rate::new(0, of.0)),
+                after.get(key).unwrap_or(&Rate::new(0, of.1)),
+            );
+        }
+    }
+
     /// Mean (with its interval), p95 and max of a distribution.
     fn summary(&mut self, what: &str, kind: Kind, before: &Summary, after: &Summary) {
         self.push(
@@ -205,31 +228,27 @@ impl BehaviourDiff {
         };
         let mut notes = Vec::new();
         b.rate("escalations".into(), &before.escalation, &after.escalation);
-        let mut triggers: Vec<&String> = before.escalation_by_trigger.keys().collect();
-        for t in after.escalation_by_trigger.keys() {
-            if !triggers.contains(&t) {
-                triggers.push(t);
-            }
-        }
-        let none = |of: u64| Rate::new(0, of);
-        for t in triggers {
-            b.rate(
-                format!("escalations on {t}"),
-                before
-                    .escalation_by_trigger
-                    .get(t)
-                    .unwrap_or(&none(before.escalation.of)),
-                after
-                    .escalation_by_trigger
-                    .get(t)
-                    .unwrap_or(&none(after.escalation.of)),
-            );
-        }
+        b.rates_by_key(
+            |t| format!("escalations on {t}"),
+            &before.escalation_by_trigger,
+            &after.escalation_by_trigger,
+            (before.escalation.of, after.escalation.of),
+        );
         b.rate(
             "tasks passing".into(),
             &before.tasks_passing,
             &after.tasks_passing,
         );
+        // How the tasks that did not pass ended: a change that swaps one
+        // ending for another (review rounds running out instead of a
+        // contract violation, calls cut at the timeout) moves no total.
+        b.rates_by_key(
+            |e| format!("tasks ending {e}"),
+            &before.ended_without_passing,
+            &after.ended_without_passing,
+            (before.tasks_passing.of, after.tasks_passing.of),
+        );
+        let none = |of: u64| Rate::new(0, of);
         for outcome in ["passed", "blocked", "failed", "stopped"] {
             b.rate(
                 format!("runs {outcome}"),

@@ -159,3 +159,25 @@ fn a_change_from_a_constant_figure_is_still_significant_over_many_runs() {
     assert!(lo < 1.0 && 1.0 < hi && hi - lo < 0.02, "{lo}–{hi}");
     assert!(reviewer.significant, "{reviewer:?}");
 }
+
+/// A change that moves tasks from one ending to another is listed by the
+/// ending: review rounds running out is the way the failing tasks end, and
+/// a lower limit makes more of them end that way.
+#[test]
+fn how_tasks_that_did_not_pass_ended_is_compared() {
+    let d = diff(3, 1);
+    let ended: Vec<_> = d
+        .changes
+        .iter()
+        .filter(|c| c.metric.starts_with("tasks ending "))
+        .collect();
+    assert!(!ended.is_empty(), "{:?}", d.changes);
+    let rounds = ended
+        .iter()
+        .find(|c| c.metric.contains("RETRY_LIMIT"))
+        .unwrap_or_else(|| panic!("{ended:?}"));
+    // (1/2)^3 → (1/2)^1 of the tasks.
+    assert!(rounds.before < 0.2 && rounds.after > 0.4, "{rounds:?}");
+    assert!(rounds.significant, "{rounds:?}");
+    assert!(diff(3, 3).changes.is_empty());
+}
