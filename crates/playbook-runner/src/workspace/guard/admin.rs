@@ -19,8 +19,6 @@
 //! run). Another run's worktrees are left to that run's own guard.
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -93,17 +91,9 @@ fn lexical(path: &Path) -> PathBuf {
 
 /// A small file's text (a few KiB at most), never through a link or a FIFO.
 fn read_small(path: &Path) -> Option<String> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(4096).read_to_string(&mut text).ok()?;
-    Some(text)
+    let file = crate::regular_file::open(path).ok()?;
+    let (bytes, _) = crate::regular_file::read_capped(file, 4096).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// One worktree of the run, as `git worktree add` left it.

@@ -103,15 +103,17 @@ pub(super) fn look(path: &Path) -> Option<Entry> {
     if !kind.is_file() {
         return Some(Entry::Other);
     }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
+    // Swapped for a link or a special file since `symlink_metadata`: still
+    // never followed and never blocking (`regular_file::open`).
+    let file = match crate::regular_file::open(path) {
+        Ok(file) => file,
+        Err(crate::regular_file::Refused::Link) => {
+            return std::fs::read_link(path).ok().map(Entry::Link);
+        }
+        Err(crate::regular_file::Refused::NotRegular(_)) => return Some(Entry::Other),
+        Err(_) => return None,
+    };
     let meta = file.metadata().ok()?;
-    if !meta.is_file() {
-        return Some(Entry::Other);
-    }
     let mut hasher = Sha256::new();
     hasher.update(meta.len().to_le_bytes());
     let mut kept = Vec::new();
