@@ -198,6 +198,27 @@ fn rules() -> Vec<Rule> {
             AtSecret,
         ),
         rule(
+            "password attached to a database client's -p",
+            // `mysql -u root -pS3cret db`, `mysqldump`, `mysqladmin`,
+            // `mariadb`: the password is the rest of the `-p` word; a word
+            // after a bare `-p` is the database (the client asks), and the
+            // port is `-P`, so the flag is case-sensitive. The flag is looked
+            // for up to the end of the client's command (`;`, `&`, `|`), not
+            // in the next one (`mysql x; cp -pR a b`). The resume at the
+            // secret finds the next client of a line run after another.
+            r#"(?:^|[\s/;&|(])(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)(?:[ \t][^\n;&|]*?)?[ \t]-p(?P<s>[^\s"';&|][^\s"';&|]*)"#
+                .into(),
+            Check::NotPlaceholder,
+            AtSecret,
+        ),
+        rule(
+            "password of sshpass -p",
+            // `sshpass -p S3cret ssh host` (or `-pS3cret`).
+            r#"(?:^|[\s/;&|(])sshpass[ \t]+-p[ \t]*(?P<s>[^\s"';&|-][^\s"';&|]*)"#.into(),
+            Check::NotPlaceholder,
+            AtSecret,
+        ),
+        rule(
             "secret in a command-line flag",
             r#"(?i)(?:^|\s)--?(?P<k>[a-z0-9_-]*(?:password|passwd|passphrase|token|secret|api[_-]?key))[ \t]+(?P<s>[^\s"'-][^\s"']*)"#
                 .into(),
@@ -268,6 +289,10 @@ const LITERALS: &[&str] = &[
     "://",
     // `-u`/`-U` and `--user`, `--proxy-user` (`--auth` holds `auth`).
     "-u",
+    // The clients whose `-p` holds a password.
+    "mysql",
+    "mariadb",
+    "sshpass",
     "bearer",
     "basic",
     // Key-like words (`keys::KEY_LIKE_WORDS`).

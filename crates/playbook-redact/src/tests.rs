@@ -144,11 +144,27 @@ pub(crate) const SECRETS: &[(&str, &str)] = &[
     ("curl -uadmin:Tr0ub4dorB3B3 https://x", "Tr0ub4dorB3B3"),
     ("curl -s -U 'proxy:Pr0xyPa55' https://x", "Pr0xyPa55"),
     ("http --auth me@corp.example:S3cr3tPw9 POST x", "S3cr3tPw9"),
+    // A client's `-p` password.
+    ("mysql -u root -pS3cr3tDb7 shop", "S3cr3tDb7"),
+    (
+        "cd /srv && mysqldump -h db -pS3cr3tDb7 shop > x.sql",
+        "S3cr3tDb7",
+    ),
+    ("/usr/bin/mariadb -pS3cr3tDb7", "S3cr3tDb7"),
+    ("sshpass -p S3cr3tSsh8 ssh deploy@host", "S3cr3tSsh8"),
+    ("sshpass -pS3cr3tSsh8 scp a host:b", "S3cr3tSsh8"),
 ];
 
 /// Text that must come through unchanged.
 const CLEAN: &[&str] = &[
     "",
+    // `-p` of other programs, a bare `-p` (the client asks), the port.
+    "cargo test -p playbook-core",
+    "mkdir -p src/tests && mysql -p shop",
+    "mysql -h db -P3306 -u app shop",
+    "mysql -p${DB_PASSWORD} shop",
+    "sshpass -f ~/.pw ssh host",
+    "mysql shop < dump.sql; cp -pR a b",
     "all tests pass",
     "token_count: 5",
     "max_tokens=4096",
