@@ -33,7 +33,7 @@ pub use export::{
 pub use gate::{
     Decision, GateInput, MAX_HOOK_INPUT_BYTES, Permission, SCOPE_KEY, Scopes, decide, parse_input,
 };
-pub(crate) use gate::{scope_entries, within};
+pub(crate) use gate::{scope_entries, scope_path, within};
 pub use import::{EXTENSION_KEY, Import, MAX_AGENT_FILES, Note, import};
 
 /// Why a subagent file cannot be read: the file, the line (1-based) when

@@ -35,20 +35,9 @@ fn escape(message: String) -> ToolDenial {
     }
 }
 
-/// Whether a path component would name git's own folder on some file
-/// system: `.git` in any case, and the spellings macOS (code points HFS+
-/// ignores) and Windows (trailing dots and spaces, the 8.3 name `git~1`)
-/// treat as `.git` — the same names git itself refuses to check out.
-pub fn is_git_name(part: &str) -> bool {
-    let ignorable = |c: char| matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}');
-    let folded: String = part
-        .chars()
-        .filter(|c| !ignorable(*c))
-        .collect::<String>()
-        .trim_end_matches(['.', ' '])
-        .to_ascii_lowercase();
-    folded == ".git" || folded == "git~1"
-}
+/// Whether a path component names git's own folder on some file system:
+/// one rule with the Claude Code gate's.
+pub use playbook_core::scope::is_git_name;
 
 /// Whether a directory argument names the root (left out, empty or `.`).
 pub fn is_root(raw: &str) -> bool {

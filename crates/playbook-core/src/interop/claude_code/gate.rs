@@ -25,6 +25,7 @@ use super::command;
 use super::import::EXTENSION_KEY;
 use super::tools::{FILE_WRITERS, tools_behind};
 use crate::model::{Playbook, Role};
+use crate::scope::{holds_any_case, is_git_name, within_any_case};
 use crate::validate::DEFAULT_MUTATING_ACTIONS;
 
 /// Largest hook input read; real ones are a few KB plus the content of a
@@ -480,12 +481,11 @@ fn scope_refusal(path: &str, role: &Role, scopes: &Scopes, whole: bool) -> Optio
     // Without case: on a case-insensitive file system `SRC/x` is `src/x`,
     // and a forbidden path must not be reachable by spelling it otherwise.
     // Unicode's lowercase, as the runner folds (`crate::scope`).
-    let lower = path.to_lowercase();
     let forbidden = || scopes.forbidden_scope.iter().chain(&role_forbidden);
-    if let Some(f) = forbidden().find(|f| within(&lower, &f.to_lowercase())) {
+    if let Some(f) = forbidden().find(|f| within_any_case(path, f)) {
         return Some(format!("`{path}` is in the forbidden_scope (`{f}`)"));
     }
-    if whole && let Some(f) = forbidden().find(|f| within(&scope_path(&f.to_lowercase()), &lower)) {
+    if whole && let Some(f) = forbidden().find(|f| holds_any_case(path, f)) {
         return Some(format!(
             "`{path}` holds `{f}`, which is in the forbidden_scope; removing or restoring `{path}` would change it too"
         ));
@@ -525,7 +525,7 @@ pub(crate) fn scope_entries(x_scope: Option<&Value>, key: &str) -> Option<Vec<St
 
 /// A scope entry as a path: `/`-separated, without `./`, `**` or a
 /// trailing `/` (`./src/**` is `src`; `.` and `` are everything).
-fn scope_path(scope: &str) -> String {
+pub(crate) fn scope_path(scope: &str) -> String {
     scope
         .replace('\\', "/")
         .trim_start_matches("./")
@@ -593,17 +593,6 @@ fn project_relative(path: &str, cwd: Option<&str>) -> Result<String, String> {
         return Err(format!("`{path}` goes into `.git` (git's own files)"));
     }
     Ok(parts.join("/"))
-}
-
-/// Whether a path segment names a `.git` directory as a file system may
-/// read it: any case, trailing dots and spaces dropped (Windows), the 8.3
-/// short name `GIT~1`, and characters macOS ignores in names removed. The
-/// runner's `confine::is_git_name` reads names the same way.
-fn is_git_name(part: &str) -> bool {
-    let ignorable = |c: char| matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}');
-    let folded: String = part.chars().filter(|c| !ignorable(*c)).collect();
-    let folded = folded.trim_end_matches(['.', ' ']).to_ascii_lowercase();
-    folded == ".git" || folded == "git~1"
 }
 
 /// Whether `path` is absolute, POSIX (`/x`) or Windows (`C:\\x`, `C:/x`).
