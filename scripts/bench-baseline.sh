@@ -24,7 +24,8 @@ venv="$target_dir/bench-baseline-venv"
 command -v python3 >/dev/null || { echo "bench-baseline: python3 is missing" >&2; exit 1; }
 if [ ! -x "$venv/bin/python" ] || [ bench/baseline/requirements.txt -nt "$venv/.installed" ]; then
   echo "bench-baseline: installing $(cat bench/baseline/requirements.txt) into $venv"
-  python3 -m venv "$venv"
+  python3 -m venv "$venv" \
+    || { echo "bench-baseline: python3 cannot make a venv; on Debian: apt install python3-venv" >&2; exit 1; }
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r bench/baseline/requirements.txt
   touch "$venv/.installed"
 fi
