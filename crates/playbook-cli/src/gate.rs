@@ -36,7 +36,12 @@ pub struct GateArgs {
 }
 
 pub fn gate(args: GateArgs) -> Result<ExitCode> {
-    let decision = decide(&args);
+    let mut decision = decide(&args);
+    // The reason quotes the call (a command, a path, a tool name), which may
+    // hold a credential (`git push https://user:TOKEN@...`); Claude Code keeps
+    // the reason in its transcript and logs, so it is redacted like every
+    // record the product writes.
+    playbook_redact::redact_string(&mut decision.reason);
     if let Some(output) = decision.output() {
         println!("{output}");
     }

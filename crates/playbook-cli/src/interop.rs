@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use playbook_core::interop::claude_code::{self as cc, AgentFile, PlaybookPath};
 use playbook_core::{Format, Severity};
+use playbook_redact::redact_str;
 use serde_json::Map;
 
 use crate::input;
@@ -76,6 +77,26 @@ pub struct ExportArgs {
 }
 
 pub fn import(args: ImportArgs) -> Result<ExitCode> {
+    import_files(args).map_err(redacted)
+}
+
+pub fn export(args: ExportArgs) -> Result<ExitCode> {
+    export_files(args).map_err(redacted)
+}
+
+/// An error as it is printed, redacted: refusals quote what the files say
+/// (a task's agent, a tool, a settings value), which may be a credential.
+/// The files themselves are the user's and are kept as written.
+fn redacted(error: anyhow::Error) -> anyhow::Error {
+    anyhow::Error::msg(redact_str(&format!("{error:#}")).into_owned())
+}
+
+/// A note or warning on stderr, redacted for the same reason.
+fn say(line: &str) {
+    eprintln!("{}", redact_str(line));
+}
+
+fn import_files(args: ImportArgs) -> Result<ExitCode> {
     // Checked before anything is read, so the refusal comes first; the
     // written file is a fresh render, nothing of the old one is kept.
     if let Some(out) = &args.out {
@@ -107,7 +128,7 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
         }
     };
     for (file, message) in &notes {
-        eprintln!("note: {file}: {message}");
+        say(&format!("note: {file}: {message}"));
     }
     let format = args
         .out
@@ -120,10 +141,10 @@ pub fn import(args: ImportArgs) -> Result<ExitCode> {
     match &args.out {
         Some(out) => {
             input::write_atomically(out, &text)?;
-            eprintln!(
+            say(&format!(
                 "imported {roles} role(s) from {} into {out}; `playbook validate {out}` lists what to complete",
                 source.display()
-            );
+            ));
         }
         None => print!("{text}"),
     }
@@ -151,12 +172,12 @@ fn import_claude_code(
 fn read_agent_files(dir: &Path) -> Result<Vec<AgentFile>> {
     let read = playbook_store::agent_files::read_agent_files(dir).map_err(anyhow::Error::msg)?;
     for e in &read.skipped {
-        eprintln!("warning: skipped {e}");
+        say(&format!("warning: skipped {e}"));
     }
     Ok(read.files)
 }
 
-pub fn export(args: ExportArgs) -> Result<ExitCode> {
+fn export_files(args: ExportArgs) -> Result<ExitCode> {
     let ExportFormat::ClaudeCode = args.to;
     if args.playbook == "-" {
         bail!(
@@ -180,10 +201,10 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
     if errors > 0 {
         // Exporting is not running: the subagents and the gate still hold
         // each role to its tools and scopes. The errors are for the author.
-        eprintln!(
+        say(&format!(
             "warning: {}: {errors} error(s); `playbook validate {}` lists what to fix before a run",
             args.playbook, args.playbook
-        );
+        ));
     }
     let project = Path::new(&args.dir);
     let settings_path = project.join(".claude").join("settings.json");
@@ -216,21 +237,21 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
         );
     }
     for conflict in &conflicts {
-        eprintln!("warning: replacing (--force) {conflict}");
+        say(&format!("warning: replacing (--force) {conflict}"));
     }
     for note in &export.notes {
-        eprintln!("note: {note}");
+        say(&format!("note: {note}"));
     }
     std::fs::create_dir_all(project.join(".claude").join("agents"))
         .with_context(|| format!("cannot create {}/.claude/agents", project.display()))?;
     for (relative, text) in &export.files {
         input::write_atomically(&project.join(relative).to_string_lossy(), text)?;
     }
-    eprintln!(
+    say(&format!(
         "wrote {} subagent(s) to {} and the gate hook to {shown}",
         export.files.len() - 1,
         project.join(".claude").join("agents").display()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 

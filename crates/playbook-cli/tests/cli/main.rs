@@ -7,6 +7,7 @@ mod claude_code;
 mod crewai;
 mod fix;
 mod hostile;
+mod interop_secrets;
 mod library;
 mod migrate;
 mod preview;

@@ -167,9 +167,21 @@ pub fn export_role(
 /// settings (`existing`, if the file exists) kept as they are, an earlier
 /// export's gate hook replaced. Refuses settings it would have to drop.
 pub fn merge_settings(existing: Option<&str>, command: &str) -> Result<String, String> {
-    let mut settings = match existing.map(str::trim) {
-        None | Some("") => Map::new(),
+    // Read untrimmed, so the lines errors name are the file's lines.
+    let mut settings = match existing.filter(|t| !t.trim().is_empty()) {
+        None => Map::new(),
+        Some(text) if text.starts_with('\u{feff}') => {
+            return Err(
+                "it starts with a byte-order mark (U+FEFF), which JSON does not allow; save it as UTF-8 without one".into(),
+            );
+        }
         Some(text) => match serde_json::from_str::<Value>(text) {
+            // JSON readers keep the last of a key given twice, so the merged
+            // text would silently lose the first: refused, as every reader
+            // of the product refuses it (PB007).
+            Ok(_) if repeated_key(text).is_some() => {
+                return Err(repeated_key(text).unwrap_or_default());
+            }
             Ok(Value::Object(map)) => map,
             Ok(_) => return Err("it is not a JSON object".into()),
             Err(e) => {
@@ -214,6 +226,19 @@ pub fn merge_settings(existing: Option<&str>, command: &str) -> Result<String, S
         .map_err(|e| format!("cannot write settings: {e}"))?;
     text.push('\n');
     Ok(text)
+}
+
+/// Why `text` (valid JSON) cannot be merged as read: a key it gives twice,
+/// with both places.
+fn repeated_key(text: &str) -> Option<String> {
+    let finding = crate::document::parse_value(text, crate::Format::Json).err()?;
+    (finding.code == crate::finding::Code::DuplicateKey).then(|| {
+        let at = finding
+            .location
+            .map(|l| format!("line {}, column {}: ", l.line, l.column))
+            .unwrap_or_default();
+        format!("{at}{}; keep one of the two", finding.message)
+    })
 }
 
 /// Where the hook finds the playbook.
@@ -291,6 +316,34 @@ mod tests {
                 .unwrap_err()
                 .contains("line 1")
         );
+    }
+
+    /// Settings the merge cannot rewrite without changing them are refused
+    /// with where and why, never rewritten: a key given twice (JSON readers
+    /// keep the last one, so a rewrite silently dropped the first, a
+    /// person's `permissions` among them) and a byte-order mark (not JSON;
+    /// the error used to say only "line 1, column 1: expected value").
+    #[test]
+    fn settings_that_a_rewrite_would_change_are_refused_saying_why() {
+        let cmd = gate_command("playbook", PlaybookPath::InProject("team.yaml"), &[]);
+        let twice = "{\n  \"permissions\": {\"deny\": [\"Bash(curl:*)\"]},\n  \"model\": \"opus\",\n  \"permissions\": {\"allow\": [\"Bash\"]}\n}\n";
+        let why = merge_settings(Some(twice), &cmd).unwrap_err();
+        assert!(why.contains("`permissions`"), "{why}");
+        assert!(why.contains("line 4"), "{why}");
+        assert!(why.contains("line 2"), "{why}");
+        let nested =
+            r#"{"hooks": {"PreToolUse": [], "PreToolUse": [{"matcher": "Bash", "hooks": []}]}}"#;
+        assert!(
+            merge_settings(Some(nested), &cmd)
+                .unwrap_err()
+                .contains("`PreToolUse`")
+        );
+        let bom = "\u{feff}{\"model\": \"opus\"}";
+        let why = merge_settings(Some(bom), &cmd).unwrap_err();
+        assert!(why.contains("byte-order mark"), "{why}");
+        // Numbers too large for a float stay a refusal of nothing: they are
+        // kept as JSON readers read them.
+        assert!(merge_settings(Some(r#"{"n": 123456789012345678901234567890}"#), &cmd).is_ok());
     }
 
     #[test]

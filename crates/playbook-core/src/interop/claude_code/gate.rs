@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use super::command;
 use super::import::EXTENSION_KEY;
-use super::tools::{FILE_WRITERS, tools_behind};
+use super::tools::{FILE_WRITERS, mcp_server_grants, tools_behind};
 use crate::model::{Playbook, Role};
 use crate::scope::{holds_any_case, is_git_name, within_any_case};
 use crate::validate::DEFAULT_MUTATING_ACTIONS;
@@ -247,10 +247,18 @@ fn tool_refusal(role: &Role, tool: &str) -> Option<String> {
     let ours: Vec<&str> = tools_behind(tool).collect();
     // A restricted form kept from Claude Code (`WebFetch(domain:x)`) does
     // not grant the whole tool: see `restricted_rule`.
+    let kept = kept_claude_tools(role);
     let granted = actions
         .iter()
         .any(|a| a == tool || ours.contains(&a.as_str()))
-        || kept_claude_tools(role).contains(&tool);
+        || kept.contains(&tool)
+        // A whole MCP server (`mcp__github`, `mcp__github__*`) grants its
+        // tools, as it does in the subagent's own `tools`.
+        || actions
+            .iter()
+            .map(String::as_str)
+            .chain(kept.iter().copied())
+            .any(|rule| mcp_server_grants(rule, tool));
     if granted {
         return None;
     }

@@ -137,3 +137,58 @@ fn writing_into_a_git_directory_at_any_depth_is_denied() {
         assert_eq!(p, Permission::Allow, "{path}: {why}");
     }
 }
+
+/// A subagent's `tools` may name a whole MCP server, as published ones do
+/// (`tools: Read, Write, Bash, mcp__prompt-to-asset`), or write it
+/// `mcp__server__*`, as Claude Code's permission rules do: every tool of
+/// that server is the role's. The gate used to compare names exactly and
+/// denied every call the subagent was given. A name only the server's
+/// prefix of (`mcp__assetsX__…`), another server, and a tool name that
+/// would let a server `assets__x` pass for `assets` are still denied.
+#[test]
+fn a_whole_mcp_server_in_tools_grants_its_tools_only() {
+    let text = "\
+schema_version: 1.0.0
+id: mcp
+name: MCP
+workflow:
+  build:
+    roles:
+      - name: artist
+        mode: worker
+        responsibilities: Make assets.
+        actions_allowed: [read_file, mcp__prompt-to-asset]
+        x_claude_code:
+          tools_unmapped: [mcp__github__*]
+";
+    let playbook = validate_source(text, Format::Yaml, &Options::default())
+        .playbook
+        .expect("the playbook reads");
+    let call = |tool: &str| {
+        let input = GateInput {
+            tool_name: tool.into(),
+            tool_input: json!({}),
+            cwd: Some(CWD.into()),
+            agent_type: Some("artist".into()),
+        };
+        let d = decide(&playbook, None, &input, &Scopes::default(), false);
+        (d.permission.expect("a decision"), d.reason)
+    };
+    for granted in [
+        "mcp__prompt-to-asset__generate_asset",
+        "mcp__github__get_pull_request",
+    ] {
+        let (p, why) = call(granted);
+        assert_eq!(p, Permission::Allow, "{granted}: {why}");
+    }
+    for refused in [
+        "mcp__prompt-to-assetX__generate",
+        "mcp__prompt-to-asset__",
+        "mcp__prompt-to-asset__x__y",
+        "mcp__gitlab__get_merge_request",
+        "mcp__github",
+    ] {
+        let (p, why) = call(refused);
+        assert_eq!(p, Permission::Deny, "{refused}: {why}");
+    }
+}

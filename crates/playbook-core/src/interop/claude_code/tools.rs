@@ -104,6 +104,27 @@ pub fn is_claude_tool_name(name: &str) -> bool {
             && name.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
+/// Whether `rule`, an entry of a subagent's `tools` (or of a role's
+/// `actions_allowed`), names a whole MCP server that `tool` belongs to:
+/// `mcp__server` as published subagents write it, or `mcp__server__*` as
+/// Claude Code's permission rules do. A server name holds no `__` and no
+/// `*`, and neither does the tool part matched: `mcp__a__b__c` could be
+/// server `a__b`'s tool, so `mcp__a` does not grant it (denied, which is
+/// the safe side).
+pub fn mcp_server_grants(rule: &str, tool: &str) -> bool {
+    let Some(server) = rule.strip_prefix("mcp__") else {
+        return false;
+    };
+    let server = server.strip_suffix("__*").unwrap_or(server);
+    let plain = |s: &str| !s.is_empty() && !s.contains("__") && !s.contains('*');
+    plain(server)
+        && tool
+            .strip_prefix("mcp__")
+            .and_then(|t| t.strip_prefix(server))
+            .and_then(|t| t.strip_prefix("__"))
+            .is_some_and(plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -125,6 +125,12 @@ impl<'a> Config<'a> {
             .filter(|v| !v.is_null())
     }
 
+    /// Whether the entry gives `key` a value (anything but absent or null):
+    /// CrewAI refuses a required field only then, and takes an empty text.
+    pub fn is_set(&self, id: &str, key: &str) -> bool {
+        self.field(id, key).is_some()
+    }
+
     /// A text field. Numbers and booleans are text to CrewAI's templates
     /// too, so they are accepted as written.
     pub fn text(&self, id: &str, key: &str) -> Result<Option<String>, ImportError> {

@@ -163,18 +163,30 @@ fn read_task<'t>(
             message,
         })
     };
-    let required = |key: &str, what: &str| -> Result<String, ImportError> {
-        tasks.text(id, key)?.ok_or_else(|| {
-            tasks.err(
-                id,
-                Some(key),
-                format!("task `{id}` has no `{key}`"),
-                format!("add `{key}:` ({what}); CrewAI requires it too"),
-            )
-        })
+    // CrewAI's `Task` refuses a missing or null `description` or
+    // `expected_output`, but takes an empty text (a `str` with no minimum
+    // length) and runs the crew: so does the import, with a note. `None` is
+    // the empty text.
+    let required = |notes: &mut Vec<Note>, key: &str, what: &str| match tasks.text(id, key)? {
+        Some(text) => Ok(Some(text)),
+        None if tasks.is_set(id, key) => {
+            note(
+                notes,
+                format!(
+                    "task `{id}` has an empty `{key}`: CrewAI runs it, but nothing says {what}; write it in the role"
+                ),
+            );
+            Ok(None)
+        }
+        None => Err(tasks.err(
+            id,
+            Some(key),
+            format!("task `{id}` has no `{key}`"),
+            format!("add `{key}:` ({what}); CrewAI requires it too"),
+        )),
     };
-    let description = required("description", "what the task is")?;
-    let expected = required("expected_output", "what its result looks like")?;
+    let description = required(notes, "description", "what the task is")?;
+    let expected = required(notes, "expected_output", "what its result looks like")?;
     let agent = tasks.text(id, "agent")?;
     if let Some(agent) = &agent
         && !agents.entries.contains_key(agent)
@@ -328,8 +340,8 @@ fn read_task<'t>(
     // preview without values still runs the flow (the prompt shows them).
     let mut placeholder_names: Vec<String> = Vec::new();
     for text in [
-        Some(&description),
-        Some(&expected),
+        description.as_ref(),
+        expected.as_ref(),
         persona.as_ref(),
         goal.as_ref(),
         backstory.as_ref(),
@@ -355,11 +367,16 @@ fn read_task<'t>(
         }
     }
 
-    let responsibilities = match (&persona, &goal) {
-        (Some(p), Some(g)) => format!("{description}\n\nAs {p}: {g}"),
-        (Some(p), None) => format!("{description}\n\nAs {p}."),
-        (None, Some(g)) => format!("{description}\n\nGoal: {g}"),
-        (None, None) => description.clone(),
+    let purpose = match (&persona, &goal) {
+        (Some(p), Some(g)) => Some(format!("As {p}: {g}")),
+        (Some(p), None) => Some(format!("As {p}.")),
+        (None, Some(g)) => Some(format!("Goal: {g}")),
+        (None, None) => None,
+    };
+    let responsibilities = match (&description, purpose) {
+        (Some(d), Some(p)) => Some(format!("{d}\n\n{p}")),
+        (Some(d), None) => Some(d.clone()),
+        (None, p) => p,
     };
     let mut prompt = String::new();
     if let Some(p) = &persona {
@@ -374,9 +391,14 @@ fn read_task<'t>(
     if !prompt.is_empty() {
         prompt.push('\n');
     }
-    prompt.push_str(&format!(
-        "Task: {description}\n\nExpected output: {expected}"
-    ));
+    let task: Vec<String> = [
+        description.as_ref().map(|d| format!("Task: {d}")),
+        expected.as_ref().map(|e| format!("Expected output: {e}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    prompt.push_str(&task.join("\n\n"));
 
     let mut extension = Map::new();
     if let Some(a) = a {
@@ -395,9 +417,9 @@ fn read_task<'t>(
     }
     let mut role = Role {
         name: id.to_string(),
-        responsibilities: Some(responsibilities),
+        responsibilities,
         allowed_agents: role_template(mode).allowed_agents,
-        suggested_prompt: Some(prompt),
+        suggested_prompt: Some(prompt.trim_end().to_string()).filter(|p| !p.is_empty()),
         mode: Some(mode),
         inputs_required: (!inputs.is_empty()).then_some(inputs),
         outputs_contract: Some(OutputsContract {
@@ -412,7 +434,7 @@ fn read_task<'t>(
         }),
         handoff_to: None,
         retry_policy,
-        completion_criteria: Some(vec![expected]),
+        completion_criteria: expected.map(|e| vec![e]),
         extra: Default::default(),
     };
     role.extra

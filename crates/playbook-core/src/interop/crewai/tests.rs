@@ -361,3 +361,59 @@ fn max_iter_is_read_as_pydantic_reads_it_and_kept_within_a_roles_limit() {
     let kept = &imp.playbook.extra[EXTENSION_KEY]["agents"]["analyst"]["max_iter"];
     assert_eq!(kept, 200, "the original value is kept");
 }
+
+/// A task whose `expected_output` (or `description`) is written but empty,
+/// as crewAI-examples' landing_page_generator writes `expected_output: >`
+/// with nothing under it: CrewAI's `Task` takes the empty text (a `str`
+/// with no minimum length) and runs the crew, so the import does too,
+/// with a note saying what to write. Only a missing or null value, which
+/// CrewAI refuses, is refused.
+#[test]
+fn an_empty_expected_output_is_imported_with_a_note() {
+    let tasks = "expand_idea_task:\n  description: >\n    Expand {idea}\n  expected_output: >\n\nrefine_idea_task:\n  description: ''\n  expected_output: A refined report\n  agent: researcher\n";
+    let imp = crew(AGENTS, tasks).expect("CrewAI runs this crew");
+    let roles: Vec<_> = imp.playbook.roles().map(|r| r.role.clone()).collect();
+    assert_eq!(roles.len(), 2);
+    assert_eq!(roles[0].completion_criteria, None, "no empty criterion");
+    assert!(
+        !roles[0]
+            .suggested_prompt
+            .as_deref()
+            .unwrap()
+            .contains("Expected output:"),
+        "{:?}",
+        roles[0].suggested_prompt
+    );
+    assert!(
+        roles[1]
+            .responsibilities
+            .as_deref()
+            .unwrap()
+            .contains("Researcher"),
+        "the agent's role and goal say what the task is for: {:?}",
+        roles[1].responsibilities
+    );
+    let notes: Vec<&str> = imp.notes.iter().map(|n| n.message.as_str()).collect();
+    for (task, key) in [
+        ("expand_idea_task", "expected_output"),
+        ("refine_idea_task", "description"),
+    ] {
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains(task) && n.contains(&format!("empty `{key}`"))),
+            "{task}: {notes:#?}"
+        );
+    }
+    assert!(errors(&imp).is_empty(), "{:?}", errors(&imp));
+
+    // Absent or null is what CrewAI refuses too.
+    for tasks in [
+        "t:\n  description: d\n",
+        "t:\n  description: d\n  expected_output:\n",
+        "t:\n  description: d\n  expected_output: ~\n",
+    ] {
+        let e = crew(AGENTS, tasks).unwrap_err();
+        assert!(e.message.contains("no `expected_output`"), "{e}");
+    }
+}
