@@ -107,8 +107,22 @@ impl From<Severity> for Level {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Invocation {
-    /// The validator ran to the end; findings are results, not failures.
+    /// Every file was read: findings are results, not failures. A file
+    /// that could not be read is work the validator could not do, so the
+    /// run is not successful (SARIF 2.1.0 §3.20.14) and the file is named
+    /// in a notification as well as in a `READ_ERROR` result.
     execution_successful: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_execution_notifications: Vec<Notification>,
+}
+
+/// SARIF 2.1.0 §3.58: a problem of the tool's own run.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: Level,
+    message: Text,
+    locations: Vec<ResultLocation>,
 }
 
 #[derive(Serialize)]
@@ -233,8 +247,17 @@ impl Rules {
 pub fn render(outcomes: &[FileOutcome]) -> Result<String> {
     let mut rules = Rules::new();
     let mut results = Vec::new();
+    let mut notifications = Vec::new();
     for outcome in outcomes {
         if let Some(error) = &outcome.read_error {
+            notifications.push(Notification {
+                level: Level::Error,
+                message: Text {
+                    text: error.clone(),
+                    markdown: None,
+                },
+                locations: vec![location(&outcome.file, None)],
+            });
             let code = ValidatorCode::ReadError.as_str();
             results.push(SarifResult {
                 rule_index: rules.index_of(code),
@@ -266,7 +289,8 @@ pub fn render(outcomes: &[FileOutcome]) -> Result<String> {
                 },
             },
             invocations: vec![Invocation {
-                execution_successful: true,
+                execution_successful: notifications.is_empty(),
+                tool_execution_notifications: notifications,
             }],
             column_kind: "unicodeCodePoints",
             results,

@@ -262,6 +262,20 @@ fn unreadable_and_unparsable_files_are_results_not_crashes() {
         .count();
     assert_eq!(read_errors, 3, "missing, binary and directory");
     assert!(results.iter().all(|r| r["level"] == "error"));
+    // Files it could not read are work the validator did not do.
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    let notified: Vec<&str> = invocation["toolExecutionNotifications"]
+        .as_array()
+        .expect("a notification per unreadable file")
+        .iter()
+        .map(|n| {
+            n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(notified, ["missing.yaml", "binary.yaml", "folder.yaml"]);
     let rules = log["runs"][0]["tool"]["driver"]["rules"]
         .as_array()
         .unwrap();
