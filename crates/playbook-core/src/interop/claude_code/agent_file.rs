@@ -84,7 +84,14 @@ pub fn parse_agent(file: &str, text: &str) -> Result<AgentFile, ImportError> {
         ));
     };
     let front_text: String = lines[1..end].concat();
-    let body = lines[end + 1..].concat().trim().to_string();
+    // A file saved with Windows line ends keeps them in the prompt, where
+    // each `\r` would become an escape in the playbook's YAML: the prompt
+    // is text, so its lines end as the playbook's do.
+    let body = lines[end + 1..]
+        .concat()
+        .replace("\r\n", "\n")
+        .trim()
+        .to_string();
     let (value, lenient_keys) = parse_front(file, &front_text)?;
     let Value::Object(map) = value else {
         return Err(ImportError::new(
@@ -252,6 +259,16 @@ fn key_lines(front: &str) -> IndexMap<String, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_with_windows_line_ends_reads_as_plain_lines() {
+        let a = parse_agent(
+            "a.md",
+            "---\r\nname: a\r\ndescription: d\r\n---\r\nOne.\r\nTwo.\r\n",
+        )
+        .unwrap();
+        assert_eq!(a.body, "One.\nTwo.");
+    }
 
     #[test]
     fn reads_front_matter_and_body() {
