@@ -40,11 +40,17 @@ pub fn at(document: &Document, position: Position) -> Vec<CompletionItem> {
     let text = document.text.as_str();
     let offset = document.index.offset(text, position);
     let before = &text[..offset];
-    // The word being typed is replaced by the completion.
+    // The word being typed is replaced by the completion. YAML's and
+    // JSON's delimiters are all ASCII, so any other character that is not
+    // a space belongs to the word (an emoji, a combining mark).
     let word_start = before
         .char_indices()
         .rev()
-        .take_while(|(_, c)| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '$'))
+        .take_while(|&(_, c)| {
+            c.is_alphanumeric()
+                || matches!(c, '_' | '-' | '.' | '$')
+                || !(c.is_ascii() || c.is_whitespace() || c.is_control())
+        })
         .last()
         .map_or(offset, |(i, _)| i);
     let quoted = text[..word_start].ends_with(['"', '\'']);
@@ -279,6 +285,28 @@ mod tests {
         assert!(labels(text, 5, 27).contains(&"retry_limit".to_string()));
         // Free text has nothing to offer; neither does a comment.
         assert!(labels("description: some te\n", 0, 20).is_empty());
+    }
+
+    /// Regression: the word being typed was cut at the first character
+    /// that is not alphanumeric, so a role name that starts with an emoji
+    /// or holds a combining mark (`é` as `e` + U+0301) had no completion
+    /// once its first character was typed.
+    #[test]
+    fn names_beyond_letters_and_digits_complete() {
+        let text = "workflow:\n  b:\n    roles:\n      - name: 😀bot\n      - name: e\u{301}tude\n        handoff_to: [😀";
+        // The cursor after the emoji: two UTF-16 units past the `[`.
+        let document = Document::analyse("/p/playbook.yaml", None, text.to_string(), 1);
+        let items = at(&document, Position::new(5, 23));
+        let bot = items.iter().find(|i| i.label == "😀bot").expect("the role");
+        let Some(CompletionTextEdit::Edit(edit)) = &bot.text_edit else {
+            panic!("an edit");
+        };
+        assert_eq!(
+            edit.range,
+            Range::new(Position::new(5, 21), Position::new(5, 23))
+        );
+        let text = text.replace("[😀", "[e\u{301}");
+        assert!(labels(&text, 5, 23).contains(&"e\u{301}tude".to_string()));
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub struct Outcome {
     pub shutdown_requested: bool,
 }
 
+/// Error responses of the guard waiting to be written.
+const ERROR_QUEUE: usize = 64;
+
 /// Serves one client until it sends `exit` or closes the input.
 pub async fn serve<I, O>(input: I, output: O, docs: CodeDocs) -> Outcome
 where
@@ -70,12 +73,16 @@ where
     // to the real output.
     let (server_input, mut guard_output) = tokio::io::duplex(64 * 1024);
     let (server_output, merge_input) = tokio::io::duplex(64 * 1024);
-    let (errors, error_queue) = tokio::sync::mpsc::unbounded_channel();
+    // Bounded, as both pipes are: a client that sends and never reads
+    // stops being read once its answers cannot be written, instead of
+    // growing a queue of answers without limit.
+    let (errors, error_queue) = tokio::sync::mpsc::channel(ERROR_QUEUE);
     let server = Server::new(server_input, server_output, socket).serve(service);
     let guard = async move {
         let mut input = BufReader::new(input);
+        let mut frames = guard::FrameReader::default();
         loop {
-            let message = match guard::read_frame(&mut input).await {
+            let message = match frames.read(&mut input).await {
                 guard::Frame::Body(body) => guard::check(&body).map(|()| body),
                 guard::Frame::Malformed(why) => Err(guard::error(
                     serde_json::Value::Null,
@@ -91,7 +98,9 @@ where
                     }
                 }
                 Err(error) => {
-                    let _ = errors.send(error);
+                    // Fails only once the output is gone; reading goes on
+                    // until `exit` or the end of the input all the same.
+                    let _ = errors.send(error).await;
                 }
             }
         }

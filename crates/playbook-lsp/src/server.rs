@@ -69,12 +69,14 @@ impl Backend {
         };
         let publish = {
             let mut documents = self.documents();
-            let was_playbook = match documents.get(&uri) {
-                // Notifications may be handled out of order; keep the newest.
-                Some(old) if old.version > version => return,
-                Some(old) => old.is_playbook,
-                None => false,
-            };
+            // No version is compared: the text is what the client's
+            // notifications say, in the order sent (handlers start in that
+            // order and store their text before they first yield), and a
+            // client may number again from 0 (a file opened again without a
+            // close). Keeping an older text by its higher number left
+            // diagnostics and code actions whose ranges no longer matched
+            // the editor's text.
+            let was_playbook = documents.get(&uri).is_some_and(|old| old.is_playbook);
             let publish = if document.is_playbook {
                 Some(diagnostics::of(&document, &self.docs))
             } else {
@@ -160,33 +162,34 @@ impl LanguageServer for Backend {
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let uri = params.text_document.uri;
-        // Full sync is what the server asks for; a client that sends ranged
-        // changes anyway gets them applied in order to the last text.
-        let mut text = self.documents().get(&uri).map(|d| d.text.clone());
-        for change in params.content_changes {
-            text = Some(match (change.range, text) {
-                (Some(range), Some(old)) => crate::text::replace(&old, range, &change.text),
-                _ => change.text,
-            });
-        }
-        let Some(text) = text else {
+        // Changes come only for open documents: one never opened has no
+        // text a ranged change could apply to, and no editor shows its
+        // diagnostics, so it is not analysed.
+        let Some(mut text) = self.documents().get(&uri).map(|d| d.text.clone()) else {
             return;
         };
+        // Full sync is what the server asks for; a client that sends ranged
+        // changes anyway gets them applied in order to the last text.
+        for change in params.content_changes {
+            text = match change.range {
+                Some(range) => crate::text::replace(&text, range, &change.text),
+                None => change.text,
+            };
+        }
         self.update(uri, None, text, params.text_document.version)
             .await;
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
         let uri = params.text_document.uri;
-        let (text, version) = match params.text {
-            Some(text) => {
-                let version = self.documents().get(&uri).map_or(0, |d| d.version);
-                (text, version)
-            }
-            None => match self.documents().get(&uri) {
-                Some(d) => (d.text.clone(), d.version),
-                None => return,
-            },
+        // As for changes: only an open document is analysed.
+        let (text, version) = {
+            let documents = self.documents();
+            let Some(open) = documents.get(&uri) else {
+                return;
+            };
+            let text = params.text.unwrap_or_else(|| open.text.clone());
+            (text, open.version)
         };
         self.update(uri, None, text, version).await;
     }

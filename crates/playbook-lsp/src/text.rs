@@ -73,8 +73,13 @@ impl LineIndex {
 
     /// Character column (0-based) of an LSP position on its line, clamped
     /// to the line; a position inside a surrogate pair counts as before it.
+    /// A line past the last one is the end of the text.
     pub fn char_column(&self, text: &str, position: Position) -> (usize, usize) {
-        let line0 = (position.line as usize).min(self.starts.len() - 1);
+        let last = self.starts.len() - 1;
+        if position.line as usize > last {
+            return (last, self.line(text, last).chars().count());
+        }
+        let line0 = position.line as usize;
         let mut units = 0usize;
         let mut chars = 0usize;
         for c in self.line(text, line0).chars() {
@@ -219,6 +224,24 @@ mod tests {
         );
         assert_eq!(index.position_at_char(text, 2, 2), Position::new(1, 1));
         assert_eq!(index.offset(text, Position::new(4, 1)), text.len());
+    }
+
+    /// Regression: a position on a line past the last one was taken as
+    /// the start of the last line, so a ranged change "at the end" of a
+    /// text without a final line break was written into its last line.
+    /// Past the last line is the end of the text, as in the protocol's
+    /// reference implementation (`TextDocument.offsetAt`).
+    #[test]
+    fn past_the_last_line_is_the_end_of_the_text() {
+        let text = "a\r\nbc";
+        let index = LineIndex::new(text);
+        assert_eq!(index.offset(text, Position::new(2, 0)), text.len());
+        assert_eq!(index.char_column(text, Position::new(9, 0)), (1, 2));
+        let far = Range::new(Position::new(5, 0), Position::new(9, 3));
+        assert_eq!(replace(text, far, "X"), "a\r\nbcX");
+        // On the last line itself, the column still counts.
+        let last = Range::new(Position::new(1, 0), Position::new(1, 0));
+        assert_eq!(replace(text, last, "X"), "a\r\nXbc");
     }
 
     #[test]

@@ -141,3 +141,106 @@ fn huge_and_deep_documents_get_findings_not_a_stall() {
     let (status, stderr) = client.finish();
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
 }
+
+/// A change or save of a document the client never opened made the
+/// server analyse the change's text alone (a ranged change's fragment as
+/// the whole file) and publish findings of text no editor holds. The
+/// protocol sends changes only for open documents; others are ignored.
+#[test]
+fn changes_to_documents_never_opened_are_ignored() {
+    let mut client = Client::start();
+    client.initialize();
+    let uri = "file:///p/never.playbook.yaml";
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 5},
+               "contentChanges": [{"range": {"start": {"line": 3, "character": 0},
+                                             "end": {"line": 3, "character": 2}},
+                                   "text": "id: fragment\n"}]}),
+    );
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}, "text": "id: saved\n"}),
+    );
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 1}});
+    let hover = client.request(2, "textDocument/hover", at);
+    assert!(hover["result"].is_null(), "{hover}");
+    let published: Vec<Value> = client
+        .drain()
+        .into_iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .collect();
+    assert!(published.is_empty(), "{published:?}");
+    // Opened, it is analysed as usual.
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1,
+               "text": "id: x\n"}}),
+    );
+    let opened = client.notification("textDocument/publishDiagnostics");
+    assert_eq!(opened["params"]["uri"], uri);
+    let shutdown = client.request(3, "shutdown", Value::Null);
+    assert!(shutdown.get("error").is_none());
+    client.notify("exit", Value::Null);
+    let (status, stderr) = client.finish();
+    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
+}
+
+/// A document opened again without a close (a client reloading a file),
+/// or changed with a lower version number (a client that numbers from 0
+/// again), was ignored when its version was lower than the one held: the
+/// server kept the old text, its diagnostics and code actions whose
+/// ranges no longer matched the editor's text (applied, they corrupt it).
+/// Messages are handled in the order sent; that order is the text.
+#[test]
+fn a_reopened_or_renumbered_document_is_the_text_last_sent() {
+    let mut client = Client::start();
+    client.initialize();
+    let uri = "file:///p/reopened.playbook.yaml";
+    let clean = include_str!("../../../../playbooks/tdd.yaml");
+    let broken = clean.replacen("max_parallel_worktrees: 1", "max_parallel_worktrees: 0", 1);
+    assert_ne!(clean, broken);
+    let open = |client: &mut Client, version: i64, text: &str| {
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": version,
+                   "text": text}}),
+        );
+        client.notification("textDocument/publishDiagnostics")
+    };
+    let first = open(&mut client, 10, &broken);
+    assert_eq!(
+        first["params"]["diagnostics"][0]["code"], "PB102",
+        "{first}"
+    );
+    // Opened again, numbered from 1: the new text counts.
+    let again = open(&mut client, 1, clean);
+    assert_eq!(again["params"]["version"], 1);
+    assert_eq!(again["params"]["diagnostics"], json!([]), "{again}");
+    let everything = json!({"textDocument": {"uri": uri},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 999, "character": 0}},
+        "context": {"diagnostics": [], "only": ["source.fixAll"]}});
+    let actions = client.request(2, "textDocument/codeAction", everything);
+    assert_eq!(
+        actions["result"],
+        json!([]),
+        "nothing to fix in the editor's text"
+    );
+    // A change with a lower version still is the editor's next text.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 0},
+               "contentChanges": [{"text": broken}]}),
+    );
+    let changed = client.notification("textDocument/publishDiagnostics");
+    assert_eq!(changed["params"]["version"], 0);
+    assert_eq!(
+        changed["params"]["diagnostics"][0]["code"], "PB102",
+        "{changed}"
+    );
+    let shutdown = client.request(3, "shutdown", Value::Null);
+    assert!(shutdown.get("error").is_none());
+    client.notify("exit", Value::Null);
+    let (status, stderr) = client.finish();
+    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
+}

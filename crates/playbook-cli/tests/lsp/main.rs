@@ -2,6 +2,7 @@
 //! spoken to in JSON-RPC with `Content-Length` framing over its standard
 //! input and output, as every LSP client does.
 
+mod framing;
 mod hostile;
 mod journey;
 
@@ -108,14 +109,24 @@ impl Client {
                 Ok(message) if wanted(&message) => return message,
                 Ok(message) => self.unread.push(message),
                 Err(RecvTimeoutError::Timeout) => panic!(
-                    "no such message within {TIMEOUT:?}; unread: {:?}",
-                    self.unread
+                    "no such message within {TIMEOUT:?}; unread: {}",
+                    self.unread_summary()
                 ),
                 Err(RecvTimeoutError::Disconnected) => {
-                    panic!("the server closed its output; unread: {:?}", self.unread)
+                    panic!(
+                        "the server closed its output; unread: {}",
+                        self.unread_summary()
+                    )
                 }
             }
         }
+    }
+
+    /// How many messages are unread and the last few, so a failure after
+    /// a flood of error responses stays readable.
+    fn unread_summary(&self) -> String {
+        let last = &self.unread[self.unread.len().saturating_sub(3)..];
+        format!("{} message(s), the last: {last:?}", self.unread.len())
     }
 
     /// Messages that arrived and were not asked for.

@@ -58,11 +58,8 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
             }
         }
     };
-    let (start, end, mut replacement) = edit;
-    // New lines end as the file's lines do.
-    if text.contains("\r\n") && replacement.contains('\n') {
-        replacement = replacement.replace("\r\n", "\n").replace('\n', "\r\n");
-    }
+    let (start, end, replacement) = edit;
+    let replacement = line_ends_of(text, replacement);
     let mut out = String::with_capacity(text.len() + replacement.len());
     out.push_str(text.get(..start)?);
     out.push_str(&replacement);
@@ -72,6 +69,16 @@ pub(super) fn apply_one(text: &str, tree: &Tree, op: &Op, json: bool) -> Option<
 
 /// A span to replace and its new text.
 type Splice = (usize, usize, String);
+
+/// New text whose lines end as the file's lines do: `\r\n` in a CRLF
+/// file. Every splice written into a text goes through this.
+pub(super) fn line_ends_of(text: &str, replacement: String) -> String {
+    if text.contains("\r\n") && replacement.contains('\n') {
+        replacement.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        replacement
+    }
+}
 
 /// The parent pointer and last token of a pointer.
 pub(super) fn split_last(pointer: &str) -> Option<(String, String)> {

@@ -210,6 +210,49 @@ fn json_documents_keep_their_layout() {
     ));
 }
 
+/// Regression: in JSON indented with tabs (`json.dumps(indent="\t")`,
+/// many editors' setting), added members were indented with spaces, a
+/// mix of both in one file.
+#[test]
+fn json_indented_with_tabs_gets_tabs() {
+    let text = "{\r\n\t\"id\": \"demo\",\r\n\t\"workflow\": {\r\n\t\t\"b\": {\r\n\t\t\t\"roles\": [\r\n\t\t\t\t{\r\n\t\t\t\t\t\"name\": \"w\",\r\n\t\t\t\t\t\"inputs_required\": [\r\n\t\t\t\t\t\t\"task\"\r\n\t\t\t\t\t],\r\n\t\t\t\t\t\"gates\": {\r\n\t\t\t\t\t\t\"pass_condition\": \"always\"\r\n\t\t\t\t\t}\r\n\t\t\t\t}\r\n\t\t\t]\r\n\t\t}\r\n\t}\r\n}\r\n";
+    let ops = [
+        Op::Add {
+            path: "/workflow/b/roles/0/inputs_required/-".into(),
+            value: json!("spec_path"),
+        },
+        Op::Add {
+            path: "/workflow/b/roles/0/gates/requires_user_approval".into(),
+            value: json!(true),
+        },
+        Op::Add {
+            path: "/workflow/b/roles/0/outputs_contract".into(),
+            value: json!({"required": ["commit_sha"]}),
+        },
+    ];
+    let edited = apply(text, Format::Json, &ops).unwrap();
+    assert!(edited.preserved, "{}", edited.text);
+    for line in edited.text.lines() {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        assert!(
+            indent.chars().all(|c| c == '\t'),
+            "{line:?} in\n{}",
+            edited.text
+        );
+    }
+    assert!(
+        edited
+            .text
+            .contains("\t\t\t\t\t\t\"task\",\r\n\t\t\t\t\t\t\"spec_path\"\r\n"),
+        "{}",
+        edited.text
+    );
+    // Every line the edit did not touch is as it was.
+    for line in text.lines().filter(|l| !l.ends_with(['"', '}'])) {
+        assert!(edited.text.contains(line), "{line:?}");
+    }
+}
+
 #[test]
 fn rewrite_keeps_comments_of_a_whole_new_document() {
     let mut value = document::parse_value(COMMENTED, Format::Yaml).unwrap();

@@ -434,6 +434,38 @@ fn a_key_given_twice_loses_its_later_entry() {
     assert!(document::parse_value(&all.text, Format::Yaml).is_ok());
 }
 
+/// Regression: removing a key given twice from a CRLF file wrote the
+/// removed entry's comment on a line ending in a bare `\n`, so the file
+/// mixed line ends (other edits end new lines as the file's lines do).
+#[test]
+fn a_key_given_twice_in_a_crlf_file_keeps_crlf() {
+    let text =
+        "schema_version: 1.0.0\r\nid: a # first\r\nname: N\r\nid: b   # second\r\nworkflow: {}\r\n";
+    let report = validate_source(text, Format::Yaml, &Options::default());
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.code == Code::DuplicateKey)
+        .unwrap();
+    let fixes = fixes_for_source(text, Format::Yaml, finding);
+    for fix in &fixes {
+        let fixed = apply(text, Format::Yaml, std::slice::from_ref(fix)).unwrap();
+        assert!(fixed.comments_kept(), "{}", fix.title);
+        assert_eq!(
+            fixed.text.matches('\n').count(),
+            fixed.text.matches("\r\n").count(),
+            "{}: {:?}",
+            fix.title,
+            fixed.text
+        );
+    }
+    let later = apply(text, Format::Yaml, &fixes[..1]).unwrap();
+    assert_eq!(
+        later.text,
+        "schema_version: 1.0.0\r\nid: a # first\r\nname: N\r\n# second\r\nworkflow: {}\r\n"
+    );
+}
+
 #[test]
 fn a_json_key_given_twice_is_fixed_too() {
     let text = "{\n  \"id\": \"a\",\n  \"name\": \"N\",\n  \"id\": \"b\"\n}\n";
