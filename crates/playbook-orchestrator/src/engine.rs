@@ -20,7 +20,7 @@
 //! `retry_policy.max_iterations` on the loop's roles.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use serde_json::{Map, Value, json};
 
@@ -66,6 +66,7 @@ mod state;
 mod step;
 mod text;
 mod tools;
+mod waiting;
 
 pub use admission::{overlaps, parse_assignment};
 use explain::*;
@@ -73,6 +74,7 @@ use gates::*;
 pub use setup::Prepared;
 use state::*;
 use text::*;
+use waiting::Waiting;
 
 /// Default lock/dependency/cap wait before a task is blocked.
 pub const DEFAULT_WAIT_MS: u64 = 600_000;

@@ -16,46 +16,35 @@ where
         &mut self,
         view: StageView<'_>,
         task: usize,
-        reported: &mut Vec<(usize, String)>,
+        waiting: &mut Waiting,
     ) -> Admit {
         let StageView {
             index: s,
             name: stage,
             roles: stage_roles,
             slots,
-            waiting,
             counters,
         } = view;
         let task_id = self.tasks[task].packet.task_id.clone();
         // Dependencies.
-        for dep in self.tasks[task].packet.dependencies.clone() {
-            // By id without reading bodies: the other tasks are parked. A
-            // dependency on no task never gets here (`Scenario::check_against`
-            // refuses it before the run); skipping one is the safe reading.
-            let Some(d) = (0..self.tasks.len()).position(|i| self.task_id_of(i) == dep.0) else {
-                continue;
-            };
-            match self.tasks[d].status {
-                Status::Blocked | Status::Failed | Status::Canceled => {
-                    let reason = format!("depends on {}, which did not finish", dep.0);
-                    self.end_task(
-                        task,
-                        Status::Blocked,
-                        ErrorCode::DependencyBlocked,
-                        reason,
-                        "orchestrator",
-                    );
-                    return Admit::Ended;
-                }
-                _ => {
-                    let pending = waiting.iter().any(|(w, _)| *w == d)
-                        || slots.iter().flatten().any(|r| r.task == d);
-                    if pending {
-                        self.report_wait(task, stage, "dependency", &dep.0, reported);
-                        return Admit::Wait;
-                    }
-                }
+        match self.dependency(task, waiting) {
+            Dependency::Ended(d) => {
+                let reason = format!("depends on {}, which did not finish", self.task_id_of(d));
+                self.end_task(
+                    task,
+                    Status::Blocked,
+                    ErrorCode::DependencyBlocked,
+                    reason,
+                    "orchestrator",
+                );
+                return Admit::Ended;
             }
+            Dependency::Pending(d) => {
+                let on = self.task_id_of(d);
+                self.report_wait(task, stage, "dependency", &on, waiting);
+                return Admit::Wait;
+            }
+            Dependency::Clear => {}
         }
         // Locks: never run beside a task or lock it overlaps.
         let me = &self.tasks[task].packet;
@@ -66,7 +55,7 @@ where
                 || overlaps(&me.forbidden_scope, &other.lock_scope)
             {
                 let on = other.task_id.clone();
-                self.report_wait(task, stage, "lock", &on, reported);
+                self.report_wait(task, stage, "lock", &on, waiting);
                 return Admit::Wait;
             }
         }
@@ -76,7 +65,7 @@ where
                 && overlaps(&me.lock_scope, std::slice::from_ref(&lock.resource))
             {
                 let on = format!("{} ({})", lock.resource, lock.task_id);
-                self.report_wait(task, stage, "lock", &on, reported);
+                self.report_wait(task, stage, "lock", &on, waiting);
                 return Admit::Wait;
             }
         }
@@ -130,7 +119,7 @@ where
                         stage,
                         "role caps",
                         "no role the task can enter is under its cap",
-                        reported,
+                        waiting,
                     );
                     return Admit::Wait;
                 }
@@ -191,21 +180,35 @@ where
         Admit::Start(role)
     }
 
+    /// Where `task`'s dependencies stand, read without its parked state:
+    /// the first, in the run input's order, that ended without passing, or
+    /// that still waits or runs in this stage.
+    pub(super) fn dependency(&self, task: usize, waiting: &Waiting) -> Dependency {
+        for &d in self.tasks[task].deps.iter() {
+            match self.tasks[d].status {
+                Status::Blocked | Status::Failed | Status::Canceled => return Dependency::Ended(d),
+                _ if waiting.is_pending(d) => return Dependency::Pending(d),
+                _ => {}
+            }
+        }
+        Dependency::Clear
+    }
+
+    /// Says that `task` waits, once per reason and blocker.
     pub(super) fn report_wait(
         &mut self,
         task: usize,
         stage: &str,
-        reason: &str,
+        reason: &'static str,
         on: &str,
-        reported: &mut Vec<(usize, String)>,
+        waiting: &mut Waiting,
     ) {
-        let key = format!("{reason}:{on}");
-        if reported.iter().any(|(t, k)| *t == task && *k == key) {
+        if !waiting.first_report(task, reason, on) {
             return;
         }
-        reported.push((task, key));
         self.emit(Event::TaskWaiting {
-            task_id: self.tasks[task].packet.task_id.clone(),
+            // The task may be parked (held back by a dependency).
+            task_id: self.task_id_of(task),
             stage: stage.to_string(),
             reason: reason.to_string(),
             on: on.to_string(),

@@ -33,8 +33,7 @@ where
             total: active.len() as u32,
             ..Default::default()
         };
-        let mut waiting: VecDeque<(usize, Option<u64>)> =
-            active.iter().map(|&t| (t, None)).collect();
+        let mut waiting = Waiting::new(&active, self.tasks.len());
         // Never more worktrees than tasks: memory follows the work, not a
         // hostile `max_parallel_worktrees`.
         let worktrees = (cap as usize).min(active.len()).max(1);
@@ -42,7 +41,6 @@ where
         let mut heap: BinaryHeap<Reverse<(u64, u64, usize, Phase)>> = BinaryHeap::new();
         let mut order = 0u64;
         let mut in_stage_done: Vec<usize> = Vec::new();
-        let mut reported_waits: Vec<(usize, String)> = Vec::new();
         // Names that recur in every step's events, scanned once per
         // prepared playbook.
         let names_clean = self.prepared.names_clean.get(s).copied().unwrap_or(false);
@@ -51,10 +49,33 @@ where
             if self.stopped {
                 break;
             }
-            // Admit waiting tasks while worktrees are free.
+            // Admit waiting tasks while worktrees are free. Tasks held back
+            // by a dependency are not visited (`waiting.rs`) until it
+            // finishes or their wait runs out.
+            waiting.due(self.now);
             let mut i = 0;
-            while i < waiting.len() && slots.iter().any(Option::is_none) {
-                let (task, since) = waiting[i];
+            while i < waiting.visible() && slots.iter().any(Option::is_none) {
+                let waiting::Entry { task, since } = waiting.get(i);
+                // A dependency that still waits or runs holds the task
+                // back whatever else holds: decided without reading the
+                // parked task, as admission would decide it.
+                if let Dependency::Pending(d) = self.dependency(task, &waiting) {
+                    let on = self.task_id_of(d);
+                    self.report_wait(task, &stage_name, "dependency", &on, &mut waiting);
+                    let since = since.unwrap_or(self.now);
+                    if self.now.saturating_sub(since) > self.wait_ms {
+                        if !self.unpark(task) {
+                            break;
+                        }
+                        self.wait_ran_out(task, &mut counters);
+                        waiting.remove(i);
+                        waiting.finished(task);
+                        self.park(task);
+                    } else if !waiting.hold(i, since, d, self.wait_ms) {
+                        i += 1;
+                    }
+                    continue;
+                }
                 // Admission reads the task's packet and values.
                 if !self.unpark(task) {
                     break;
@@ -66,11 +87,10 @@ where
                             name: &stage_name,
                             roles: &stage_roles,
                             slots: &slots,
-                            waiting: &waiting,
                             counters,
                         },
                         task,
-                        &mut reported_waits,
+                        &mut waiting,
                     )
                     .await
                 {
@@ -107,24 +127,17 @@ where
                     Admit::Ended => {
                         self.count_end(task, &mut counters);
                         waiting.remove(i);
+                        waiting.finished(task);
                         self.release(task);
                         self.park(task);
                     }
                     Admit::Wait => {
                         let since = since.unwrap_or(self.now);
-                        waiting[i].1 = Some(since);
+                        waiting.set_since(i, since);
                         if self.now.saturating_sub(since) > self.wait_ms {
-                            let reason = format!("waited longer than {} ms to start", self.wait_ms);
-                            self.end_task(
-                                task,
-                                Status::Blocked,
-                                ErrorCode::WaitTimeout,
-                                reason,
-                                "orchestrator",
-                            );
-                            self.count_end(task, &mut counters);
+                            self.wait_ran_out(task, &mut counters);
                             waiting.remove(i);
-                            self.release(task);
+                            waiting.finished(task);
                         } else {
                             i += 1;
                         }
@@ -144,14 +157,7 @@ where
                 // Nothing runs and nothing can start: jump to the earliest
                 // wait deadline, where the waiting task gives up.
                 let deadline = waiting
-                    .iter()
-                    .map(|(_, since)| {
-                        since
-                            .unwrap_or(self.now)
-                            .saturating_add(self.wait_ms)
-                            .saturating_add(1)
-                    })
-                    .min()
+                    .earliest_deadline(self.now, self.wait_ms)
                     .unwrap_or(self.now);
                 self.now = self.now.max(deadline);
                 continue;
@@ -173,11 +179,13 @@ where
                 Next::LeftStage => {
                     counters.done += 1;
                     in_stage_done.push(running.task);
+                    waiting.finished(running.task);
                     self.release(running.task);
                     self.park(running.task);
                 }
                 Next::Ended => {
                     self.count_end(running.task, &mut counters);
+                    waiting.finished(running.task);
                     self.release(running.task);
                     self.park(running.task);
                 }
@@ -223,17 +231,13 @@ where
 
     /// Cancels what runs (live) and what waits (parked) in a stage that
     /// stops.
-    fn cancel_stage(
-        &mut self,
-        slots: &mut [Option<Running>],
-        waiting: &mut VecDeque<(usize, Option<u64>)>,
-    ) {
+    fn cancel_stage(&mut self, slots: &mut [Option<Running>], waiting: &mut Waiting) {
         for running in slots.iter_mut().filter_map(Option::take) {
             self.cancel(running.task);
             self.release(running.task);
             self.park(running.task);
         }
-        for (task, _) in waiting.drain(..) {
+        for task in waiting.drain() {
             self.cancel(task);
             self.release(task);
             self.park(task);
@@ -252,6 +256,20 @@ where
         };
         let task_id = self.task_id_of(task);
         self.ports.tools.release(&task_id, how);
+    }
+
+    /// Ends a task (live) whose wait to start ran out.
+    fn wait_ran_out(&mut self, task: usize, counters: &mut Counters) {
+        let reason = format!("waited longer than {} ms to start", self.wait_ms);
+        self.end_task(
+            task,
+            Status::Blocked,
+            ErrorCode::WaitTimeout,
+            reason,
+            "orchestrator",
+        );
+        self.count_end(task, counters);
+        self.release(task);
     }
 
     pub(super) fn count_end(&self, task: usize, counters: &mut Counters) {

@@ -256,8 +256,9 @@ where
         // Exactly the run input's tasks: a doubled capacity would be a
         // record per task more.
         self.tasks.reserve_exact(input.tasks.len());
-        let mut seen: std::collections::HashSet<String> =
-            (0..self.tasks.len()).map(|i| self.task_id_of(i)).collect();
+        let mut seen: std::collections::HashMap<String, usize> = (0..self.tasks.len())
+            .map(|i| (self.task_id_of(i), i))
+            .collect();
         for (i, t) in input.tasks.iter().enumerate() {
             let id = t.id.clone().unwrap_or_else(|| format!("T-{}", i + 1));
             let task = self.make_task(id, t.title.clone(), &base, t);
@@ -277,13 +278,25 @@ where
             for v in packet.check(true) {
                 problems.push(format!("task #{} {}: {}", i + 1, v.path, v.message));
             }
-            if !seen.insert(task.packet.task_id.clone()) {
+            let index = self.tasks.len();
+            if seen.insert(task.packet.task_id.clone(), index).is_some() {
                 problems.push(format!("task id {} is used twice", task.packet.task_id));
             }
             self.tasks.push(task);
             // Made one at a time and parked at once: the run's tasks are
             // never all live together.
             self.park(self.tasks.len() - 1);
+        }
+        // A dependency on no task never gets here (`Scenario::check_against`
+        // refuses it before the run); dropping one is the safe reading.
+        for (i, t) in input.tasks.iter().enumerate() {
+            if !t.dependencies.is_empty() {
+                self.tasks[i].deps = t
+                    .dependencies
+                    .iter()
+                    .filter_map(|d| seen.get(d).copied())
+                    .collect();
+            }
         }
         if problems.is_empty() {
             Ok(())
@@ -368,6 +381,8 @@ where
             is_goal: false,
             kind: t.task_kind.unwrap_or_default(),
             scoped: !t.lock_scope.is_empty(),
+            // Resolved by `build_tasks` once every task has its index.
+            deps: Box::default(),
         }
     }
 

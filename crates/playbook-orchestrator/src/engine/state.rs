@@ -30,6 +30,9 @@ pub(super) struct Task {
     /// Whether the run input gave a `lock_scope`; without one the task owns
     /// its whole worktree.
     pub(super) scoped: bool,
+    /// The tasks it depends on, by index, in the order the run input lists
+    /// them: admission reads them without reading the parked task.
+    pub(super) deps: Box<[usize]>,
 }
 
 pub(super) struct Pending {
@@ -59,16 +62,25 @@ pub(super) struct WorklogLine {
     pub(super) code: Option<ErrorCode>,
 }
 
-/// A stage as admission sees it: its roles, what runs on its worktrees,
-/// what waits, and its counters.
+/// A stage as admission sees it: its roles, what runs on its worktrees and
+/// its counters (what waits is [`super::waiting::Waiting`]).
 #[derive(Clone, Copy)]
 pub(super) struct StageView<'a> {
     pub(super) index: usize,
     pub(super) name: &'a str,
     pub(super) roles: &'a [usize],
     pub(super) slots: &'a [Option<Running>],
-    pub(super) waiting: &'a VecDeque<(usize, Option<u64>)>,
     pub(super) counters: Counters,
+}
+
+/// Where a task's dependencies stand as it may start.
+pub(super) enum Dependency {
+    /// Every one passed the stage (or is not in it).
+    Clear,
+    /// This one ended blocked, failed or canceled: the task cannot start.
+    Ended(usize),
+    /// This one still waits or runs in the stage.
+    Pending(usize),
 }
 
 /// Which step: the task, the role it is at and the role's round for it.

@@ -19,6 +19,7 @@ mod schemas;
 mod secrets;
 mod selectors;
 mod streaming;
+mod waits;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,84 @@
+//! Tasks that wait to start: the cost of a stage's admission scan follows
+//! the tasks that could start, not every task of the run. A chain of
+//! dependencies used to have every waiting task read back from its parked
+//! state (and its dependencies looked up across the whole run) at every
+//! step of the stage: cubic, minutes for 1 000 tasks.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use playbook_orchestrator::event::{CountingSink, Outcome};
+use playbook_orchestrator::scenario::Limits;
+use playbook_orchestrator::spill::{Spill, SpillPort};
+use playbook_orchestrator::{RunOptions, reference, run_blocking};
+
+/// A spill store in memory that counts the blocks read back: one per time
+/// a parked task is read.
+struct Counted(Arc<AtomicUsize>, Vec<u8>);
+
+impl Spill for Counted {
+    fn write(&mut self, block: &[u8]) -> std::io::Result<u64> {
+        let at = self.1.len() as u64;
+        self.1.extend_from_slice(block);
+        Ok(at)
+    }
+    fn read(&mut self, at: u64, into: &mut [u8]) -> std::io::Result<()> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        let at = at as usize;
+        into.copy_from_slice(&self.1[at..at + into.len()]);
+        Ok(())
+    }
+}
+
+/// Blocks read in a run of the reference flow (its build stage has four
+/// worktrees) whose `tasks` each depend on the one before.
+fn reads_for_a_chain(tasks: usize) -> usize {
+    let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK).unwrap();
+    let mut scenario = reference::scenario(tasks);
+    for i in 1..tasks {
+        scenario.input.tasks[i].dependencies = vec![format!("T-{i}")];
+    }
+    // No task gives up waiting: the chain runs to its end.
+    scenario.limits = Some(Limits {
+        lock_wait_ms: Some(1_000_000_000),
+        ..Default::default()
+    });
+    let reads = Arc::new(AtomicUsize::new(0));
+    let counter = reads.clone();
+    let options = RunOptions {
+        keep_records: false,
+        build_report: false,
+        // Every task is parked between its turns and every block spilled,
+        // so each read of a parked task reaches the store.
+        park_above_tasks: Some(0),
+        park_memory_bytes: 0,
+        spill: Some(SpillPort::new(move || {
+            Ok(Box::new(Counted(counter.clone(), Vec::new())) as Box<dyn Spill>)
+        })),
+        ..Default::default()
+    };
+    let mut sink = CountingSink::default();
+    let report = run_blocking(
+        &playbook,
+        &scenario,
+        &options,
+        playbook_orchestrator::agent::AutoApprove,
+        &mut sink,
+    );
+    assert_eq!(report.outcome, Some(Outcome::Passed));
+    assert_eq!(report.steps, reference::expected_steps(tasks));
+    reads.load(Ordering::Relaxed)
+}
+
+#[test]
+fn a_chain_of_dependencies_reads_each_task_a_bounded_number_of_times() {
+    // Three stages: a task is read a few times in each (admission, its
+    // exit gate, the run's end), whatever the length of the chain.
+    for tasks in [50, 400] {
+        let reads = reads_for_a_chain(tasks);
+        assert!(
+            reads <= 8 * tasks,
+            "{reads} blocks read for a chain of {tasks} tasks: the admission scan reads tasks that cannot start"
+        );
+    }
+}
