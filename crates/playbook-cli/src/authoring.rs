@@ -13,6 +13,7 @@ use playbook_core::schema::Published;
 use playbook_core::{
     Finding, Location, Options, RoleMode, Severity, document, edit, fix, validate_source,
 };
+use playbook_redact::redact_string;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -92,6 +93,28 @@ pub(crate) struct FileOutcome {
 impl FileOutcome {
     pub fn allow(&self) -> bool {
         self.read_error.is_none() && !self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// The outcome with every text that quotes the document redacted:
+    /// messages, hints and fix titles name roles, tools, placeholders and
+    /// values as written, and what `validate` prints is kept (CI logs, code
+    /// scanning, pull request annotations), so a token pasted into a
+    /// playbook must not reach them. Done once here, before any format is
+    /// rendered, so text, JSON, SARIF and GitHub output agree. Codes,
+    /// pointers and positions are left as they are: they address the
+    /// document and tools match on them.
+    fn redacted(mut self) -> FileOutcome {
+        for finding in &mut self.findings {
+            redact_string(&mut finding.message);
+            redact_string(&mut finding.hint);
+            for fix in &mut finding.fixes {
+                redact_string(&mut fix.title);
+            }
+        }
+        if let Some(error) = &mut self.read_error {
+            redact_string(error);
+        }
+        self
     }
 }
 
@@ -208,6 +231,7 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
                 read_error: Some(format!("{e:#}")),
             },
         })
+        .map(FileOutcome::redacted)
         .collect();
     let allow = outcomes.iter().all(FileOutcome::allow);
     match args.format {

@@ -56,6 +56,23 @@ impl SourceMap {
     /// before the error, which is still useful for partial documents; text
     /// nested too deep to parse cheaply yields no positions at all.
     pub fn new(text: &str) -> SourceMap {
+        // A byte-order mark is no part of the document (the loaders read
+        // the text after it), but yaml-rust2 does not skip one: it would
+        // start a plain scalar, so JSON's `{` became text and every finding
+        // fell back to 1:1, and YAML's first key was stored with the mark
+        // in it. The document is walked without the mark; positions still
+        // count it, on the first line, as they count any character of the
+        // text the caller holds (an editor's buffer may keep it).
+        let body = text.trim_start_matches('\u{feff}');
+        let marks = text[..text.len() - body.len()].chars().count();
+        let mut map = SourceMap::walk(body);
+        if marks > 0 {
+            map.shift_first_line(marks);
+        }
+        map
+    }
+
+    fn walk(text: &str) -> SourceMap {
         if nesting::too_deep(text).is_some() {
             return SourceMap::default();
         }
@@ -70,6 +87,20 @@ impl SourceMap {
             }
         }
         recorder.finish()
+    }
+
+    /// Moves every position on line 1 right by `columns` characters.
+    fn shift_first_line(&mut self, columns: usize) {
+        let shift = |at: &mut Option<Location>| {
+            if let Some(at) = at.as_mut().filter(|at| at.line == 1) {
+                at.column = at.column.saturating_add(columns);
+            }
+        };
+        for node in &mut self.nodes {
+            shift(&mut node.location);
+            shift(&mut node.text_start);
+            shift(&mut node.opened);
+        }
     }
 
     /// Where position (`line`, `column`, 1-based) of the one-line text at
@@ -532,6 +563,59 @@ mod tests {
     fn json_documents_are_located_too() {
         let text = "{\n  \"id\": \"a\",\n  \"workflow\": {\"plan\": {\"roles\": []}}\n}\n";
         check(text, "/workflow/plan/roles", 3, 25);
+    }
+
+    /// A byte-order mark moves nothing but the first line, where it is a
+    /// character of the text like any other; JSON after one was read as a
+    /// plain scalar, so every finding fell back to 1:1.
+    #[test]
+    fn a_byte_order_mark_moves_only_the_first_line() {
+        let json = "{\"id\": \"a\",\n  \"workflow\": {\"plan\": {\"roles\": [\n    {\"name\": \"w\", \"handoff_to\": [\"r\"]}]}}\n}\n";
+        let yaml =
+            "id: a\nworkflow:\n  plan:\n    roles:\n      - name: w\n        handoff_to: [r]\n";
+        for (text, later, at) in [
+            (json, "/workflow/plan/roles/0/handoff_to/0", (3, 34)),
+            (yaml, "/workflow/plan/roles/0/handoff_to/0", (6, 22)),
+        ] {
+            check(text, later, at.0, at.1);
+            check(&format!("\u{feff}{text}"), later, at.0, at.1);
+            let first = SourceMap::new(text).locate("/id").unwrap();
+            check(&format!("\u{feff}{text}"), "/id", 1, first.column + 1);
+        }
+        // A gate's syntax error is placed through the text's start.
+        let map = SourceMap::new("\u{feff}{\"g\": \"a ==\"}");
+        assert_eq!(
+            map.locate_in_text("/g", 1, 3),
+            Some(Location {
+                line: 1,
+                column: 11
+            })
+        );
+    }
+
+    /// The same through validation: a finding after a byte-order mark is
+    /// where it is without one, in both formats.
+    #[test]
+    fn findings_after_a_byte_order_mark_keep_their_place() {
+        use crate::document::Format;
+        let json = "{\n  \"schema_version\": \"1.0.0\",\n  \"id\": \"b\",\n  \"name\": \"B\",\n  \"workflow\": {\"build\": {\"roles\": [\n    {\"name\": \"w\", \"mode\": \"worker\", \"handoff_to\": [\"nobody\"]}\n  ]}}\n}\n";
+        let yaml = "schema_version: 1.0.0\nid: b\nname: B\nworkflow:\n  build:\n    roles:\n      - name: w\n        mode: worker\n        handoff_to: [nobody]\n";
+        for (text, format) in [(json, Format::Json), (yaml, Format::Yaml)] {
+            let options = crate::Options::default();
+            let place = |text: &str| {
+                let report = crate::validate_source(text, format, &options);
+                let finding = report
+                    .findings
+                    .iter()
+                    .find(|f| f.code == crate::Code::UnknownHandoff)
+                    .cloned()
+                    .expect("PB301");
+                finding.location
+            };
+            let plain = place(text);
+            assert!(plain.is_some_and(|l| l.line > 1), "{plain:?}");
+            assert_eq!(place(&format!("\u{feff}{text}")), plain, "{format:?}");
+        }
     }
 }
 

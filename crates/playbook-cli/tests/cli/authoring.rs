@@ -89,6 +89,39 @@ fn a_broken_playbook_reports_code_pointer_location_and_file() {
     );
 }
 
+/// A JSON playbook saved with a byte-order mark (Windows editors, some
+/// generators) has its findings where they are without one, not at 1:1.
+#[test]
+fn a_json_playbook_with_a_byte_order_mark_is_located_as_without_one() {
+    let fixture = "tests/fixtures/lints/pb301-unknown-handoff.json";
+    let text = std::fs::read_to_string(root().join(fixture)).unwrap();
+    assert!(!text.starts_with('\u{feff}'));
+    let dir = tempfile::tempdir().unwrap();
+    let with_mark = dir.path().join("bom.json");
+    std::fs::write(&with_mark, format!("\u{feff}{text}")).unwrap();
+    let with_mark = with_mark.to_string_lossy().into_owned();
+    let placed = |file: &str| {
+        let contract = check_contract(
+            &["validate", "--format", "json", file],
+            false,
+            "VALIDATION_FAILED",
+        );
+        let finding = contract["details"]["findings"][0].clone();
+        assert_eq!(finding["code"], "PB301", "{contract:#}");
+        finding["location"].clone()
+    };
+    let plain = placed(fixture);
+    assert!(plain["line"].as_u64().unwrap() > 1, "{plain}");
+    assert_eq!(placed(&with_mark), plain);
+    let output = playbook(&["validate", &with_mark]);
+    let at = format!(
+        "{with_mark}:{}:{}: error[PB301]",
+        plain["line"], plain["column"]
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(&at), "{stdout}");
+}
+
 #[test]
 fn text_output_points_at_file_line_and_column() {
     let output = playbook(&["validate", "tests/fixtures/lints/pb001-syntax-error.yaml"]);

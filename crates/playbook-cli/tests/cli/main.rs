@@ -12,6 +12,7 @@ mod library;
 mod migrate;
 mod preview;
 mod report;
+mod validate_secrets;
 mod whatif;
 
 use std::path::PathBuf;
