@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "library_create",
     "library_save",
     "library_save_draft",
+    "library_save_draft_text",
     "library_discard_draft",
     "library_duplicate",
     "library_delete",

@@ -389,6 +389,13 @@ pub struct Opened {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub source: Option<playbook_store::Authored>,
+    /// The newest draft when its text does not read as a playbook (typed in
+    /// the Source tab and autosaved as it was, or a save refused elsewhere):
+    /// the editor opens the Source tab on it, over `document`, so it can be
+    /// fixed. The editor holds it: the next autosave replaces it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub broken_draft: Option<playbook_store::Authored>,
 }
 
 /// What "open this example" did: opened the library's unchanged copy of

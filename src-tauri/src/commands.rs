@@ -238,6 +238,18 @@ pub fn library_save_draft(
     library.save_draft(&id, document, base, source)
 }
 
+/// Autosaves Source-tab text that is not a playbook yet, as typed.
+#[tauri::command(async)]
+pub fn library_save_draft_text(
+    library: State<'_, Library>,
+    id: String,
+    text: String,
+    format: Format,
+    base: Option<u32>,
+) -> Result<DraftSaved> {
+    library.save_draft_text(&id, text, format, base)
+}
+
 #[tauri::command(async)]
 pub fn library_discard_draft(library: State<'_, Library>, id: String) -> Result<bool> {
     library.discard_draft(&id)

@@ -100,6 +100,7 @@ pub fn run() {
             commands::library_create,
             commands::library_save,
             commands::library_save_draft,
+            commands::library_save_draft_text,
             commands::library_discard_draft,
             commands::library_duplicate,
             commands::library_delete,
@@ -190,16 +191,77 @@ fn default_env(key: &str, value: &str) {
     }
 }
 
+/// The file `database` names, however it is spelt: links, `..` and a
+/// relative path resolved (a relative `PLAYBOOK_DB` names a different file
+/// from each folder). A library not created yet is its folder, resolved,
+/// and its name.
+fn library_file(database: &std::path::Path) -> std::path::PathBuf {
+    if let Ok(file) = std::fs::canonicalize(database) {
+        return file;
+    }
+    let absolute = std::path::absolute(database).unwrap_or_else(|_| database.to_path_buf());
+    match (
+        absolute
+            .parent()
+            .and_then(|d| std::fs::canonicalize(d).ok()),
+        absolute.file_name(),
+    ) {
+        (Some(folder), Some(name)) => folder.join(name),
+        _ => absolute,
+    }
+}
+
 /// The single-instance name of the library at `database`: one running app
 /// per library, so a second launch on the same library hands its files to
 /// the first, while apps on other libraries (another profile, the test
 /// journeys) run side by side. FNV-1a: stable across builds, unlike std's
 /// hasher, so an older and a newer build agree.
 fn instance_id(database: &std::path::Path) -> String {
+    let file = library_file(database);
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in database.as_os_str().as_encoded_bytes() {
+    for byte in file.as_os_str().as_encoded_bytes() {
         hash ^= u64::from(*byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     format!("dev.playbookstudio.app.library_{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instance_id;
+
+    /// Two spellings of one library are one instance (else two windows
+    /// autosave over each other's draft), and one spelling that names two
+    /// libraries (a relative `PLAYBOOK_DB` from two folders) is two (else
+    /// the second launch hands its files to a window on the other library).
+    #[test]
+    fn the_instance_is_the_library_file_however_it_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("library.db");
+        std::fs::write(&db, b"").unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let dotted = sub.join("..").join("library.db");
+        let doubled = std::path::PathBuf::from(format!("{}//library.db", dir.path().display()));
+        assert_eq!(instance_id(&db), instance_id(&dotted));
+        assert_eq!(instance_id(&db), instance_id(&doubled));
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.db");
+            std::os::unix::fs::symlink(&db, &link).unwrap();
+            assert_eq!(instance_id(&db), instance_id(&link));
+        }
+        // Not created yet: its folder decides.
+        let fresh = dir.path().join("fresh.db");
+        assert_eq!(
+            instance_id(&fresh),
+            instance_id(&sub.join("..").join("fresh.db"))
+        );
+        // The same relative name under two folders: two libraries.
+        let here = std::env::current_dir().unwrap();
+        let relative = std::path::Path::new("playbook-instance-test.db");
+        let one = instance_id(relative);
+        assert_eq!(one, instance_id(&here.join(relative)));
+        assert_ne!(one, instance_id(&dir.path().join(relative)));
+    }
 }

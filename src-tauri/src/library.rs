@@ -224,8 +224,25 @@ impl Library {
             self.hold(playbook, draft.as_ref().map(|d| d.number));
             // The editor rewrites this text on every save: the draft's when
             // it shows the draft, else the one the version was saved from.
-            let source = match &draft {
-                Some(d) => Some(Authored {
+            // A draft may be any text (Source-tab typing autosaved as it
+            // was, a save refused elsewhere): one that does not parse comes
+            // back as text for the Source tab, never as a refusal to open.
+            let parsed = draft
+                .as_ref()
+                .map(|d| parse_as(&d.content, d.format).ok());
+            let (shown, broken_draft) = match (&draft, parsed) {
+                (Some(d), Some(Some(value))) => (Some((d, value)), None),
+                (Some(d), _) => (
+                    None,
+                    Some(Authored {
+                        text: d.content.clone(),
+                        format: d.format,
+                    }),
+                ),
+                (None, _) => (None, None),
+            };
+            let source = match &shown {
+                Some((d, _)) => Some(Authored {
                     text: d.content.clone(),
                     format: d.format,
                 }),
@@ -234,13 +251,11 @@ impl Library {
             Ok(Opened {
                 document: parse_stored(&version.content)?,
                 base: version.info.number,
-                draft: match &draft {
-                    Some(d) => Some(parse_as(&d.content, d.format)?),
-                    None => None,
-                },
-                draft_updated_at: draft.map(|d| d.updated_at),
+                draft_updated_at: draft.as_ref().map(|d| d.updated_at.clone()),
+                draft: shown.map(|(_, value)| value),
                 summary,
                 source,
+                broken_draft,
             })
         })
     }
@@ -373,6 +388,28 @@ impl Library {
         Ok(DraftSaved {
             draft,
             comments_kept,
+        })
+    }
+
+    /// Autosaves text typed in the Source tab that does not read as a
+    /// playbook yet, as it was typed, over the draft the editor holds: a
+    /// crash or a quit mid-edit keeps it, and opening shows it again
+    /// (`Opened::broken_draft`). The store's size limit applies.
+    pub fn save_draft_text(
+        &self,
+        playbook: &str,
+        text: String,
+        format: Format,
+        base: Option<u32>,
+    ) -> Result<DraftSaved> {
+        let pid = id(playbook)?;
+        let held = self.held(playbook);
+        let draft = self.with(|s| Ok(s.save_draft_as(&pid, &text, format, base, held)?))?;
+        self.hold(playbook, Some(draft.number));
+        Ok(DraftSaved {
+            draft,
+            // Kept exactly as typed.
+            comments_kept: true,
         })
     }
 

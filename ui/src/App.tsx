@@ -77,6 +77,9 @@ export function App() {
   const [current, setCurrent] = useState<Current | null>(null);
   const [refresh, setRefresh] = useState(0);
   const [status, setStatus] = useState<SaveStatus>(null);
+  // Source-tab text that is not a playbook yet, over the document it was
+  // typed on; `stored` when the library's draft already holds it.
+  const [broken, setBroken] = useState<{ typed: Authored; over: Playbook; stored: boolean } | null>(null);
   // The state as last rendered, so that a keystroke's answer or autosave
   // that changes nothing sets no state: a state update, even one React
   // ends up bailing out of, renders the whole shell again (2-3 ms on a
@@ -120,18 +123,22 @@ export function App() {
         loadedRevision.current = -1;
         savedDoc.current = opened.draft ? null : shown;
         draftStored.current = !!opened.draft;
-        setStatus(opened.draft ? { kind: "draft" } : { kind: "version", number: opened.base });
+        setBroken(opened.broken_draft ? { typed: opened.broken_draft, over: shown, stored: true } : null);
+        if (opened.broken_draft) draftStored.current = true;
+        setStatus(opened.draft || opened.broken_draft ? { kind: "draft" } : { kind: "version", number: opened.base });
         setPreviewVersion(null);
         setCurrent({ id, base: opened.base });
         setChecked(null);
         setFlow(null);
         flowDoc.current = null;
         setSelection({ kind: "playbook" });
-        setTab("form");
+        setTab(opened.broken_draft ? "source" : "form");
         setScreen("editor");
         localStorage.setItem(LAST_OPEN_KEY, id);
         notify(
-          opened.draft
+          opened.broken_draft
+            ? `Opened ${opened.summary.name} with the text you were typing (autosaved ${new Date(opened.draft_updated_at ?? "").toLocaleString()}); it is not a valid playbook yet, so it is in the Source tab until it is fixed.`
+            : opened.draft
             ? `Opened ${opened.summary.name} with your unsaved edits (autosaved ${new Date(opened.draft_updated_at ?? "").toLocaleString()}).`
             : `Opened ${opened.summary.name}, version ${opened.base}${from ? `, imported from ${from}` : ""}.`,
         );
@@ -298,6 +305,29 @@ export function App() {
     }, 250);
     return () => window.clearTimeout(timer);
   }, [doc, source, revision, current, notify]);
+
+  // Source-tab text that is not a playbook yet is autosaved as typed: the
+  // document's draft above cannot hold it.
+  const keepBroken = useCallback((typed: Authored) => {
+    const over = view.current.doc;
+    if (over) setBroken({ typed, over, stored: false });
+  }, []);
+  const brokenHere = broken && broken.over === doc ? broken : null;
+  useEffect(() => {
+    if (!brokenHere || brokenHere.stored || !current) return;
+    if (shown.current.status?.kind !== "pending") setStatus({ kind: "pending" });
+    const { text, format } = brokenHere.typed;
+    const timer = window.setTimeout(() => {
+      backend
+        .saveDraftText(current.id, text, format, current.base)
+        .then(() => {
+          draftStored.current = true;
+          setStatus((now) => (now?.kind === "pending" ? { kind: "draft" } : now));
+        })
+        .catch((e) => notify(`Autosave failed: ${messageOf(e)}. Your text is still in the Source tab.`, "error"));
+    }, 250);
+    return () => window.clearTimeout(timer);
+  }, [brokenHere, current, notify]);
 
   const trackedEdit = useCallback(
     (next: Playbook, key?: string, typed?: Authored, answered?: Checked) => {
@@ -713,6 +743,8 @@ export function App() {
                 setTab={setTab}
                 onSaveRoleAsTemplate={saveRoleAsTemplate}
                 notify={notify}
+                broken={brokenHere?.typed ?? null}
+                onBroken={keepBroken}
               />
             )}
             {screen === "templates" && <Templates notify={notify} />}

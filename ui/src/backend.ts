@@ -174,6 +174,9 @@ export const backend = {
     call<SavedDocument>("library_save", { id, base, document, note, source }),
   saveDraft: (id: string, document: Playbook, base: number | null, source: Authored | null = null) =>
     call<DraftSaved>("library_save_draft", { id, document, base, source }),
+  /** Autosaves Source-tab text that is not a playbook yet, as it was typed. */
+  saveDraftText: (id: string, text: string, format: Format, base: number | null) =>
+    call<DraftSaved>("library_save_draft_text", { id, text, format, base }),
   discardDraft: (id: string) => call<boolean>("library_discard_draft", { id }),
   duplicate: (id: string) => call<Saved>("library_duplicate", { id }),
   remove: (id: string) => call<void>("library_delete", { id }),

@@ -3,6 +3,7 @@
 mod authored;
 mod generated;
 mod grants;
+mod hostile;
 mod imports;
 mod library;
 mod permissions;

@@ -151,3 +151,23 @@ describe("plain runs in values", () => {
     }
   });
 });
+
+describe("very long lines", () => {
+  it("are coloured up to LONG_LINE and the rest is one unstyled token", async () => {
+    const { LONG_LINE } = await import("./yamlLanguage");
+    const line = "workflow: " + "[".repeat(200_000) + "]".repeat(200_000);
+    const state = yamlParser.startState!(2);
+    const stream = new StringStream(line, 4, 2);
+    let tokens = 0;
+    let last: string | null = "";
+    while (!stream.eol()) {
+      stream.start = stream.pos;
+      last = yamlParser.token(stream, state) ?? null;
+      tokens++;
+    }
+    expect(tokens).toBeLessThanOrEqual(LONG_LINE + 1);
+    expect(last).toBeNull();
+    // The next line is coloured again.
+    expect(yamlTokens(["id: x"])).toEqual([[["id", "atom"], [": ", "meta"], ["x", null]]]);
+  });
+});

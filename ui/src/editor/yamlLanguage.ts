@@ -99,6 +99,14 @@ type State = { mode: ModeState; key: number };
 const VALUE_STOPS = /[#'"{}[\],\\:]/g;
 
 /**
+ * Past this column a line is not coloured: the rest of it is one unstyled
+ * token. A pasted line of 400 000 brackets was 400 000 tokens (and as many
+ * spans), which held the window for half a minute; no playbook line a
+ * person reads is this long.
+ */
+export const LONG_LINE = 4096;
+
+/**
  * What the mode does with plain text it does not recognise (no `\` in it):
  * the next token is not a value's first, and nothing is escaped. Unstyled.
  */
@@ -126,6 +134,11 @@ export function yamlStreamParser(plainRuns = true): StreamParser<State> {
     startState: (indentUnit) => ({ mode: mode.startState?.(indentUnit) ?? {}, key: 0 }),
     copyState: (state) => ({ mode: { ...state.mode }, key: state.key }),
     token(stream, state) {
+      if (stream.pos >= LONG_LINE) {
+        stream.skipToEnd();
+        state.key = 0;
+        return plain(state.mode);
+      }
       if (state.key > 0) {
         stream.pos += state.key;
         state.key = 0;

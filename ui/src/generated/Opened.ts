@@ -23,4 +23,11 @@ draft?: Playbook, draft_updated_at?: string,
  * The text the shown document (the draft, else the version) was
  * written as, comments included; the editor rewrites it on every save.
  */
-source?: Authored, };
+source?: Authored, 
+/**
+ * The newest draft when its text does not read as a playbook (typed in
+ * the Source tab and autosaved as it was, or a save refused elsewhere):
+ * the editor opens the Source tab on it, over `document`, so it can be
+ * fixed. The editor holds it: the next autosave replaces it.
+ */
+broken_draft?: Authored, };

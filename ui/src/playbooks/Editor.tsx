@@ -55,6 +55,9 @@ type Props = {
   setTab: (t: Tab) => void;
   onSaveRoleAsTemplate?: (address: RoleAddress, name: string) => void;
   notify: (message: string, kind?: "info" | "error") => void;
+  /** Source-tab text that is not a playbook yet, held by the window (see `SourceTab`). */
+  broken?: Authored | null;
+  onBroken?: (typed: Authored) => void;
 };
 
 export function Editor(props: Props) {
@@ -248,7 +251,14 @@ export function Editor(props: Props) {
               ) : (
                 <p className="muted">{checked && !checked.structurally_valid ? "The graph appears once the playbook has a valid structure." : "Drawing the graph…"}</p>
               ))}
-            {tab === "source" && <SourceTab ref={source} doc={doc} checked={checked} onDoc={(d, typed, answer) => edit(d, "source", typed, answer)} />}
+            {tab === "source" && <SourceTab
+                ref={source}
+                doc={doc}
+                checked={checked}
+                onDoc={(d, typed, answer) => edit(d, "source", typed, answer)}
+                broken={props.broken}
+                onBroken={props.onBroken}
+              />}
           </div>
         </div>
         <MemoProblems findings={findings} onActivate={activate} quickFixes={quickFixes} />

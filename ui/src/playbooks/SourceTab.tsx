@@ -18,6 +18,14 @@ type Props = {
   checked: Checked | null;
   /** The playbook of the typed text, the text itself (the author's from now on), and its check's answer. */
   onDoc: (doc: Playbook, typed: Authored, answer: Checked) => void;
+  /**
+   * Text typed here that does not read as a playbook yet, which the window
+   * holds over `doc` (autosaved as typed): shown again when the tab opens,
+   * after a restart or a visit to another tab.
+   */
+  broken?: Authored | null;
+  /** Typed text that does not read as a playbook: the window keeps and autosaves it. */
+  onBroken?: (typed: Authored) => void;
 };
 
 const MAX_SOURCE = 8 * 1024 * 1024;
@@ -49,11 +57,13 @@ export type SourceTabHandle = {
   goToFinding: (finding: Finding) => void;
 };
 
-export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({ doc, checked, onDoc }, ref) {
-  const [draft, setDraft] = useState<string | null>(null);
+export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({ doc, checked, onDoc, broken: held, onBroken }, ref) {
+  // Opened on text the window holds (see `broken`), the editor starts from it.
+  const [draft, setDraft] = useState<string | null>(held?.text ?? null);
   const [draftChecked, setDraftChecked] = useState<Checked | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const pushed = useRef<Playbook | null>(null);
+  // The document the shown draft stands over; an edit from elsewhere replaces it.
+  const pushed = useRef<Playbook | null>(held ? doc : null);
   const seq = useRef(0);
   const editor = useRef<CodeEditorHandle>(null);
 
@@ -66,7 +76,8 @@ export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({
   }, [doc]);
 
   // The author's text keeps its format: a JSON file is edited as JSON.
-  const format: Format = checked?.format ?? "yaml";
+  const [heldFormat] = useState<Format | null>(held?.format ?? null);
+  const format: Format = (draft !== null && heldFormat) || checked?.format || "yaml";
 
   const change = (text: string) => {
     if (text.length > MAX_SOURCE) {
@@ -85,10 +96,26 @@ export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({
         if (result.playbook) {
           pushed.current = result.playbook;
           onDoc(result.playbook, { text, format }, result);
+        } else {
+          // Not a playbook yet: the window keeps the text, so neither a
+          // crash, a quit nor another tab loses it.
+          onBroken?.({ text, format });
         }
       })
       .catch((e) => mine === seq.current && setError(messageOf(e)));
   };
+
+  // Text the window held comes back with its diagnostics.
+  const opening = useRef(draft);
+  useEffect(() => {
+    const text = opening.current;
+    if (text === null) return;
+    const mine = ++seq.current;
+    backend
+      .checkSource(text, heldFormat ?? "yaml", { source: false, flow: false })
+      .then((result) => mine === seq.current && setDraftChecked(result))
+      .catch((e) => mine === seq.current && setError(messageOf(e)));
+  }, [heldFormat]);
 
   const shown = draftChecked ?? checked;
   const broken = draftChecked !== null && !draftChecked.playbook;

@@ -6,6 +6,7 @@ mod comments;
 mod deleting;
 mod desktop;
 mod editing;
+mod hostile_paste;
 mod legacy;
 mod library;
 mod measure;
