@@ -141,12 +141,31 @@ fn deepest<'e, 'a>(error: &'e ValidationError<'a>) -> &'e ValidationError<'a> {
 }
 
 /// The value as a message quotes it, cut to [`MAX_QUOTED`] characters.
+///
+/// Never inside a word: the messages are redacted where they are printed
+/// (`playbook validate`, the app), and a credential cut short is no longer
+/// recognised as one, so a word the limit would split is left out whole.
 fn quote(value: &Value) -> String {
     let text = value.to_string();
-    match text.char_indices().nth(MAX_QUOTED) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text,
-    }
+    let Some((end, first_out)) = text.char_indices().nth(MAX_QUOTED) else {
+        return text;
+    };
+    let cut = if in_word(first_out) {
+        text[..end]
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !in_word(c))
+            .map_or(0, |(i, c)| i + c.len_utf8())
+    } else {
+        end
+    };
+    format!("{}…", &text[..cut])
+}
+
+/// A character of a word as a credential is written: a token, a key, a
+/// URL with its user and password.
+fn in_word(c: char) -> bool {
+    c.is_alphanumeric() || "_-./+=:@~%".contains(c)
 }
 
 /// The validator's message with a long quoted value cut short, so a wrong
@@ -190,5 +209,24 @@ fn hint(kind: &ValidationErrorKind) -> String {
         ValidationErrorKind::Minimum { limit } => format!("use a value of at least {limit}"),
         ValidationErrorKind::Maximum { limit } => format!("use a value of at most {limit}"),
         _ => "compare the value with `playbook schema`".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod quote_tests {
+    use super::*;
+
+    #[test]
+    fn a_quoted_value_is_never_cut_inside_a_word() {
+        let token = format!("ghp_{}", "Zq8Wm2Xr4Tn6Vb".repeat(3));
+        let value = Value::String(format!("{} {token} tail", "a".repeat(70)));
+        let quoted = quote(&value);
+        assert!(!quoted.contains("ghp_"), "{quoted}");
+        assert!(quoted.ends_with(' ') || quoted.ends_with('…'), "{quoted}");
+        assert!(quoted.starts_with("\"aaaa"), "{quoted}");
+        // A value of one long word keeps nothing of it.
+        assert_eq!(quote(&Value::String(token.repeat(3))), "\"…");
+        // Short values are quoted whole.
+        assert_eq!(quote(&Value::String("short".into())), "\"short\"");
     }
 }
