@@ -74,7 +74,7 @@ use gates::*;
 pub use setup::Prepared;
 use state::*;
 use text::*;
-use waiting::Waiting;
+use waiting::{LOCK, NEVER, Waiting};
 
 /// Default lock/dependency/cap wait before a task is blocked.
 pub const DEFAULT_WAIT_MS: u64 = 600_000;

@@ -157,7 +157,9 @@ pub enum Event {
         /// Set when the assigner's answer was invalid.
         warning: Option<String>,
     },
-    /// The task waits: a lock, a dependency or a cap.
+    /// The task waits: a lock, a dependency or a cap. Said once per
+    /// dependency, once for role caps, and once for locks whoever holds
+    /// the lock (`on` names the first holder).
     TaskWaiting {
         task_id: String,
         stage: String,

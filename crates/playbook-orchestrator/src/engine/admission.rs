@@ -42,32 +42,26 @@ where
             Dependency::Pending(d) => {
                 let on = self.task_id_of(d);
                 self.report_wait(task, stage, "dependency", &on, waiting);
-                return Admit::Wait;
+                return Admit::Wait(Some(d));
             }
             Dependency::Clear => {}
         }
         // Locks: never run beside a task or lock it overlaps.
-        let me = &self.tasks[task].packet;
-        for r in slots.iter().flatten() {
-            let other = &self.tasks[r.task].packet;
-            if overlaps(&me.lock_scope, &other.lock_scope)
-                || overlaps(&me.lock_scope, &other.forbidden_scope)
-                || overlaps(&me.forbidden_scope, &other.lock_scope)
-            {
-                let on = other.task_id.clone();
-                self.report_wait(task, stage, "lock", &on, waiting);
-                return Admit::Wait;
+        match self.lock_wait(task, slots) {
+            Some(LockWait::Task(holder, on)) => {
+                self.report_wait(task, stage, LOCK, &on, waiting);
+                // Held back until that task leaves the stage or ends: its
+                // dependencies passed for good, and a lock wait is said
+                // once, so nothing else could start it or be said of it.
+                return Admit::Wait(Some(holder));
             }
-        }
-        for lock in &self.scenario.input.active_locks {
-            if lock.active
-                && lock.task_id != me.task_id
-                && overlaps(&me.lock_scope, std::slice::from_ref(&lock.resource))
-            {
-                let on = format!("{} ({})", lock.resource, lock.task_id);
-                self.report_wait(task, stage, "lock", &on, waiting);
-                return Admit::Wait;
+            Some(LockWait::External(on)) => {
+                self.report_wait(task, stage, LOCK, &on, waiting);
+                // A lock held outside the run is never released in it: the
+                // task waits until its wait runs out.
+                return Admit::Wait(Some(NEVER));
             }
+            None => {}
         }
         // Role: explicit, or chosen by the assigner within caps.
         let explicit = self.tasks[task].explicit_role.clone().and_then(|name| {
@@ -121,7 +115,9 @@ where
                         "no role the task can enter is under its cap",
                         waiting,
                     );
-                    return Admit::Wait;
+                    // Caps change as running tasks change roles: visited
+                    // again at every scan.
+                    return Admit::Wait(None);
                 }
                 let request = RoleAssignmentRequest {
                     task: AssignmentTask {
@@ -192,6 +188,38 @@ where
             }
         }
         Dependency::Clear
+    }
+
+    /// The first lock that holds `task` back: a running task whose scopes
+    /// overlap its own (in worktree order), then a lock held outside the
+    /// run. Read from the task's fixed record, so a parked task is not read.
+    pub(super) fn lock_wait(&self, task: usize, slots: &[Option<Running>]) -> Option<LockWait> {
+        let own_worktree;
+        let (lock, forbidden): (&[String], &[String]) = match &self.tasks[task].scopes {
+            Some(scopes) => (&scopes.lock, &scopes.forbidden),
+            None => {
+                own_worktree = [format!("worktrees/{}/", self.task_id_of(task))];
+                (&own_worktree, &[])
+            }
+        };
+        for r in slots.iter().flatten() {
+            let other = &self.tasks[r.task].packet;
+            if overlaps(lock, &other.lock_scope)
+                || overlaps(lock, &other.forbidden_scope)
+                || overlaps(forbidden, &other.lock_scope)
+            {
+                return Some(LockWait::Task(r.task, other.task_id.clone()));
+            }
+        }
+        let external = self.scenario.input.active_locks.iter().find(|l| {
+            l.active
+                && overlaps(lock, std::slice::from_ref(&l.resource))
+                && l.task_id != self.task_id_of(task)
+        })?;
+        Some(LockWait::External(format!(
+            "{} ({})",
+            external.resource, external.task_id
+        )))
     }
 
     /// Says that `task` waits, once per reason and blocker.

@@ -76,6 +76,27 @@ where
                     }
                     continue;
                 }
+                // So does a lock, once the dependencies are clear.
+                if let Some(wait) = self.lock_wait(task, &slots) {
+                    let (on, holder) = match wait {
+                        LockWait::Task(holder, on) => (on, holder),
+                        LockWait::External(on) => (on, NEVER),
+                    };
+                    self.report_wait(task, &stage_name, LOCK, &on, &mut waiting);
+                    let since = since.unwrap_or(self.now);
+                    if self.now.saturating_sub(since) > self.wait_ms {
+                        if !self.unpark(task) {
+                            break;
+                        }
+                        self.wait_ran_out(task, &mut counters);
+                        waiting.remove(i);
+                        waiting.finished(task);
+                        self.park(task);
+                    } else if !waiting.hold(i, since, holder, self.wait_ms) {
+                        i += 1;
+                    }
+                    continue;
+                }
                 // Admission reads the task's packet and values.
                 if !self.unpark(task) {
                     break;
@@ -131,14 +152,15 @@ where
                         self.release(task);
                         self.park(task);
                     }
-                    Admit::Wait => {
+                    Admit::Wait(until) => {
                         let since = since.unwrap_or(self.now);
                         waiting.set_since(i, since);
                         if self.now.saturating_sub(since) > self.wait_ms {
                             self.wait_ran_out(task, &mut counters);
                             waiting.remove(i);
                             waiting.finished(task);
-                        } else {
+                        } else if !until.is_some_and(|on| waiting.hold(i, since, on, self.wait_ms))
+                        {
                             i += 1;
                         }
                         self.park(task);

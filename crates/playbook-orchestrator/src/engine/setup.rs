@@ -366,6 +366,12 @@ where
             priority: t.priority.unwrap_or(Priority::Normal),
             extra: Default::default(),
         };
+        let scopes = (!t.lock_scope.is_empty() || !t.forbidden_scope.is_empty()).then(|| {
+            Box::new(Scopes {
+                lock: packet.lock_scope.clone(),
+                forbidden: packet.forbidden_scope.clone(),
+            })
+        });
         Task {
             id_clean: playbook_redact::is_clean(&packet.task_id),
             slot: Slot::Live(Box::new(Body {
@@ -383,6 +389,7 @@ where
             scoped: !t.lock_scope.is_empty(),
             // Resolved by `build_tasks` once every task has its index.
             deps: Box::default(),
+            scopes,
         }
     }
 

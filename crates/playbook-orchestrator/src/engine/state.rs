@@ -33,6 +33,24 @@ pub(super) struct Task {
     /// The tasks it depends on, by index, in the order the run input lists
     /// them: admission reads them without reading the parked task.
     pub(super) deps: Box<[usize]>,
+    /// Its lock and forbidden scopes when the run input gave either (else
+    /// it locks its own worktree, `worktrees/<id>/`, and forbids nothing):
+    /// admission checks locks without reading the parked task.
+    pub(super) scopes: Option<Box<Scopes>>,
+}
+
+/// A task's scopes as its packet carries them.
+pub(super) struct Scopes {
+    pub(super) lock: Vec<String>,
+    pub(super) forbidden: Vec<String>,
+}
+
+/// What holds a waiting task back from a lock.
+pub(super) enum LockWait {
+    /// A running task whose scopes overlap: its index and id.
+    Task(usize, String),
+    /// A lock held outside the run, as the waits report it.
+    External(String),
 }
 
 pub(super) struct Pending {
@@ -165,7 +183,9 @@ pub(super) struct GateDecision<'g> {
 
 pub(super) enum Admit {
     Start(usize),
-    Wait,
+    /// The task waits; under the task (or [`super::waiting::NEVER`]) whose
+    /// finishing is the first thing that could change that, if any.
+    Wait(Option<usize>),
     Ended,
 }
 

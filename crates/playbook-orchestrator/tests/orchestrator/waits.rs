@@ -30,13 +30,29 @@ impl Spill for Counted {
     }
 }
 
-/// Blocks read in a run of the reference flow (its build stage has four
-/// worktrees) whose `tasks` each depend on the one before.
-fn reads_for_a_chain(tasks: usize) -> usize {
+/// How the tasks of [`reads_and_events`] wait for one another.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// Each depends on the one before.
+    Chain,
+    /// All lock the same file.
+    OneLock,
+}
+
+/// Blocks read and events said in a run of the reference flow (its build
+/// stage has four worktrees) whose `tasks` wait for one another as `shape`
+/// says.
+fn reads_and_events(tasks: usize, shape: Shape) -> (usize, u64) {
     let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK).unwrap();
     let mut scenario = reference::scenario(tasks);
     for i in 1..tasks {
-        scenario.input.tasks[i].dependencies = vec![format!("T-{i}")];
+        match shape {
+            Shape::Chain => scenario.input.tasks[i].dependencies = vec![format!("T-{i}")],
+            Shape::OneLock => scenario.input.tasks[i].lock_scope = vec!["src/api.py".into()],
+        }
+    }
+    if let Shape::OneLock = shape {
+        scenario.input.tasks[0].lock_scope = vec!["src/api.py".into()];
     }
     // No task gives up waiting: the chain runs to its end.
     scenario.limits = Some(Limits {
@@ -67,7 +83,7 @@ fn reads_for_a_chain(tasks: usize) -> usize {
     );
     assert_eq!(report.outcome, Some(Outcome::Passed));
     assert_eq!(report.steps, reference::expected_steps(tasks));
-    reads.load(Ordering::Relaxed)
+    (reads.load(Ordering::Relaxed), sink.events)
 }
 
 #[test]
@@ -75,10 +91,29 @@ fn a_chain_of_dependencies_reads_each_task_a_bounded_number_of_times() {
     // Three stages: a task is read a few times in each (admission, its
     // exit gate, the run's end), whatever the length of the chain.
     for tasks in [50, 400] {
-        let reads = reads_for_a_chain(tasks);
+        let (reads, _) = reads_and_events(tasks, Shape::Chain);
         assert!(
             reads <= 8 * tasks,
             "{reads} blocks read for a chain of {tasks} tasks: the admission scan reads tasks that cannot start"
+        );
+    }
+}
+
+/// Tasks that all lock one file wait in turn: each is read back and said
+/// to wait a bounded number of times, not once per task that held the
+/// lock before it (which made 2 000 such tasks two million events).
+#[test]
+fn tasks_waiting_for_one_lock_cost_a_bounded_amount_each() {
+    for tasks in [50, 400] {
+        let (reads, events) = reads_and_events(tasks, Shape::OneLock);
+        assert!(
+            reads <= 8 * tasks,
+            "{reads} blocks read for {tasks} tasks on one lock"
+        );
+        let steps = reference::expected_steps(tasks);
+        assert!(
+            events <= 8 * steps,
+            "{events} events for {steps} steps of {tasks} tasks on one lock"
         );
     }
 }
