@@ -56,12 +56,21 @@ where
             let mut i = 0;
             while i < waiting.visible() && slots.iter().any(Option::is_none) {
                 let waiting::Entry { task, since } = waiting.get(i);
-                // A dependency that still waits or runs holds the task
-                // back whatever else holds: decided without reading the
-                // parked task, as admission would decide it.
-                if let Dependency::Pending(d) = self.dependency(task, &waiting) {
-                    let on = self.task_id_of(d);
-                    self.report_wait(task, &stage_name, "dependency", &on, &mut waiting);
+                // A dependency that still waits or runs, then a lock, holds
+                // the task back whatever else holds: decided without
+                // reading the parked task, as admission would decide it. A
+                // dependency that ended without passing ends the task, in
+                // admission, before any lock is looked at.
+                let held_back = match self.dependency(task, &waiting) {
+                    Dependency::Pending(d) => Some(("dependency", self.task_id_of(d), d)),
+                    Dependency::Ended(_) => None,
+                    Dependency::Clear => self.lock_wait(task, &slots).map(|wait| match wait {
+                        LockWait::Task(holder, on) => (LOCK, on, holder),
+                        LockWait::External(on) => (LOCK, on, NEVER),
+                    }),
+                };
+                if let Some((reason, on, until)) = held_back {
+                    self.report_wait(task, &stage_name, reason, &on, &mut waiting);
                     let since = since.unwrap_or(self.now);
                     if self.now.saturating_sub(since) > self.wait_ms {
                         if !self.unpark(task) {
@@ -71,28 +80,7 @@ where
                         waiting.remove(i);
                         waiting.finished(task);
                         self.park(task);
-                    } else if !waiting.hold(i, since, d, self.wait_ms) {
-                        i += 1;
-                    }
-                    continue;
-                }
-                // So does a lock, once the dependencies are clear.
-                if let Some(wait) = self.lock_wait(task, &slots) {
-                    let (on, holder) = match wait {
-                        LockWait::Task(holder, on) => (on, holder),
-                        LockWait::External(on) => (on, NEVER),
-                    };
-                    self.report_wait(task, &stage_name, LOCK, &on, &mut waiting);
-                    let since = since.unwrap_or(self.now);
-                    if self.now.saturating_sub(since) > self.wait_ms {
-                        if !self.unpark(task) {
-                            break;
-                        }
-                        self.wait_ran_out(task, &mut counters);
-                        waiting.remove(i);
-                        waiting.finished(task);
-                        self.park(task);
-                    } else if !waiting.hold(i, since, holder, self.wait_ms) {
+                    } else if !waiting.hold(i, since, until, self.wait_ms) {
                         i += 1;
                     }
                     continue;

@@ -117,3 +117,64 @@ fn tasks_waiting_for_one_lock_cost_a_bounded_amount_each() {
         );
     }
 }
+
+/// A task whose dependency ended without passing ends at once, as
+/// admission decides it, even while a lock would also hold it back: the
+/// lock is not waited out first.
+#[test]
+fn a_failed_dependency_ends_a_task_that_a_lock_also_holds_back() {
+    use playbook_orchestrator::event::{EventRecord, VecSink};
+    use playbook_orchestrator::scenario::Scenario;
+    let playbook = playbook_orchestrator::load_playbook(reference::PLAYBOOK).unwrap();
+    // T-1 fails review three times and escalates; T-2 depends on it and
+    // locks what T-3, slow, locks too.
+    let scenario = Scenario::parse(
+        r#"
+input:
+  goal: g
+  tasks:
+    - {id: T-1, title: a}
+    - {id: T-2, title: b, dependencies: [T-1], lock_scope: [src/a/]}
+    - {id: T-3, title: c, lock_scope: [src/a/]}
+roles:
+  reviewer:
+    tasks:
+      T-1:
+        iterations:
+          - {output: {verdict: fail, issues: [x]}}
+          - {output: {verdict: fail, issues: [x]}}
+          - {output: {verdict: fail, issues: [x]}}
+  worker:
+    tasks:
+      T-3: {default: {duration_ms: 1000000}}
+"#,
+    )
+    .expect("valid scenario");
+    let mut sink = VecSink::default();
+    run_blocking(
+        &playbook,
+        &scenario,
+        &RunOptions::default(),
+        playbook_orchestrator::agent::AutoApprove,
+        &mut sink,
+    );
+    let at = |wanted: &dyn Fn(&EventRecord) -> bool| {
+        sink.0
+            .iter()
+            .find(|e| wanted(e))
+            .map(|e| e.t_ms)
+            .unwrap_or_else(|| panic!("event missing: {:#?}", sink.0))
+    };
+    use playbook_orchestrator::event::Event;
+    let t2_blocked = at(&|e| {
+        matches!(&e.event, Event::TaskBlocked { task_id, code, .. }
+            if task_id == "T-2" && code.as_str() == "DEPENDENCY_BLOCKED")
+    });
+    let t1_escalated =
+        at(&|e| matches!(&e.event, Event::Escalated { task_id, .. } if task_id == "T-1"));
+    let t3_left = at(
+        &|e| matches!(&e.event, Event::StageLeft { task_id, stage, .. } if task_id == "T-3" && stage == "build"),
+    );
+    assert_eq!(t2_blocked, t1_escalated, "T-2 ends when T-1 does");
+    assert!(t2_blocked < t3_left, "not after T-3's lock is released");
+}
