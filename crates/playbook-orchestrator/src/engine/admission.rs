@@ -180,7 +180,7 @@ where
     /// the first, in the run input's order, that ended without passing, or
     /// that still waits or runs in this stage.
     pub(super) fn dependency(&self, task: usize, waiting: &Waiting) -> Dependency {
-        for &d in self.tasks[task].deps.iter() {
+        for &d in self.tasks[task].deps() {
             match self.tasks[d].status {
                 Status::Blocked | Status::Failed | Status::Canceled => return Dependency::Ended(d),
                 _ if waiting.is_pending(d) => return Dependency::Pending(d),
@@ -194,8 +194,23 @@ where
     /// overlap its own (in worktree order), then a lock held outside the
     /// run. Read from the task's fixed record, so a parked task is not read.
     pub(super) fn lock_wait(&self, task: usize, slots: &[Option<Running>]) -> Option<LockWait> {
+        let active_locks = &self.scenario.input.active_locks;
+        let own = self.tasks[task].scopes();
+        // A task without scopes locks only its own worktree, which no other
+        // such task's overlaps (ids hold no `/`): only running tasks with
+        // scopes, and locks held outside the run, need a look. The common
+        // case costs no text.
+        if own.is_none()
+            && active_locks.is_empty()
+            && slots
+                .iter()
+                .flatten()
+                .all(|r| self.tasks[r.task].scopes().is_none())
+        {
+            return None;
+        }
         let own_worktree;
-        let (lock, forbidden): (&[String], &[String]) = match &self.tasks[task].scopes {
+        let (lock, forbidden): (&[String], &[String]) = match own {
             Some(scopes) => (&scopes.lock, &scopes.forbidden),
             None => {
                 own_worktree = [format!("worktrees/{}/", self.task_id_of(task))];
@@ -211,7 +226,7 @@ where
                 return Some(LockWait::Task(r.task, other.task_id.clone()));
             }
         }
-        let external = self.scenario.input.active_locks.iter().find(|l| {
+        let external = active_locks.iter().find(|l| {
             l.active
                 && overlaps(lock, std::slice::from_ref(&l.resource))
                 && l.task_id != self.task_id_of(task)

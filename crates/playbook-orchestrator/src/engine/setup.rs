@@ -291,7 +291,7 @@ where
         // refuses it before the run); dropping one is the safe reading.
         for (i, t) in input.tasks.iter().enumerate() {
             if !t.dependencies.is_empty() {
-                self.tasks[i].deps = t
+                self.tasks[i].ties.get_or_insert_default().deps = t
                     .dependencies
                     .iter()
                     .filter_map(|d| seen.get(d).copied())
@@ -366,10 +366,13 @@ where
             priority: t.priority.unwrap_or(Priority::Normal),
             extra: Default::default(),
         };
-        let scopes = (!t.lock_scope.is_empty() || !t.forbidden_scope.is_empty()).then(|| {
-            Box::new(Scopes {
-                lock: packet.lock_scope.clone(),
-                forbidden: packet.forbidden_scope.clone(),
+        let ties = (!t.lock_scope.is_empty() || !t.forbidden_scope.is_empty()).then(|| {
+            Box::new(Ties {
+                deps: Box::default(),
+                scopes: Some(Scopes {
+                    lock: packet.lock_scope.clone(),
+                    forbidden: packet.forbidden_scope.clone(),
+                }),
             })
         });
         Task {
@@ -387,9 +390,9 @@ where
             is_goal: false,
             kind: t.task_kind.unwrap_or_default(),
             scoped: !t.lock_scope.is_empty(),
-            // Resolved by `build_tasks` once every task has its index.
-            deps: Box::default(),
-            scopes,
+            // Dependencies are resolved by `build_tasks` once every task
+            // has its index.
+            ties,
         }
     }
 

@@ -30,13 +30,32 @@ pub(super) struct Task {
     /// Whether the run input gave a `lock_scope`; without one the task owns
     /// its whole worktree.
     pub(super) scoped: bool,
+    /// What may hold it back beside other tasks, when the run input says
+    /// anything: one box, so a task of the common kind (no dependency, no
+    /// scope) pays a pointer for it.
+    pub(super) ties: Option<Box<Ties>>,
+}
+
+/// A task's dependencies and scopes, read by admission without reading the
+/// parked task.
+#[derive(Default)]
+pub(super) struct Ties {
     /// The tasks it depends on, by index, in the order the run input lists
-    /// them: admission reads them without reading the parked task.
+    /// them.
     pub(super) deps: Box<[usize]>,
     /// Its lock and forbidden scopes when the run input gave either (else
-    /// it locks its own worktree, `worktrees/<id>/`, and forbids nothing):
-    /// admission checks locks without reading the parked task.
-    pub(super) scopes: Option<Box<Scopes>>,
+    /// it locks its own worktree, `worktrees/<id>/`, and forbids nothing).
+    pub(super) scopes: Option<Scopes>,
+}
+
+impl Task {
+    pub(super) fn deps(&self) -> &[usize] {
+        self.ties.as_deref().map_or(&[], |t| &t.deps)
+    }
+
+    pub(super) fn scopes(&self) -> Option<&Scopes> {
+        self.ties.as_deref().and_then(|t| t.scopes.as_ref())
+    }
 }
 
 /// A task's scopes as its packet carries them.
