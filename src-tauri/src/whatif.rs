@@ -52,8 +52,7 @@ pub async fn whatif_run(
 ) -> Result<Value> {
     check_runs(runs)?;
     let playbook = workbench::runnable(&document, "simulating")?;
-    let model = playbook_whatif::SimModel::parse(&model)
-        .map_err(|e| AppError::new(ErrorCode::InvalidInput, format!("the what-if model: {e}")))?;
+    let model = read_model(&model, &[&playbook])?;
     let cancel = state.start();
     let worker = std::thread::spawn(move || {
         let options = playbook_whatif::Options {
@@ -104,8 +103,7 @@ pub async fn whatif_compare_versions(
     };
     let before = load(&comparison.from_text, from)?;
     let after = load(&comparison.to_text, to)?;
-    let model = playbook_whatif::SimModel::parse(&model)
-        .map_err(|e| AppError::new(ErrorCode::InvalidInput, format!("the what-if model: {e}")))?;
+    let model = read_model(&model, &[&before, &after])?;
     let scenarios: Vec<(String, playbook_orchestrator::Scenario)> = crate::preview::scenarios()
         .into_iter()
         .filter_map(|s| {
@@ -136,6 +134,18 @@ pub async fn whatif_compare_versions(
     finished(worker).await
 }
 
+/// The model text read against the playbooks it simulates, as `playbook
+/// whatif` reads it: a role key no playbook has, or outcomes that sum above
+/// 1 for a role, are refused with the pointer, line and column of the
+/// model entry, not found later by the simulation without a place.
+fn read_model(
+    text: &str,
+    playbooks: &[&playbook_core::Playbook],
+) -> Result<playbook_whatif::SimModel> {
+    playbook_whatif::SimModel::parse_for(text, playbooks)
+        .map_err(|e| AppError::new(ErrorCode::InvalidInput, format!("the what-if model: {e}")))
+}
+
 /// The panel's bound on the number of simulated runs.
 fn check_runs(runs: u64) -> Result<()> {
     if (1..=MAX_PANEL_RUNS).contains(&runs) {
@@ -163,6 +173,23 @@ async fn finished<T: serde::Serialize + Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_is_read_against_the_playbook_with_the_place_of_its_error() {
+        let playbook =
+            playbook_orchestrator::load_playbook(playbook_orchestrator::reference::PLAYBOOK)
+                .expect("the reference playbook is valid");
+        let unknown = read_model("roles:\n  nobody:\n    pass: 0.5\n", &[&playbook])
+            .expect_err("no role is called nobody");
+        assert!(unknown.message.contains("line 2"), "{}", unknown.message);
+        let over = read_model(
+            "roles:\n  worker:\n    pass: 0.9\n    error: 0.5\n",
+            &[&playbook],
+        )
+        .expect_err("0.9 + 0.5 is above 1");
+        assert!(over.message.contains("/roles/worker"), "{}", over.message);
+        assert!(read_model("roles:\n  worker:\n    pass: 0.9\n", &[&playbook]).is_ok());
+    }
 
     #[test]
     fn a_new_simulation_cancels_the_running_one_and_only_it() {
