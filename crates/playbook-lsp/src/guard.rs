@@ -164,9 +164,18 @@ pub async fn write_frame(
     writer.flush().await
 }
 
-/// Checks a frame's body: `Ok` when the server can take it, else the
-/// error response to send instead.
-pub fn check(body: &[u8]) -> Result<(), Value> {
+/// What passed the guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passed {
+    /// A `shutdown` request.
+    Shutdown,
+    /// Any other message.
+    Other,
+}
+
+/// Checks a frame's body: `Ok` when the server can take it (saying whether
+/// it asks for shutdown), else the error response to send instead.
+pub fn check(body: &[u8]) -> Result<Passed, Value> {
     let value: Value = match serde_json::from_slice(body) {
         Ok(value) => value,
         Err(e) => return Err(error(Value::Null, -32700, format!("parse error: {e}"))),
@@ -187,10 +196,13 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
                 "message": format!("method not found: {}", request.method()),
             }}));
         }
-        return Ok(());
+        if request.id().is_some() && request.method() == "shutdown" {
+            return Ok(Passed::Shutdown);
+        }
+        return Ok(Passed::Other);
     }
     if serde_json::from_value::<Response>(value.clone()).is_ok() {
-        return Ok(());
+        return Ok(Passed::Other);
     }
     Err(error(
         id,
@@ -308,7 +320,14 @@ mod tests {
     #[test]
     fn bodies_are_checked_against_json_rpc() {
         assert!(check(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#).is_ok());
-        assert!(check(br#"{"jsonrpc":"2.0","method":"exit"}"#).is_ok());
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","method":"exit"}"#),
+            Ok(Passed::Other)
+        );
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","id":9,"method":"shutdown"}"#),
+            Ok(Passed::Shutdown)
+        );
         assert!(check(br#"{"jsonrpc":"2.0","id":1,"result":null}"#).is_ok());
         assert_eq!(check(b"{\"jsonrpc").unwrap_err()["error"]["code"], -32700);
         let invalid = check(br#"{"jsonrpc":"1.0","id":7,"method":"x"}"#).unwrap_err();

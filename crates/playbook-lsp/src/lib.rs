@@ -66,8 +66,8 @@ where
     O: AsyncWrite + Unpin,
 {
     let shutdown = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&shutdown);
-    let (service, socket) = LspService::new(move |client| server::Backend::new(client, docs, flag));
+    let guard_flag = Arc::clone(&shutdown);
+    let (service, socket) = LspService::new(move |client| server::Backend::new(client, docs));
     // The guard writes checked frames into one pipe, the server answers
     // into another, and the merge copies its frames and the guard's errors
     // to the real output.
@@ -83,7 +83,15 @@ where
         let mut frames = guard::FrameReader::default();
         loop {
             let message = match frames.read(&mut input).await {
-                guard::Frame::Body(body) => guard::check(&body).map(|()| body),
+                guard::Frame::Body(body) => guard::check(&body).map(|passed| {
+                    // Said here, in the order the client sent it: the
+                    // library handles `exit` at once, while the `shutdown`
+                    // before it may still wait behind a long analysis.
+                    if passed == guard::Passed::Shutdown {
+                        guard_flag.store(true, Ordering::SeqCst);
+                    }
+                    body
+                }),
                 guard::Frame::Malformed(why) => Err(guard::error(
                     serde_json::Value::Null,
                     -32700,

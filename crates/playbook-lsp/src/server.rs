@@ -5,8 +5,7 @@
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
@@ -18,16 +17,14 @@ use crate::{CodeDocs, actions, complete, definition, diagnostics, hover};
 pub struct Backend {
     client: Client,
     docs: CodeDocs,
-    shutdown: Arc<AtomicBool>,
     documents: Mutex<HashMap<Uri, Document>>,
 }
 
 impl Backend {
-    pub fn new(client: Client, docs: CodeDocs, shutdown: Arc<AtomicBool>) -> Backend {
+    pub fn new(client: Client, docs: CodeDocs) -> Backend {
         Backend {
             client,
             docs,
-            shutdown,
             documents: Mutex::new(HashMap::new()),
         }
     }
@@ -40,7 +37,9 @@ impl Backend {
 
     /// Analyses a new text of a document and publishes its diagnostics.
     async fn update(&self, uri: Uri, language: Option<String>, text: String, version: i32) {
-        let path = uri.path().as_str().to_string();
+        // Decoded: a legacy file without `id` takes its id from the name
+        // the user gave it (`my flow.yaml`), not from its URI spelling.
+        let path = uri.path().decode().to_string_lossy().into_owned();
         // Only didOpen names the language; later changes keep it.
         let (language, session) = {
             let mut documents = self.documents();
@@ -149,8 +148,9 @@ impl LanguageServer for Backend {
         })
     }
 
+    /// The guard noted the request as it passed (`crate::serve`), in the
+    /// order the client sent it.
     async fn shutdown(&self) -> Result<()> {
-        self.shutdown.store(true, Ordering::SeqCst);
         Ok(())
     }
 

@@ -135,6 +135,36 @@ fn errors_while_a_large_response_streams_out_do_not_cut_the_output() {
     shut_down_cleanly(client, 2);
 }
 
+/// Some clients send `exit` right behind `shutdown`, without waiting for
+/// its answer. The client did ask for shutdown first, so the session ended
+/// as the protocol says it should (exit code 0), even when `shutdown` was
+/// still queued behind a long analysis when `exit` arrived.
+#[test]
+fn exit_sent_right_behind_shutdown_still_exits_0() {
+    let roles: String = (0..3000)
+        .map(|i| format!("      - name: r{i}\n        handoff_to: [nope{i}]\n"))
+        .collect();
+    let text =
+        format!("schema_version: 1.0.0\nid: d\nname: D\nworkflow:\n  b:\n    roles:\n{roles}");
+    for round in 0..3 {
+        let mut client = Client::start();
+        client.initialize();
+        let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": "file:///p/big.playbook.yaml", "languageId": "yaml",
+                       "version": 1, "text": text}}});
+        let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
+        let exit = json!({"jsonrpc": "2.0", "method": "exit"});
+        // One write: the three frames arrive together.
+        let bytes: Vec<u8> = [open, shutdown, exit]
+            .iter()
+            .flat_map(|m| frame(&m.to_string()))
+            .collect();
+        client.send_raw(&bytes);
+        let (status, stderr) = client.wait();
+        assert_eq!(status.code(), Some(0), "round {round}; stderr: {stderr}");
+    }
+}
+
 /// A client that stops reading, measured by the server's resident memory
 /// (Linux's `/proc`).
 #[cfg(target_os = "linux")]

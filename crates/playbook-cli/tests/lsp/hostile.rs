@@ -244,3 +244,36 @@ fn a_reopened_or_renumbered_document_is_the_text_last_sent() {
     let (status, stderr) = client.finish();
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
 }
+
+/// A legacy file without `id` takes its id from its file name; the name is
+/// the one the user sees, not its URI spelling (`%20` for a space).
+#[test]
+fn a_legacy_id_comes_from_the_decoded_file_name() {
+    let mut client = Client::start();
+    client.initialize();
+    let text = "name: Flow\nworkflow:\n  build:\n    roles:\n      - name: worker\n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": "file:///p/My%20Flow.playbook.yaml", "languageId": "yaml",
+               "version": 1, "text": text}}),
+    );
+    let published = client.notification("textDocument/publishDiagnostics");
+    let messages: Vec<&str> = published["params"]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("read as `my flow.playbook`")),
+        "{messages:?}"
+    );
+    assert!(!messages.iter().any(|m| m.contains("%20")), "{messages:?}");
+    let shutdown = client.request(2, "shutdown", Value::Null);
+    assert!(shutdown.get("error").is_none());
+    client.notify("exit", Value::Null);
+    let (status, stderr) = client.finish();
+    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
+}
