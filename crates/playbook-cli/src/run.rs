@@ -384,6 +384,9 @@ fn clean(repo: &std::path::Path, force: bool) -> Result<ExitCode> {
     use playbook_runner::workspace::{Repo, Worktrees};
     let repo = Repo::open_for_clean(repo).map_err(|e| anyhow!(e.to_string()))?;
     let report = Worktrees::clean(&repo, force).map_err(|e| anyhow!(e.to_string()))?;
+    // Not the repository's: the private directories (gateway socket, tokens)
+    // of this user's runs that were killed before they could remove them.
+    let swept = playbook_runner::private_dir::sweep();
     let changes = |u: &playbook_runner::workspace::Uncommitted| {
         const SHOWN: usize = 50;
         let more = match u.paths.len().saturating_sub(SHOWN) {
@@ -438,10 +441,22 @@ fn clean(repo: &std::path::Path, force: bool) -> Result<ExitCode> {
             changes(u)
         );
     }
-    if report.problems.is_empty() && report.kept_worktrees.is_empty() {
+    if !swept.removed.is_empty() {
+        println!(
+            "removed private directories of ended runs: {}",
+            list(
+                swept
+                    .removed
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect()
+            )
+        );
+    }
+    if report.problems.is_empty() && report.kept_worktrees.is_empty() && swept.problems.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    for problem in &report.problems {
+    for problem in report.problems.iter().chain(&swept.problems) {
         eprintln!("not cleaned: {}", redact_str(problem));
     }
     Ok(ExitCode::FAILURE)

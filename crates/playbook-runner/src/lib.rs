@@ -22,6 +22,7 @@ pub mod agents;
 pub mod assigner;
 pub mod context;
 pub mod gateway;
+pub mod private_dir;
 pub mod process;
 mod regular_file;
 pub mod runner;

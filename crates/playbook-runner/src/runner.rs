@@ -32,6 +32,7 @@ use crate::assigner::CommandAssigner;
 use crate::context::{self, Bundle};
 use crate::gateway::Broker;
 use crate::gateway::wire::ToolInfo;
+use crate::private_dir::PrivateDir;
 use crate::process::{Host, InvocationRecord, Launch, Prepared, ProcessAgent};
 use crate::verify::{self, VerifyStatus};
 use crate::workspace::{Guard, Repo, SharedWorktrees, WorktreeTools, Worktrees};
@@ -362,13 +363,9 @@ pub async fn run<P: Approver, S: EventSink>(
     std::fs::create_dir_all(&run_dir).map_err(|e| io("create the run's log directory", e))?;
     // Sockets have a short path limit; a fresh private directory in the
     // system's temporary directory keeps it short and unreadable by others.
-    let private = tempfile::Builder::new()
-        .prefix("playbook-run-")
-        // Owner only, whatever the umask: it holds the gateway's socket
-        // and each invocation's token (`mcp.json`).
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .tempdir()
-        .map_err(|e| io("create the run's private directory", e))?;
+    // Those of runs that were killed go first: they hold tokens.
+    let _ = crate::private_dir::sweep();
+    let private = PrivateDir::create().map_err(|e| io("create the run's private directory", e))?;
     let broker = Broker::bind(private.path()).map_err(|e| io("open the tool gateway", e))?;
 
     // Worktrees live as long as their tasks, across stages: the cap is the

@@ -42,7 +42,7 @@ mod files;
 mod git;
 mod git_tools;
 mod guard;
-mod live;
+pub(crate) mod live;
 mod repo;
 mod tools;
 mod worktree;

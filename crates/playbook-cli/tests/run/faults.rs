@@ -395,6 +395,79 @@ fn sighup_stops_the_run_like_ctrl_c_and_leaves_no_process() {
     a_signal_stops_the_run_and_leaves_no_process(libc::SIGHUP, "hang-up");
 }
 
+/// A run killed outright (`SIGKILL`) cannot remove its private directory,
+/// which holds the gateway's socket and the invocation's token: `playbook
+/// run clean` (and the next run's start) removes it once the run is over,
+/// and leaves a live run's alone.
+#[test]
+fn the_private_directory_of_a_killed_run_is_removed_by_clean() {
+    let repo = Repo::new();
+    let work = tempfile::tempdir().unwrap();
+    // The run's temporary directory, so only this test's runs are in it.
+    let tmp = tempfile::tempdir().unwrap();
+    let playbook = crate::harness::playbook(work.path(), &single("read_file"));
+    let script = work.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!({"worker": [{"list": true, "hang_after": true}]}).to_string(),
+    )
+    .unwrap();
+    let value = unique("sigkill");
+    let mark = format!("PB_KILL_TEST={value}");
+    let cleanup = KillMarked(mark.clone());
+    let agents = wrapped_agent(work.path(), "exec \"$0\"", ("PB_KILL_TEST", &value));
+    let mut child = run_command(&playbook, repo.path(), &agents, work.path(), &script)
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !marked(&mark).iter().any(|(_, c)| c.contains(" gateway ")) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the agent did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let private: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("playbook-run-")
+        })
+        .collect();
+    assert_eq!(private.len(), 1, "{private:?}");
+    let clean = || {
+        Command::new(env!("CARGO_BIN_EXE_playbook"))
+            .args(["run", "clean", "--repo"])
+            .arg(repo.path())
+            .env("TMPDIR", tmp.path())
+            .output()
+            .unwrap()
+    };
+    // While the run goes on, clean leaves its directory alone.
+    let out = clean();
+    assert!(private[0].is_dir(), "{out:?}");
+
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(cleanup);
+    assert!(private[0].is_dir(), "SIGKILL leaves it behind");
+    let out = clean();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!private[0].exists(), "{stdout}");
+    assert!(
+        stdout.contains("removed private directories of ended runs")
+            && stdout.contains(&*private[0].to_string_lossy()),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn processes_that_leave_the_process_group_do_not_outlive_the_invocation() {
     // `setsid` puts a program in a session of its own, out of the reach of

@@ -46,7 +46,7 @@ fn plain(run8: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
-fn flock(file: &File, how: libc::c_int) -> std::io::Result<()> {
+pub(crate) fn flock(file: &File, how: libc::c_int) -> std::io::Result<()> {
     // SAFETY: flock only acts on the descriptor, which `file` owns.
     if unsafe { libc::flock(file.as_raw_fd(), how) } == 0 {
         Ok(())
