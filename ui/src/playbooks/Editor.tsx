@@ -57,15 +57,38 @@ type Props = {
   notify: (message: string, kind?: "info" | "error") => void;
   /** Source-tab text that is not a playbook yet, held by the window (see `SourceTab`). */
   broken?: Authored | null;
-  onBroken?: (typed: Authored) => void;
+  /** The check of `broken`, once known. */
+  brokenChecked?: Checked | null;
+  onBroken?: (typed: Authored, answer: Checked) => void;
+  onHeldChecked?: (held: Authored, answer: Checked) => void;
 };
+
+/**
+ * What the Problems panel lists: the document's findings, except while the
+ * Source tab holds text that does not read as a playbook. Then it lists
+ * that text's findings, as the Source editor marks them (the parse error at
+ * its line:column), or, until they are known, the last valid version's,
+ * said to be its (see `validation/Problems.tsx`).
+ */
+export function problemsOf(
+  findings: Finding[],
+  broken: Authored | null | undefined,
+  brokenChecked: Checked | null | undefined,
+): { findings: Finding[]; of?: "typed" | "last-valid" } {
+  if (!broken) return { findings };
+  if (brokenChecked && !brokenChecked.playbook) return { findings: brokenChecked.findings, of: "typed" };
+  return { findings, of: brokenChecked ? undefined : "last-valid" };
+}
 
 export function Editor(props: Props) {
   const { doc, checked, flow, edit, selection, setSelection, tab, setTab, notify } = props;
   // One array per check result, not a fresh `[]` per render: the outline's
   // ranks and the findings context would otherwise recompute on every render.
   const findings = useMemo(() => checked?.findings ?? [], [checked]);
+  const problems = useMemo(() => problemsOf(findings, props.broken, props.brokenChecked), [findings, props.broken, props.brokenChecked]);
   const [pendingFocus, setPendingFocus] = useState<string | null>(null);
+  /** A typed-text finding activated outside the Source tab, for the tab to place once it is open. */
+  const [pendingGoTo, setPendingGoTo] = useState<Finding | null>(null);
   const [fixable, setFixable] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => {
     backend
@@ -143,8 +166,23 @@ export function Editor(props: Props) {
   }, [pendingFocus, selection, tab]);
 
   const source = useRef<SourceTabHandle>(null);
+  useEffect(() => {
+    if (!pendingGoTo || tab !== "source") return;
+    source.current?.goToFinding(pendingGoTo);
+    setPendingGoTo(null);
+  }, [pendingGoTo, tab]);
   const activate = useCallback(
     (f: Finding) => {
+      // The typed text is only in the Source tab (the form shows the last
+      // valid version): its findings go there, to their line:column.
+      if (problems.of === "typed") {
+        if (tab === "source") source.current?.goToFinding(f);
+        else {
+          setPendingGoTo(f);
+          setTab("source");
+        }
+        return;
+      }
       // In the Source tab, "go to" moves the editor's cursor to the finding.
       if (tab === "source" && f.location) {
         source.current?.goToFinding(f);
@@ -159,7 +197,7 @@ export function Editor(props: Props) {
       setTab("form");
       setPendingFocus(f.path || "/name");
     },
-    [tab, setSelection, setTab],
+    [problems.of, tab, setSelection, setTab],
   );
 
   let form: React.ReactNode;
@@ -257,11 +295,13 @@ export function Editor(props: Props) {
                 checked={checked}
                 onDoc={(d, typed, answer) => edit(d, "source", typed, answer)}
                 broken={props.broken}
+                brokenChecked={props.brokenChecked}
                 onBroken={props.onBroken}
+                onHeldChecked={props.onHeldChecked}
               />}
           </div>
         </div>
-        <MemoProblems findings={findings} onActivate={activate} quickFixes={quickFixes} />
+        <MemoProblems findings={problems.findings} of={problems.of} onActivate={activate} quickFixes={quickFixes} />
       </div>
       </QuickFixContext.Provider>
     </FindingsContext.Provider>

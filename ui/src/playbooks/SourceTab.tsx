@@ -1,6 +1,7 @@
 // The Source tab: the document as YAML, kept in sync both ways. Text that
 // does not parse (or has the wrong shape) stays in the editor with its
-// diagnostics; the form and graph keep the last valid playbook. The code
+// diagnostics, which the window holds with it for the Problems panel; the
+// form and graph keep the last valid playbook. The code
 // editor shows the findings inline while typing and asks the language
 // server's logic (source_completions, source_hover) for completion and
 // field documentation.
@@ -24,8 +25,12 @@ type Props = {
    * after a restart or a visit to another tab.
    */
   broken?: Authored | null;
-  /** Typed text that does not read as a playbook: the window keeps and autosaves it. */
-  onBroken?: (typed: Authored) => void;
+  /** The check of `broken`, when the window knows it: its marks are shown at once, not the document's. */
+  brokenChecked?: Checked | null;
+  /** Typed text that does not read as a playbook, and its check: the window keeps and autosaves it. */
+  onBroken?: (typed: Authored, answer: Checked) => void;
+  /** The check of `broken` made when the tab opens on it (the Problems panel lists its findings). */
+  onHeldChecked?: (held: Authored, answer: Checked) => void;
 };
 
 const MAX_SOURCE = 8 * 1024 * 1024;
@@ -57,10 +62,11 @@ export type SourceTabHandle = {
   goToFinding: (finding: Finding) => void;
 };
 
-export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({ doc, checked, onDoc, broken: held, onBroken }, ref) {
+export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab(props, ref) {
+  const { doc, checked, onDoc, broken: held, brokenChecked, onBroken, onHeldChecked } = props;
   // Opened on text the window holds (see `broken`), the editor starts from it.
   const [draft, setDraft] = useState<string | null>(held?.text ?? null);
-  const [draftChecked, setDraftChecked] = useState<Checked | null>(null);
+  const [draftChecked, setDraftChecked] = useState<Checked | null>(held ? (brokenChecked ?? null) : null);
   const [error, setError] = useState<string | null>(null);
   // The document the shown draft stands over; an edit from elsewhere replaces it.
   const pushed = useRef<Playbook | null>(held ? doc : null);
@@ -99,21 +105,27 @@ export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({
         } else {
           // Not a playbook yet: the window keeps the text, so neither a
           // crash, a quit nor another tab loses it.
-          onBroken?.({ text, format });
+          onBroken?.({ text, format }, result);
         }
       })
       .catch((e) => mine === seq.current && setError(messageOf(e)));
   };
 
   // Text the window held comes back with its diagnostics.
-  const opening = useRef(draft);
+  const opening = useRef(held ?? null);
+  const reportHeld = useRef(onHeldChecked);
+  reportHeld.current = onHeldChecked;
   useEffect(() => {
-    const text = opening.current;
-    if (text === null) return;
+    const typed = opening.current;
+    if (typed === null) return;
     const mine = ++seq.current;
     backend
-      .checkSource(text, heldFormat ?? "yaml", { source: false, flow: false })
-      .then((result) => mine === seq.current && setDraftChecked(result))
+      .checkSource(typed.text, heldFormat ?? "yaml", { source: false, flow: false })
+      .then((result) => {
+        if (mine !== seq.current) return;
+        setDraftChecked(result);
+        reportHeld.current?.(typed, result);
+      })
       .catch((e) => mine === seq.current && setError(messageOf(e)));
   }, [heldFormat]);
 
@@ -127,7 +139,12 @@ export const SourceTab = forwardRef<SourceTabHandle, Props>(function SourceTab({
     goToFinding: (finding) => {
       // The shown text's own finding when it has one: while a draft is
       // typed, the document's findings are placed in its canonical text.
-      const same = shown?.findings.find((f) => f.code === finding.code && f.path === finding.path && f.location);
+      // One of the shown text's findings (the typed text's, listed in the
+      // Problems panel) is its own: another with the same code and path
+      // may sit elsewhere.
+      const same = shown?.findings.includes(finding)
+        ? finding
+        : shown?.findings.find((f) => f.code === finding.code && f.path === finding.path && f.location);
       const at = same?.location ?? finding.location;
       if (at) goTo(at.line, at.column);
     },

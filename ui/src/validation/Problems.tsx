@@ -2,6 +2,13 @@
 // takes the user to the field it is about; a finding whose fix is
 // mechanical offers it ("Quick fix"), the same fixes `playbook fix` applies,
 // each one undoable edit.
+//
+// While the Source tab holds text that does not read as a playbook, the
+// panel lists that text's findings (`of: "typed"`), the same ones the Source
+// editor marks, each at its line:column: the last valid version's findings
+// are about a text no longer in the editor, and their lines point into it.
+// Until the typed text's own check is known, the last valid version's
+// findings stay, said to be its (`of: "last-valid"`).
 import type { Finding } from "../generated/Finding";
 import { inFormWords, labelOfPointer } from "./labels";
 import { QuickFix, type QuickFixes } from "./QuickFix";
@@ -14,9 +21,11 @@ type Props = {
   /** Where the findings' pointers start (the template editor's role), shown without it. */
   root?: { pointer: string; label: string };
   quickFixes?: QuickFixes;
+  /** Whose findings these are while the Source text does not read as a playbook (see above); absent otherwise. */
+  of?: "typed" | "last-valid";
 };
 
-export function Problems({ findings, onActivate, root, quickFixes }: Props) {
+export function Problems({ findings, onActivate, root, quickFixes, of }: Props) {
   const where = (path: string) =>
     root && (path === root.pointer || path.startsWith(root.pointer + "/")) ? path.slice(root.pointer.length) || root.label : path || "document";
   const errors = findings.filter((f) => f.severity === "error").length;
@@ -29,6 +38,16 @@ export function Problems({ findings, onActivate, root, quickFixes }: Props) {
           {errors} errors · {warnings} warnings · {findings.length - errors - warnings} notes
         </span>
       </header>
+      {of === "typed" && (
+        <p className="banner banner-error" data-testid="problems-of-typed">
+          The text in the Source tab is not a valid playbook yet: these are its problems. The form and the graph keep the last valid version until it is fixed.
+        </p>
+      )}
+      {of === "last-valid" && (
+        <p className="banner" data-testid="problems-of-last-valid">
+          The text in the Source tab is not a valid playbook yet; until its own problems are known, these are the last valid version's.
+        </p>
+      )}
       {findings.length === 0 ? (
         <p className="muted">No problems: this playbook validates clean.</p>
       ) : (
@@ -49,10 +68,11 @@ export function Problems({ findings, onActivate, root, quickFixes }: Props) {
                 <span className="where">
                   {where(f.path)}
                   {labelOfPointer(f.path) ? ` · ${labelOfPointer(f.path)}` : ""}
-                  {f.location ? ` · line ${f.location.line}` : ""}
+                  {f.location ? ` · line ${f.location.line}${of === "typed" ? `:${f.location.column}` : ""}` : ""}
                 </span>
               </button>
-              <QuickFix finding={f} quickFixes={quickFixes} />
+              {/* A fix is computed on the document, which the typed text is not. */}
+              {of !== "typed" && <QuickFix finding={f} quickFixes={quickFixes} />}
             </li>
           ))}
         </ul>
