@@ -97,6 +97,12 @@ impl RolePlan {
         })
     }
 
+    /// What the report should say of the gate itself: a `matches` pattern
+    /// refused, or one no answer matches.
+    pub fn gate_problems(&self) -> &[String] {
+        self.patches.as_ref().map_or(&[], GatePlan::problems)
+    }
+
     /// Names the gate reads that the simulated agent neither answers nor
     /// can see (a value of the run input it was not given).
     pub fn unseen_reads(&self) -> &[String] {
@@ -125,6 +131,9 @@ pub struct Tally {
     /// them no output could make fail.
     pub fail_drawn: u64,
     pub fail_unmet: u64,
+    /// Calls no output gave the drawn verdict whose output as answered the
+    /// gate cannot be evaluated over: the engine fails the gate.
+    pub errored: u64,
     /// Outputs that could not be checked against the gate: it reads a
     /// value the simulated agent cannot see; the engine decided.
     pub unchecked: u64,
@@ -139,6 +148,7 @@ impl Tally {
         self.pass_unmet += o.pass_unmet;
         self.fail_drawn += o.fail_drawn;
         self.fail_unmet += o.fail_unmet;
+        self.errored += o.errored;
         self.unchecked += o.unchecked;
         self.timed_out += o.timed_out;
     }
@@ -391,6 +401,14 @@ impl<'p> SimAgent<'p> {
                     tally.pass_unmet += 1;
                 } else {
                     tally.fail_unmet += 1;
+                }
+                None
+            }
+            // The engine fails a gate it cannot evaluate: a fail is given.
+            Choice::Broken => {
+                tally.errored += 1;
+                if pass {
+                    tally.pass_unmet += 1;
                 }
                 None
             }

@@ -1,13 +1,22 @@
 //! Values that give a gate expression a wanted verdict, read off its
 //! compiled CEL syntax tree: the literal a field is compared with, the
-//! values just across each boundary, the length a `size` asks for, the
+//! values just across each boundary, the length a `size` asks for, a text
+//! a `matches` pattern does or does not match (`derive/pattern.rs`), the
 //! truth value a bare field must have. They are guesses, nothing more:
 //! every one is checked by evaluating the real gate before it is used
 //! (`patch.rs`), so a form this file does not understand costs a note in
 //! the report, never a wrong verdict.
 
+mod pattern;
+mod values;
+
 use cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue, operators as op};
 use serde_json::{Map, Value, json};
+
+use pattern::Pattern;
+pub use pattern::problems;
+pub use values::compared;
+use values::outside;
 
 /// Fields to set, each to a value: one way of giving a gate a verdict.
 pub type Assignment = Vec<(String, Value)>;
@@ -16,10 +25,23 @@ pub type Assignment = Vec<(String, Value)>;
 /// would otherwise multiply them.
 const MAX_ALTERNATIVES: usize = 16;
 
-/// Longest string or list made for a `size` comparison. A gate that asks
-/// for more gets no such value (and the report says it cannot pass), rather
-/// than an output the engine may refuse as too large.
-pub const MAX_SIZE: i64 = 1024;
+/// Longest text made for a `size` comparison or a `matches` pattern, in
+/// bytes. A gate that asks for more gets no such value (and the report
+/// says it cannot pass), rather than an output the engine may refuse as too
+/// large: it stays far below the default output limit of 1 MiB, and a call
+/// clones and the engine measures it on every answer. 1 024, the old bound
+/// of both, was too few for a gate asking for a long text
+/// (`size(summary) >= 2000`).
+pub const MAX_TEXT: usize = 64 * 1024;
+
+/// Longest list made for a `size` comparison: an item is about 20 bytes of
+/// JSON, and each is converted to a CEL value on every evaluation.
+pub const MAX_LIST: usize = 4 * 1024;
+
+/// Most bytes of JSON the values of one assignment hold together: a
+/// quarter of the engine's default output limit, so that an answer made
+/// of them is never refused as too large.
+const MAX_ANSWER: usize = 256 * 1024;
 
 /// What a derivation may touch and how fields are answered by default.
 pub struct Deriver<'a> {
@@ -96,6 +118,8 @@ impl Deriver<'_> {
                 None,
             ) => self.comparison(&call.func_name, &args[0], &args[1], truth),
             (op::IN, 2, None) => self.membership(&args[0], &args[1], truth),
+            ("matches", 1, Some(target)) => self.matching(target, &args[0], truth),
+            ("matches", 2, None) => self.matching(&args[0], &args[1], truth),
             ("startsWith" | "endsWith" | "contains", 1, Some(target)) => {
                 match constant(&args[0]) {
                     Some(Value::String(part)) => {
@@ -205,33 +229,48 @@ impl Deriver<'_> {
         let Some(n) = integer(n) else {
             return unconstrained();
         };
-        let lengths: Vec<i64> = compared(op, &json!(n), truth)
+        let lengths: Vec<usize> = compared(op, &json!(n), truth)
             .iter()
             .filter_map(Value::as_i64)
-            .filter(|l| (0..=MAX_SIZE).contains(l))
+            .filter_map(|l| usize::try_from(l).ok())
             .collect();
         // A field answered as text by default stays text; anything else is
         // a list.
         let text_first = path.is_empty() && self.shapes.get(root).is_some_and(Value::is_string);
         let mut out = Vec::new();
         for len in lengths {
-            let len = usize::try_from(len).unwrap_or(0);
-            let text = json!("s".repeat(len));
-            let list = Value::Array(
-                (1..=len)
-                    .map(|i| json!(format!("simulated item {i}")))
-                    .collect(),
-            );
+            let (text, list) = (sized_text(len), sized_list(len));
             let shapes = if text_first {
                 [text, list]
             } else {
                 [list, text]
             };
-            for value in shapes {
+            for value in shapes.into_iter().flatten() {
                 out.push(vec![(root.to_string(), nest(path, value))]);
             }
         }
         out
+    }
+
+    /// `text.matches(re)` with a literal pattern: a text it matches, or
+    /// texts it does not. A pattern `matches` refuses makes the gate fail
+    /// to evaluate whatever the text: no way (`pattern::problems` says why).
+    fn matching(&self, text: &IdedExpr, re: &IdedExpr, truth: bool) -> Vec<Assignment> {
+        let Some(Value::String(re)) = constant(re) else {
+            return unconstrained();
+        };
+        let Ok(pattern) = Pattern::new(&re) else {
+            return Vec::new();
+        };
+        let texts = if truth {
+            pattern.matching().into_iter().collect()
+        } else {
+            pattern.others()
+        };
+        if texts.is_empty() {
+            return Vec::new();
+        }
+        self.set(text, texts.into_iter().map(Value::String).collect())
     }
 
     /// `x in [..]` or `"a" in field`.
@@ -266,137 +305,20 @@ impl Deriver<'_> {
     }
 }
 
-/// Values of a field for which `field <op> c` is `truth`, the nearest
-/// first: the literal itself, then one step across the boundary.
-pub fn compared(op: &str, c: &Value, truth: bool) -> Vec<Value> {
-    // Wanting it false is wanting the comparison that is true exactly then.
-    let op = match (truth, op) {
-        (true, op) => op,
-        (false, op::EQUALS) => op::NOT_EQUALS,
-        (false, op::NOT_EQUALS) => op::EQUALS,
-        (false, op::LESS) => op::GREATER_EQUALS,
-        (false, op::LESS_EQUALS) => op::GREATER,
-        (false, op::GREATER) => op::LESS_EQUALS,
-        (false, op::GREATER_EQUALS) => op::LESS,
-        _ => return Vec::new(),
-    };
-    let mut out = match op {
-        op::EQUALS => vec![c.clone()],
-        op::NOT_EQUALS => others(c),
-        op::LESS => below(c),
-        op::LESS_EQUALS => [vec![c.clone()], below(c)].concat(),
-        op::GREATER => above(c),
-        op::GREATER_EQUALS => [vec![c.clone()], above(c)].concat(),
-        _ => Vec::new(),
-    };
-    dedup_values(&mut out);
-    out
+/// A text of `len` bytes, when it is not too long to answer.
+pub fn sized_text(len: usize) -> Option<Value> {
+    (len <= MAX_TEXT).then(|| json!("s".repeat(len)))
 }
 
-/// Values just above `c` in its own order.
-fn above(c: &Value) -> Vec<Value> {
-    match c {
-        Value::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                u.checked_add(1).map(|v| vec![json!(v)]).unwrap_or_default()
-            } else if let Some(i) = n.as_i64() {
-                i.checked_add(1).map(|v| vec![json!(v)]).unwrap_or_default()
-            } else {
-                n.as_f64()
-                    .map(|f| step(f, 1.0))
-                    .filter(|f| f.is_finite())
-                    .map(|f| vec![json!(f)])
-                    .unwrap_or_default()
-            }
-        }
-        // A text is below every longer text it starts.
-        Value::String(s) => vec![json!(format!("{s}z"))],
-        _ => Vec::new(),
-    }
-}
-
-/// Values just below `c` in its own order.
-fn below(c: &Value) -> Vec<Value> {
-    match c {
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                i.checked_sub(1).map(|v| vec![json!(v)]).unwrap_or_default()
-            } else if n.is_u64() {
-                // Above i64::MAX: one less is still a u64.
-                n.as_u64().map(|u| vec![json!(u - 1)]).unwrap_or_default()
-            } else {
-                n.as_f64()
-                    .map(|f| step(f, -1.0))
-                    .filter(|f| f.is_finite())
-                    .map(|f| vec![json!(f)])
-                    .unwrap_or_default()
-            }
-        }
-        Value::String(s) if !s.is_empty() => vec![json!("")],
-        _ => Vec::new(),
-    }
-}
-
-/// `f` moved by one, or by one representable step where one is lost in
-/// its precision.
-fn step(f: f64, by: f64) -> f64 {
-    let moved = f + by;
-    if moved != f {
-        moved
-    } else if by > 0.0 {
-        f.next_up()
-    } else {
-        f.next_down()
-    }
-}
-
-/// Values of the same kind as `c` that differ from it, plainest first.
-fn others(c: &Value) -> Vec<Value> {
-    match c {
-        Value::Bool(b) => vec![json!(!b)],
-        Value::Number(_) => [above(c), below(c)].concat(),
-        Value::String(s) => {
-            let mut out = Vec::new();
-            if s != "fail" {
-                out.push(json!("fail"));
-            }
-            out.push(json!(format!("not {s}")));
-            if !s.is_empty() {
-                out.push(json!(""));
-            }
-            out
-        }
-        Value::Array(a) if a.is_empty() => vec![json!(["simulated item"])],
-        Value::Array(_) => vec![json!([])],
-        Value::Object(o) if o.is_empty() => vec![json!({"simulated": true})],
-        Value::Object(_) => vec![json!({})],
-        Value::Null => vec![json!("simulated")],
-    }
-}
-
-/// A value that is not in `list`, of the kind of its first element.
-fn outside(list: &[Value]) -> Value {
-    let numbers: Vec<f64> = list.iter().filter_map(Value::as_f64).collect();
-    if !numbers.is_empty() && numbers.len() == list.len() {
-        let max = numbers.iter().copied().fold(f64::MIN, f64::max);
-        return match list.iter().all(|v| v.as_i64().is_some()) {
-            true => json!(
-                list.iter()
-                    .filter_map(Value::as_i64)
-                    .max()
-                    .unwrap_or(0)
-                    .saturating_add(1)
-            ),
-            false => json!(step(max, 1.0)),
-        };
-    }
-    let mut text = String::from("not ");
-    for v in list {
-        if let Value::String(s) = v {
-            text.push_str(s);
-        }
-    }
-    json!(text)
+/// A list of `len` items, when it is not too long to answer.
+pub fn sized_list(len: usize) -> Option<Value> {
+    (len <= MAX_LIST).then(|| {
+        Value::Array(
+            (1..=len)
+                .map(|i| json!(format!("simulated item {i}")))
+                .collect(),
+        )
+    })
 }
 
 /// `a.b.c` as the variable `a` and the path `[b, c]`; `m["k"]` as `m`
@@ -560,7 +482,22 @@ fn merge(a: &Assignment, b: &Assignment) -> Option<Assignment> {
             Some((_, existing)) => *existing = merge_values(existing, value)?,
         }
     }
-    Some(out)
+    fits(&out).then_some(out)
+}
+
+/// Whether an assignment's values stay within [`MAX_ANSWER`] bytes of
+/// JSON together: `&&` of many long texts would otherwise multiply them.
+fn fits(a: &Assignment) -> bool {
+    let mut left = MAX_ANSWER;
+    a.iter().all(
+        |(_, v)| match playbook_orchestrator::size::json_len_within(v, left as u64) {
+            Ok(n) => {
+                left = left.saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
+                true
+            }
+            Err(_) => false,
+        },
+    )
 }
 
 fn merge_values(a: &Value, b: &Value) -> Option<Value> {

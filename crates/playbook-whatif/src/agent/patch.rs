@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use playbook_core::gate::{Gate, GateKind, Verdict};
 
-use super::derive::{self, Assignment, Deriver, MAX_SIZE};
+use super::derive::{self, Assignment, Deriver};
 
 /// Fields an output sets on top of its default answer.
 pub type Patch = Assignment;
@@ -18,6 +18,10 @@ pub type Patch = Assignment;
 /// Most candidates kept per verdict: the bound on a call's search when its
 /// values differ from the probe's.
 const MAX_CANDIDATES: usize = 64;
+
+/// Longest text or list the plain search tries, from a literal of the
+/// gate: one field at a time, for every field the gate reads.
+const PLAIN_SIZE: usize = 1024;
 
 /// Most literals of a gate the plain search tries.
 const MAX_LITERALS: usize = 16;
@@ -63,6 +67,10 @@ pub enum Choice {
     Met(usize),
     /// No candidate does: the output is sent as answered by default.
     Unmet,
+    /// No candidate does, and the gate cannot be evaluated over the output
+    /// as answered (a pattern `matches` refuses, say): the engine fails
+    /// the gate, so a fail is given, by an error, and a pass is not.
+    Broken,
     /// The gate reads a value of the run the agent cannot see (a value of
     /// the run input it was not given), so no candidate could be checked:
     /// the probe's best is sent and the engine decides.
@@ -80,6 +88,8 @@ pub struct GatePlan {
     /// the probe first, and how many did.
     candidates: [Vec<Patch>; 2],
     on_probe: [usize; 2],
+    /// What the report should say of the gate itself (`derive::problems`).
+    problems: Vec<String>,
 }
 
 impl GatePlan {
@@ -147,11 +157,14 @@ impl GatePlan {
             .filter(|r| !patchable(r))
             .map(str::to_string)
             .collect();
+        let mut problems = Vec::new();
+        derive::problems(expr, &mut problems);
         Some(GatePlan {
             gate,
             held,
             candidates,
             on_probe,
+            problems,
         })
     }
 
@@ -162,6 +175,10 @@ impl GatePlan {
     /// The names the gate reads that the agent neither sets nor can see.
     pub fn held(&self) -> &[String] {
         &self.held
+    }
+
+    pub fn problems(&self) -> &[String] {
+        &self.problems
     }
 
     /// The candidate that gives the wanted verdict (`pass` or fail) over
@@ -178,15 +195,23 @@ impl GatePlan {
             .into_iter()
             .chain((0..list.len()).filter(|i| Some(*i) != memo));
         let mut errors = false;
+        // The verdict on the output as answered: what is sent when no
+        // candidate gives the wanted one (always tried: it is a candidate).
+        let mut answered = None;
         for i in order {
             let patch = &list[i];
             if settled && !patch.is_empty() {
                 continue;
             }
-            match scope.verdict(&self.gate, patch) {
-                Some(v) if v == want => return Choice::Met(i),
-                Some(Verdict::Error(_)) => errors = true,
-                _ => {}
+            let verdict = scope.verdict(&self.gate, patch);
+            if matches!(verdict, Some(Verdict::Error(_))) {
+                errors = true;
+            }
+            if verdict.as_ref() == Some(&want) {
+                return Choice::Met(i);
+            }
+            if patch.is_empty() {
+                answered = verdict;
             }
         }
         // An error with a value the agent cannot see missing says nothing
@@ -194,6 +219,8 @@ impl GatePlan {
         let blind = self.held.iter().any(|r| scope.get(r, &EMPTY).is_none());
         if errors && blind {
             Choice::Unknown
+        } else if matches!(answered, Some(Verdict::Error(_))) {
+            Choice::Broken
         } else {
             Choice::Unmet
         }
@@ -218,15 +245,16 @@ fn plain_values(literals: &[Value]) -> Vec<Value> {
         }
     }
     for lit in literals {
-        if let Some(n) = lit.as_i64().filter(|n| (0..MAX_SIZE).contains(n)) {
-            for len in [n, n + 1] {
-                let len = usize::try_from(len).unwrap_or(0);
-                out.push(json!("s".repeat(len)));
-                out.push(Value::Array(
-                    (1..=len)
-                        .map(|i| json!(format!("simulated item {i}")))
-                        .collect(),
-                ));
+        // The tree reads `size` comparisons itself: the plain search, a
+        // fallback of one field each, keeps to short ones.
+        if let Some(n) = lit
+            .as_i64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n < PLAIN_SIZE)
+        {
+            for len in [n, n.saturating_add(1)] {
+                out.extend(derive::sized_text(len));
+                out.extend(derive::sized_list(len));
             }
         }
     }
@@ -353,6 +381,22 @@ mod tests {
             ),
             ("s > \"m\"", &["s"]),
             ("s < \"m\"", &["s"]),
+            ("size(summary) >= 2000", &["summary"]),
+            ("size(tasks) > 2000", &["tasks"]),
+            ("tag.matches(\"^v[0-9]+$\")", &["tag"]),
+            ("matches(verdict, \"^(pass|lgtm)$\")", &["verdict"]),
+            ("!summary.matches(\"TODO\")", &["summary"]),
+            (r#"meta.tag.matches("^[a-z]+-\\d{2}$")"#, &["meta"]),
+            (
+                "verdict.matches(\"^(pass|lgtm)$\") && size(issues) == 0",
+                &["verdict", "issues"],
+            ),
+            (
+                "!(tag.matches(\"^wip\") || tag.matches(\"draft\")) && score > 3",
+                &["tag", "score"],
+            ),
+            ("tag.matches(\"^.{0,40}$\")", &["tag"]),
+            ("tag.matches(\"^a{1000}$\")", &["tag"]),
         ] {
             let out = defaults(fields);
             let gp = plan(gate, &out);
@@ -376,6 +420,9 @@ mod tests {
             ("false", &[], true),
             ("size(commit_sha) >= 0", &["commit_sha"], false),
             ("size(items) > 100000", &["items"], true),
+            (r#"s.matches("[^\\s\\S]")"#, &["s"], true),
+            ("s.matches(\".*\")", &["s"], false),
+            ("s.matches(\"a{100000}\")", &["s"], true),
         ] {
             let out = defaults(fields);
             let gp = plan(gate, &out);
@@ -386,6 +433,28 @@ mod tests {
                 input: &[],
             };
             assert_eq!(gp.choose(pass, None, &scope), Choice::Unmet, "{gate}");
+        }
+    }
+
+    #[test]
+    fn a_gate_that_cannot_be_evaluated_fails_by_its_error() {
+        for gate in ["s.matches(\"(\")", "matches(s, \"(?:a{1000}){1000}\")"] {
+            let out = defaults(&["s"]);
+            let gp = plan(gate, &out);
+            let scope = Scope {
+                state: &[],
+                out: &out,
+                earlier: None,
+                input: &[],
+            };
+            // The engine fails the gate with the error: never "passed".
+            assert_eq!(gp.choose(false, None, &scope), Choice::Broken, "{gate}");
+            assert_eq!(gp.choose(true, None, &scope), Choice::Broken, "{gate}");
+            assert!(
+                gp.problems()[0].contains("`matches` refuses the pattern"),
+                "{gate}: {:?}",
+                gp.problems()
+            );
         }
     }
 

@@ -4,11 +4,11 @@
 
 use crate::run;
 
-const CLEAN: &str =
+pub const CLEAN: &str =
     "defaults: {pass: 1, violation: 0, blocked_tool: 0, needs_input: 0, error: 0}\n";
 
 /// One worker, no loop, whose output `required` must pass `gate`.
-fn worker(gate: &str, required: &str) -> playbook_core::Playbook {
+pub fn worker(gate: &str, required: &str) -> playbook_core::Playbook {
     let text = format!(
         r#"schema_version: "1.0.0"
 id: gate
@@ -29,7 +29,7 @@ workflow:
 
 /// A worker ⇄ reviewer loop with limit `n` whose reviewer answers
 /// `required` and is judged by `gate`.
-fn review_loop(n: u32, gate: &str, required: &str) -> playbook_core::Playbook {
+pub fn review_loop(n: u32, gate: &str, required: &str) -> playbook_core::Playbook {
     let text = format!(
         r#"schema_version: "1.0.0"
 id: loop
@@ -69,6 +69,8 @@ fn a_workers_pass_share_holds_for_every_ordinary_gate_shape() {
         ("a == b", "a, b"),
         ("status in [\"green\", \"ok\"]", "status"),
         ("meta.level >= 3 && size(items) > 2", "meta, items"),
+        ("size(summary) >= 2000", "summary"),
+        ("size(items) > 2000", "items"),
     ] {
         let model = format!("{CLEAN}roles:\n  coder: {{pass: 0.6}}\n");
         let report = run(&worker(gate, required), &model, 2000, 1);
@@ -149,7 +151,7 @@ fn a_gate_that_cannot_fail_says_so_and_its_fail_share_passes() {
 
 #[test]
 fn a_gate_that_cannot_pass_says_so_and_its_pass_share_fails() {
-    for gate in ["size(items) > 100000", "s.matches(\"^[0-9]+$\")"] {
+    for gate in ["size(items) > 100000", r#"s.matches("[^\\s\\S]")"#] {
         let required = if gate.starts_with("size") {
             "items"
         } else {

@@ -6,6 +6,7 @@ mod diff;
 mod gates;
 mod hostile;
 mod outcomes;
+mod patterns;
 mod report;
 mod schema;
 mod secrets;
