@@ -434,29 +434,26 @@ pub fn literals(e: &IdedExpr, out: &mut Vec<Value>) {
         out.push(v);
         return;
     }
+    for child in children(e) {
+        literals(child, out);
+    }
+}
+
+/// The expressions directly inside `e`, in the order written (a call's
+/// target before its arguments).
+pub fn children(e: &IdedExpr) -> Vec<&IdedExpr> {
     match &e.expr {
-        Expr::Call(c) => {
-            if let Some(t) = &c.target {
-                literals(t, out);
-            }
-            for a in &c.args {
-                literals(a, out);
-            }
-        }
-        Expr::Select(s) => literals(&s.operand, out),
-        Expr::List(l) => l.elements.iter().for_each(|x| literals(x, out)),
-        Expr::Comprehension(c) => {
-            for x in [
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ] {
-                literals(x, out);
-            }
-        }
-        _ => {}
+        Expr::Call(c) => c.target.iter().map(|t| &**t).chain(&c.args).collect(),
+        Expr::Select(s) => vec![&*s.operand],
+        Expr::List(l) => l.elements.iter().collect(),
+        Expr::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ],
+        _ => Vec::new(),
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use playbook_whatif::{Options, SimModel, whatif};
 
-use crate::{review_loop, run};
+use crate::{assert_closed_form, review_loop, run};
 
 fn model(p: f64) -> String {
     format!(
@@ -19,20 +19,8 @@ fn expected_rounds_and_escalation_rate_lie_in_the_intervals() {
     for (p, n) in [(0.5, 3), (0.3, 4), (0.8, 2), (0.6, 1), (0.1, 5)] {
         let playbook = review_loop(n);
         let report = run(&playbook, &model(p), 3000, 42);
-        let q: f64 = 1.0 - p;
-        let rounds: f64 = (0..n).map(|k| q.powi(k as i32)).sum();
-        let escalation = q.powi(n as i32);
+        assert_closed_form(&report, p, n, "");
         let reviewer = report.roles.iter().find(|r| r.role == "reviewer").unwrap();
-        let [lo, hi] = reviewer.calls.ci.expect("3000 runs have an interval");
-        assert!(
-            lo <= rounds && rounds <= hi,
-            "p {p} n {n}: expected {rounds} rounds, interval {lo}–{hi}"
-        );
-        assert!(
-            report.escalation.ci[0] <= escalation && escalation <= report.escalation.ci[1],
-            "p {p} n {n}: expected escalation {escalation}, interval {:?}",
-            report.escalation.ci
-        );
         // Every escalation of this loop is the retry limit.
         let on_limit = report
             .escalation_by_trigger

@@ -2,7 +2,7 @@
 //! the simulated agent reads the values off the gate, and a verdict no
 //! output can give is said in a note, never silently dropped.
 
-use crate::run;
+use crate::{assert_closed_form, run};
 
 pub const CLEAN: &str =
     "defaults: {pass: 1, violation: 0, blocked_tool: 0, needs_input: 0, error: 0}\n";
@@ -107,20 +107,7 @@ fn a_loop_with_a_literal_or_numeric_gate_has_the_closed_form_figures() {
         for (p, n) in [(0.6, 3), (0.3, 2), (0.8, 1)] {
             let model = format!("{CLEAN}roles:\n  reviewer: {{pass: {p}}}\n");
             let report = run(&review_loop(n, gate, required), &model, 3000, 7);
-            let q: f64 = 1.0 - p;
-            let rounds: f64 = (0..n).map(|k| q.powi(k as i32)).sum();
-            let escalation = q.powi(n as i32);
-            let reviewer = report.roles.iter().find(|r| r.role == "reviewer").unwrap();
-            let [lo, hi] = reviewer.calls.ci.expect("3000 runs have an interval");
-            assert!(
-                lo <= rounds && rounds <= hi,
-                "{gate} p {p} n {n}: expected {rounds} rounds, interval {lo}–{hi}"
-            );
-            let e = &report.escalation;
-            assert!(
-                e.ci[0] <= escalation && escalation <= e.ci[1],
-                "{gate} p {p} n {n}: expected escalation {escalation}, got {e:?}"
-            );
+            let rounds = assert_closed_form(&report, p, n, gate);
             // Calls per task: one worker call per reviewer round.
             let [lo, hi] = report.calls_per_task.ci.expect("an interval");
             assert!(

@@ -55,6 +55,29 @@ pub fn run(playbook: &playbook_core::Playbook, model: &str, runs: u64, seed: u64
     whatif(playbook, &model, &options, &AtomicBool::new(false), &|_| {}).expect("simulates")
 }
 
+/// A review loop of pass probability `p` and limit `n` in closed form: the
+/// reviewer's mean rounds `Σ (1-p)^k` for k < n and the escalation rate
+/// `(1-p)^n` must lie in the report's 95 % intervals. Returns the expected
+/// rounds.
+pub fn assert_closed_form(report: &Report, p: f64, n: u32, what: &str) -> f64 {
+    let q: f64 = 1.0 - p;
+    let rounds: f64 = (0..n).map(|k| q.powi(k as i32)).sum();
+    let escalation = q.powi(n as i32);
+    let reviewer = report.roles.iter().find(|r| r.role == "reviewer").unwrap();
+    let [lo, hi] = reviewer.calls.ci.expect("the runs have an interval");
+    assert!(
+        lo <= rounds && rounds <= hi,
+        "{what} p {p} n {n}: expected {rounds} rounds, interval {lo}–{hi}"
+    );
+    let e = &report.escalation;
+    assert!(
+        e.ci[0] <= escalation && escalation <= e.ci[1],
+        "{what} p {p} n {n}: expected escalation {escalation}, got {e:?}, notes {:?}",
+        report.notes
+    );
+    rounds
+}
+
 /// Writes the model schema when `UPDATE_SCHEMAS=1`; otherwise fails when the
 /// published file differs.
 #[test]

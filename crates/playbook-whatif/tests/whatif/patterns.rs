@@ -4,7 +4,7 @@
 //! said in a note, and neither hangs nor panics.
 
 use crate::gates::{CLEAN, review_loop, worker};
-use crate::run;
+use crate::{assert_closed_form, run};
 
 /// Notes about a role's gate.
 fn gate_notes(report: &playbook_whatif::Report) -> Vec<&String> {
@@ -37,21 +37,7 @@ fn a_loop_with_a_matches_gate_has_the_closed_form_figures() {
         for (p, n) in [(0.6, 3), (0.3, 2)] {
             let model = format!("{CLEAN}roles:\n  reviewer: {{pass: {p}}}\n");
             let report = run(&review_loop(n, gate, required), &model, 3000, 7);
-            let q: f64 = 1.0 - p;
-            let rounds: f64 = (0..n).map(|k| q.powi(k as i32)).sum();
-            let escalation = q.powi(n as i32);
-            let reviewer = report.roles.iter().find(|r| r.role == "reviewer").unwrap();
-            let [lo, hi] = reviewer.calls.ci.expect("3000 runs have an interval");
-            assert!(
-                lo <= rounds && rounds <= hi,
-                "{gate} p {p} n {n}: expected {rounds} rounds, interval {lo}–{hi}"
-            );
-            let e = &report.escalation;
-            assert!(
-                e.ci[0] <= escalation && escalation <= e.ci[1],
-                "{gate} p {p} n {n}: expected escalation {escalation}, got {e:?}, notes {:?}",
-                report.notes
-            );
+            assert_closed_form(&report, p, n, gate);
             assert!(gate_notes(&report).is_empty(), "{gate}: {:?}", report.notes);
         }
     }

@@ -222,25 +222,8 @@ pub fn problems(e: &IdedExpr, out: &mut Vec<String>) {
             out.push(problem);
         }
     }
-    match &e.expr {
-        Expr::Call(c) => {
-            c.target.iter().for_each(|t| problems(t, out));
-            c.args.iter().for_each(|a| problems(a, out));
-        }
-        Expr::Select(s) => problems(&s.operand, out),
-        Expr::List(l) => l.elements.iter().for_each(|x| problems(x, out)),
-        Expr::Comprehension(c) => {
-            for x in [
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ] {
-                problems(x, out);
-            }
-        }
-        _ => {}
+    for child in super::children(e) {
+        problems(child, out);
     }
 }
 
