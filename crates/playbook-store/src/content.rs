@@ -131,7 +131,16 @@ impl Content {
 /// (whose hash is `hash`), in its own format; `None` when that cannot be
 /// done without losing comments or layout, or when the result would not
 /// be read back as the same content (then the canonical render is used).
+///
+/// A text that already reads as that content is given back as it is,
+/// byte for byte: the rewrite compares the text's plain reading with the
+/// value, and the reader's own normalisations (a legacy file's
+/// `max_parallel_worktrees: 0` read as not set, a count written `3.0`)
+/// would otherwise be "edited" out of the text the version was saved from.
 pub(crate) fn kept_text(authored: &Authored, canonical: &str, hash: &str) -> Option<Authored> {
+    if reads_as(&authored.text, authored.format, hash) {
+        return Some(authored.clone());
+    }
     let value = document::parse_value(canonical, Format::Json).ok()?;
     let edited =
         playbook_core::edit::rewrite_typed(&authored.text, authored.format, &value).ok()?;
@@ -140,11 +149,18 @@ pub(crate) fn kept_text(authored: &Authored, canonical: &str, hash: &str) -> Opt
     }
     // The identity of a version is its canonical JSON: the text given back
     // must import as exactly that version.
-    let reread = validate_source(&edited.text, authored.format, &Options::default()).playbook?;
-    (sha256_hex(&canonical_json(&reread).ok()?) == hash).then_some(Authored {
+    reads_as(&edited.text, authored.format, hash).then_some(Authored {
         text: edited.text,
         format: authored.format,
     })
+}
+
+/// Whether `text` imports as exactly the version whose hash is `hash`.
+fn reads_as(text: &str, format: Format, hash: &str) -> bool {
+    validate_source(text, format, &Options::default())
+        .playbook
+        .and_then(|p| canonical_json(&p).ok())
+        .is_some_and(|canonical| sha256_hex(&canonical) == hash)
 }
 
 fn validity_of(report: &playbook_core::Report) -> Validity {

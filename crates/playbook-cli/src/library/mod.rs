@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use playbook_core::diff::Diff;
+use playbook_redact::{redact_str, redact_value};
 use playbook_store::{Base, Error as StoreError, PlaybookId, Source, Store, resolve_db_path};
 use serde::Serialize;
 
@@ -37,14 +38,26 @@ pub fn diff_files(args: DiffArgs) -> Result<ExitCode> {
 
 /// Widening changes come first in a diff; the text marks each so a
 /// reviewer skimming the list cannot miss one.
+///
+/// Redacted, as every line the CLI prints: a change quotes the playbook's
+/// values (a prompt, a description, a removed role whole), and a token
+/// pasted into one must not reach a terminal or a CI log. Each sentence and
+/// each JSON value is redacted whole; the sentences quote long values cut
+/// only between words (`playbook_core::diff`), so no cut hides a secret.
 fn print_diff(diff: &Diff, format: Output) {
     match format {
-        Output::Json => print_json(diff),
+        Output::Json => match serde_json::to_value(diff) {
+            Ok(mut value) => {
+                redact_value(&mut value);
+                print_json(&value);
+            }
+            Err(e) => eprintln!("error: cannot write JSON: {e}"),
+        },
         Output::Text if diff.is_empty() => println!("no changes"),
         Output::Text => {
             for change in &diff.changes {
                 let marker = if change.widening { "WIDENS: " } else { "" };
-                println!("{marker}{}", shown(&change.sentence));
+                println!("{marker}{}", shown(&redact_str(&change.sentence)));
             }
         }
     }

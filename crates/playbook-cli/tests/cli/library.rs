@@ -311,6 +311,82 @@ fn a_dropped_approval_after_a_rename_and_an_added_role_is_listed_first_as_wideni
     );
 }
 
+/// A token pasted into a prompt, a description or a removed role reached
+/// the terminal: `playbook diff` and `db diff` printed the JSON's values
+/// as written, and the text quoted a long value cut inside the key.
+#[test]
+fn no_diff_prints_a_credential_the_playbooks_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let token = "ghp_Zq8Wm2Xr4Tn6Vb0Lp3Kd9Hs1Fg7Jc5Ny2Qa4R";
+    let key = format!("sk-ant-api03-{}", "A1b2C3d4E5".repeat(8));
+    let v1 = include_str!("../../../../playbooks/tdd.yaml")
+        .replace("$schema: ../schemas/playbook.schema.json\n", "");
+    let v2 = v1
+        .replacen(
+            "Commit when green.",
+            &format!("Commit when green. Push with {token}."),
+            1,
+        )
+        .replacen(
+            "  Red, green, review.",
+            &format!("  {} {key} Red, green, review.", "x".repeat(60)),
+            1,
+        );
+    let (head, tester) = v2.split_once("      - name: tester").expect("tester");
+    let v3 = format!(
+        "{head}      - name: tester{}",
+        tester.replacen(
+            "Run the full suite",
+            &format!("Use {token} to run the full suite"),
+            1
+        )
+    );
+    let v4 = v1.replacen("- name: tester", "- name: qa", 1);
+    let paths: Vec<String> = [v1, v2, v3, v4]
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let path = dir.path().join(format!("v{}.yaml", i + 1));
+            std::fs::write(&path, text).unwrap();
+            path.to_string_lossy().into_owned()
+        })
+        .collect();
+    let secrets = ["Zq8Wm2Xr4Tn6", "sk-ant-api03-", "A1b2C3d4E5"];
+    let clean = |what: &str, output: &Output| {
+        assert!(output.status.success(), "{what}: {}", stderr(output));
+        let (out, err) = (stdout(output), stderr(output));
+        assert!(!out.is_empty(), "{what}: something changed");
+        for secret in secrets {
+            assert!(
+                !out.contains(secret) && !err.contains(secret),
+                "{what}: {out}{err}"
+            );
+        }
+    };
+    // v3 → v4 removes a role whose prompt holds the token (its value is in
+    // the JSON), and renames one.
+    for (a, b) in [(0, 1), (1, 2), (2, 3), (1, 3)] {
+        for format in ["text", "json"] {
+            let output = Command::new(env!("CARGO_BIN_EXE_playbook"))
+                .args(["diff", &paths[a], &paths[b], "--format", format])
+                .output()
+                .unwrap();
+            clean(&format!("diff v{} v{} as {format}", a + 1, b + 1), &output);
+        }
+    }
+    // The same versions in the library.
+    for (base, path) in paths.iter().enumerate().skip(1) {
+        let base = base.to_string();
+        let saved = playbook(&db, &["db", "save", "tdd", path, "--base", &base]);
+        assert!(saved.status.success(), "{}", stderr(&saved));
+    }
+    for format in ["text", "json"] {
+        let output = playbook(&db, &["db", "--format", format, "diff", "tdd", "2", "4"]);
+        clean(&format!("db diff as {format}"), &output);
+    }
+}
+
 /// `db export --all` over existing files says how to replace them (not
 /// the id hint of ALREADY_EXISTS); `db export -o` refuses likewise.
 #[test]

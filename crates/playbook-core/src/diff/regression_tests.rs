@@ -570,3 +570,32 @@ fn a_gate_weakened_or_removed_with_its_owner_is_widening() {
         ]
     );
 }
+
+/// A value longer than a sentence quotes was cut at 77 characters wherever
+/// that fell, inside a credential too: `sk-ant-api03-A1...` no longer reads
+/// as a key to the redactor the CLI runs on every sentence, so the key's
+/// prefix and first characters were printed. The cut now leaves out the
+/// word it would split, as the validator's messages quote values.
+#[test]
+fn a_long_value_is_never_cut_inside_a_word() {
+    let old = base();
+    let mut new = old.clone();
+    let key = format!("sk-ant-api03-{}", "A1b2C3d4E5".repeat(8));
+    new.description = Some(format!("{} {key} tail", "x".repeat(60)));
+    let told = said(&old, &new);
+    assert_eq!(
+        told,
+        [format!(
+            "playbook description set to \"{} ...",
+            "x".repeat(60)
+        )]
+    );
+    // A cut between words keeps the whole of the words before it.
+    let mut new = old.clone();
+    new.description = Some(format!("{} words after the cut", "ab ".repeat(30)));
+    let told = said(&old, &new);
+    assert!(told[0].ends_with("ab ab ..."), "{told:?}");
+    for sentence in &told {
+        assert!(!sentence.contains("sk-ant"), "{sentence}");
+    }
+}

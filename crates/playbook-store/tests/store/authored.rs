@@ -219,6 +219,45 @@ fn a_kept_text_is_rewritten_to_the_values_of_its_version() {
     );
 }
 
+/// A text the reader normalises (an agenterm file's
+/// `max_parallel_worktrees: 0` is "not set", a count written `3.0` is 3)
+/// already reads as its version, yet export rewrote it to the canonical
+/// values and dropped the author's line: agenterm's own `tdd.yaml` came
+/// back 32 bytes short. What reads as the version is given back as it is.
+#[test]
+fn a_text_that_reads_as_its_version_exports_byte_for_byte() {
+    let legacy = "---
+# An agenterm playbook: no schema_version.
+id: legacy-zero
+name: Legacy zero
+workflow:
+  build:
+    enabled: true
+    stage_policy:
+      max_parallel_worktrees: 0   # agenterm's \"not set\"
+    roles:
+      - name: worker
+        mode: worker
+        actions_allowed: [read_file]
+        retry_policy:
+          max_iterations: 3.0
+          escalate_on: [retry_limit]
+";
+    let json = r#"{"schema_version": "1.0.0", "id": "float-count", "name": "Float count",
+ "workflow": {"build": {"roles": [{"name": "worker", "mode": "worker",
+   "retry_policy": {"max_iterations": 3.0, "escalate_on": ["retry_limit"]}}]}}}
+"#;
+    let (_dir, mut store) = library();
+    for (text, format) in [(legacy, Format::Yaml), (json, Format::Json)] {
+        let saved = store.create_from_text(text, format, "").unwrap();
+        assert_eq!(
+            store.export(&saved.playbook, None, format).unwrap(),
+            text,
+            "comes back byte for byte"
+        );
+    }
+}
+
 #[test]
 fn a_version_2_library_opens_migrates_and_keeps_text_from_then_on() {
     let (dir, mut store) = library();
