@@ -1,5 +1,6 @@
 //! `validate`, `fmt`, `schema` and `template`: authoring without the app.
 
+use std::borrow::Cow;
 use std::process::ExitCode;
 use std::sync::LazyLock;
 
@@ -13,7 +14,7 @@ use playbook_core::schema::Published;
 use playbook_core::{
     Finding, Location, Options, RoleMode, Severity, document, edit, fix, validate_source,
 };
-use playbook_redact::redact_string;
+use playbook_redact::{redact_json_pointer, redact_string};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -95,18 +96,26 @@ impl FileOutcome {
         self.read_error.is_none() && !self.findings.iter().any(|f| f.severity == Severity::Error)
     }
 
-    /// The outcome with every text that quotes the document redacted:
-    /// messages, hints and fix titles name roles, tools, placeholders and
-    /// values as written, and what `validate` prints is kept (CI logs, code
+    /// The outcome with every text that comes from the document or the
+    /// command line redacted: messages, hints and fix titles name roles,
+    /// tools, placeholders and values as written; a pointer holds the
+    /// document's own keys (a stage or role keyed by a token); the file is
+    /// the path as given. What `validate` prints is kept (CI logs, code
     /// scanning, pull request annotations), so a token pasted into a
-    /// playbook must not reach them. Done once here, before any format is
-    /// rendered, so text, JSON, SARIF and GitHub output agree. Codes,
-    /// pointers and positions are left as they are: they address the
-    /// document and tools match on them.
+    /// playbook, or into a file's name, must not reach them. Done once
+    /// here, before any format is rendered, so text, JSON, SARIF and GitHub
+    /// output agree. Codes, kinds and positions are the validator's own and
+    /// are left as they are; a pointer or path that held a secret still
+    /// says where the finding is by its position, and is still a pointer or
+    /// a path (the SARIF URI is made from the redacted path).
     fn redacted(mut self) -> FileOutcome {
+        redact_string(&mut self.file);
         for finding in &mut self.findings {
             redact_string(&mut finding.message);
             redact_string(&mut finding.hint);
+            if let Cow::Owned(path) = redact_json_pointer(&finding.path) {
+                finding.path = path;
+            }
             for fix in &mut finding.fixes {
                 redact_string(&mut fix.title);
             }

@@ -1,7 +1,8 @@
 //! What redaction costs per text: every event, worklog entry, audit record
 //! and ledger row of a run passes `redact_str` (docs/benchmarks.md,
 //! "Redaction"). Clean texts are the common case and take the prefilter's
-//! shortcut; texts with a key word or a secret take the rule scan.
+//! shortcut; texts with a key word or a secret take the rule scan; texts
+//! outside ASCII or with an escape also take the fold's check (`fold.rs`).
 
 use std::hint::black_box;
 
@@ -14,6 +15,30 @@ const CLEAN_SHORT: &[&str] = &[
     "worker",
     "gate `tests_passed == true` passed",
     "3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a",
+];
+
+/// Record texts with characters outside ASCII, a `%` or a `\` but nothing
+/// to fold (`fold.rs`): the prefilter rules them out.
+const CLEAN_UNICODE: &[&str] = &[
+    "worker ⇄ reviewer — done…",
+    "T-1 ünïcödé 日本語のタスク",
+    "50% done",
+    "line one\\nline two \\\"quoted\\\"",
+];
+
+/// Clean texts with something to fold: an escape, an invisible character.
+const CLEAN_FOLDED: &[&str] = &[
+    "100%25 sure, see %E2%9C%93",
+    "zero\u{200b}width and\u{ad}soft",
+];
+
+/// Secrets only the folded text shows: split by invisible characters,
+/// percent-encoded, escaped.
+const FOLDED: &[&str] = &[
+    "push failed (token ghp_abcdefghijklmnopqr\u{200b}stuvwxyzABCDEF0123)",
+    "sk-ant-api03-abcdefghij\u{ad}klmnopqrstuvwxyz leaked",
+    "https://x.example/cb?next=https%3A%2F%2Fbob%3AS3cr3tPw9%40git.example.com",
+    "role `ghp_abcdefghijklmnopqr\\u{200b}stuvwxyzABCDEF0123` hands off",
 ];
 
 /// Texts the prefilter lets through (a key word) that hold no secret, and
@@ -52,6 +77,9 @@ fn hostile() -> Vec<(&'static str, String)> {
         ("token_eq", "token=".repeat(16 * 1024)),
         ("a_key_space", "a_key: ".repeat(16 * 1024)),
         ("url_at", format!("a://:{}", "x@".repeat(32 * 1024))),
+        // Every character folds: the folded copy and its runs.
+        ("zwsp_token", "ghp_\u{200b}".repeat(16 * 1024)),
+        ("percent", "%41".repeat(21 * 1024)),
     ]
 }
 
@@ -59,6 +87,27 @@ fn bench(c: &mut Criterion) {
     c.bench_function("redact/clean_short", |b| {
         b.iter(|| {
             for text in CLEAN_SHORT {
+                black_box(redact_str(black_box(text)));
+            }
+        })
+    });
+    c.bench_function("redact/clean_unicode", |b| {
+        b.iter(|| {
+            for text in CLEAN_UNICODE {
+                black_box(redact_str(black_box(text)));
+            }
+        })
+    });
+    c.bench_function("redact/clean_folded", |b| {
+        b.iter(|| {
+            for text in CLEAN_FOLDED {
+                black_box(redact_str(black_box(text)));
+            }
+        })
+    });
+    c.bench_function("redact/folded", |b| {
+        b.iter(|| {
+            for text in FOLDED {
                 black_box(redact_str(black_box(text)));
             }
         })

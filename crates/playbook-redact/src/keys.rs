@@ -13,6 +13,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::fold::Folded;
+
 /// Name endings that make any value a secret (case-insensitive; `-`/`_`
 /// optional between words, so `apiKey`, `api-key` and `API_KEY` all match).
 pub(crate) const SECRET_NAMES: &str = r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|credentials?|authorization|auth|cookie)";
@@ -59,6 +61,9 @@ pub(crate) fn classify(name: &str) -> Name {
     if !crate::rules::may_hold_secret(name) {
         return Name::Plain;
     }
+    // A name is judged as it reads (`pass` U+200B `word`, `pass%77ord`).
+    let folded = Folded::of(name);
+    let name = folded.as_ref().map_or(name, |f| f.text.as_str());
     if SECRET_NAME.is_match(name) && !weak_secret_name(name) {
         Name::Secret
     } else if KEY_LIKE_NAME.is_match(name) {
@@ -144,11 +149,16 @@ pub(crate) fn looks_machine_made(value: &str) -> bool {
     letters && digits && entropy(v) >= 3.0
 }
 
-/// Whether a value under a field called `name` is a secret as a whole.
+/// Whether a value under a field called `name` is a secret as a whole:
+/// as written, or as it reads folded (`fold.rs`: `hunter` U+00AD `2`). Both
+/// are asked, so that folding never hides less than the text as written
+/// did (`%41%42…` looks machine-made; what it spells may not).
 pub(crate) fn hides_value(name: &str, value: &str) -> bool {
-    match classify(name) {
+    let class = classify(name);
+    let hides = |value: &str| match class {
         Name::Secret => !is_placeholder(value),
         Name::KeyLike => looks_machine_made(value),
         Name::Plain => false,
-    }
+    };
+    class != Name::Plain && (hides(value) || Folded::of(value).is_some_and(|f| hides(&f.text)))
 }

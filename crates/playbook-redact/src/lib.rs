@@ -19,6 +19,12 @@
 //! In a JSON value the object's own keys are names too:
 //! `{"password": "x"}` hides `x`.
 //!
+//! The rules read each text as written and folded (`fold.rs`): with the
+//! characters nobody sees dropped, tag and full-width characters read as
+//! ASCII, and `%XX` escapes decoded, so a token split by a U+200B or
+//! written percent-encoded is found, and redacted with what hid it
+//! (docs/redaction.md says what is and is not seen through, and why).
+//!
 //! Cost: one linear scan of a `RegexSet` per text, and one linear pass
 //! per rule that matches (`scan.rs`); nothing is allocated when nothing
 //! matches.
@@ -31,8 +37,14 @@
 //! read whole.
 
 #[cfg(test)]
+mod cuts_tests;
+#[cfg(test)]
 mod every_start_tests;
+mod fold;
+#[cfg(test)]
+mod fold_tests;
 mod keys;
+mod pointer;
 mod probe;
 mod rules;
 mod scan;
@@ -46,6 +58,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+pub use pointer::redact_json_pointer;
 use probe::json_may_hold_secret;
 pub use window::{HEAD_SCAN, head_window, redact_tail, redact_then_clip, tail_window};
 

@@ -12,11 +12,13 @@
 //! Why `false` is enough (no false negatives), rule by rule of
 //! [`crate::redact_value`]:
 //! - a string leaf is redacted only when `rules::spans` finds something,
-//!   which needs a prefilter literal: every value string is collected,
-//!   `\0`-separated (no literal holds a `\0`), and the prefilter runs over
-//!   them once;
+//!   which needs a prefilter literal or something to fold (`fold.rs`): a
+//!   value with something to fold takes the full path at once; every
+//!   other value string is collected, `\0`-separated (no literal holds a
+//!   `\0`), and the prefilter runs over them once;
 //! - a key is renamed only when it is not clean: each key holding a
-//!   literal is checked with `is_clean` (a key without one is clean);
+//!   literal or something to fold is checked with `is_clean` (any other
+//!   key is clean);
 //! - a string right under a key is hidden only when `keys::hides_value`
 //!   says so, which it can only for a name that classifies as secret or
 //!   key-like: such a key's string value is checked with exactly that
@@ -111,6 +113,11 @@ impl Probe {
 
     /// A value string has been written.
     fn end_value(&mut self) -> io::Result<()> {
+        // A value whose folded form may spell a secret the literals do not
+        // show (`fold.rs`) takes the full path.
+        if crate::fold::needs_fold(&self.text) {
+            return Err(found());
+        }
         if self.under_key
             && self.key_class != Name::Plain
             && keys::hides_value(&self.key, &self.text)

@@ -10,9 +10,17 @@
 //! allocation. How the text is scanned with each rule, and why every
 //! position a rule can match at is considered, is `scan.rs`.
 //!
-//! Boundaries: a credential prefix may follow a JSON escape (`\n`, `\t`)
-//! when a record holds JSON text inside a string, so "start of a word" is
-//! `^`, a character that is not a letter or digit, or such an escape.
+//! Boundaries: a credential prefix may follow a JSON escape (`\n`, `\t`,
+//! `\u2060`) when a record holds JSON text inside a string, or a
+//! percent-escape in a URL (`%2F`, `%E2%80%8B`), so "start of a word" is
+//! `^`, a character that is not a letter or digit, or such an escape
+//! (any character but an ASCII letter or digit, written as an escape: as
+//! its own character it is a boundary too, or reads as nothing, which the
+//! folded text of `fold.rs` shows). An underscore is a boundary: names
+//! join words with it, and a message that proposes a name made from a key
+//! (`rename it to x_sk-ant-…`) glues one to the front of a token; the
+//! boundary keeps `task-…` and `risk-…` from reading as `sk-…`, which
+//! letters do alone.
 
 use std::sync::LazyLock;
 
@@ -62,7 +70,7 @@ pub(crate) enum Resume {
 
 /// How far back from a token's end a match that crosses it can start
 /// (see [`Resume::NearEnd`]): the longest prefix part (`github`, 6),
-/// with a boundary character of up to 4 bytes, rounded up.
+/// or a boundary of up to 6 bytes (`\u2060`) and `pypi`, rounded up.
 pub(crate) const PREFIX_OVERLAP: usize = 16;
 
 struct Rule {
@@ -74,8 +82,9 @@ struct Rule {
     resume: Resume,
 }
 
-/// Start of a word, also right after a JSON escape such as `\n`.
-const B: &str = r"(?:^|[^A-Za-z0-9_]|\\[nrt])";
+/// Start of a word, also right after an escape such as `\n`, `\u200b`
+/// or `%2F` (see the module comment). At most 6 bytes.
+const B: &str = r"(?:^|[^A-Za-z0-9]|\\[nrt]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})";
 
 /// A double-quoted value (JSON string, escaped quotes allowed), a
 /// single-quoted one, or a bare one up to whitespace or punctuation.
@@ -323,9 +332,35 @@ static PREFILTER: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .expect("the literals compile")
 });
 
-/// Whether `text` may hold a secret at all (no false negatives).
-pub(crate) fn may_hold_secret(text: &str) -> bool {
+/// The prefilter's literals and what a fold needs (`fold.rs`: `%`, `\\`,
+/// the characters that fold), in one automaton: a text with none of them (most record
+/// texts) is ruled out by one pass over it, as it was before texts were
+/// folded; any other is looked at by [`has_literal`] and the fold.
+static GATE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let mut patterns: Vec<Vec<u8>> = LITERALS.iter().map(|l| l.as_bytes().to_vec()).collect();
+    patterns.extend(crate::fold::fold_literals());
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(patterns)
+        .expect("the literals compile")
+});
+
+/// Whether `text` needs a closer look: a literal, or a byte that can start
+/// a fold (no false negatives).
+pub(crate) fn may_need_scan(text: &str) -> bool {
+    GATE.is_match(text)
+}
+
+/// Whether `text` as written holds a literal some rule needs.
+pub(crate) fn has_literal(text: &str) -> bool {
     PREFILTER.is_match(text)
+}
+
+/// Whether `text` may hold a secret at all (no false negatives): a literal,
+/// or something folded (`fold.rs`) that may spell one.
+pub(crate) fn may_hold_secret(text: &str) -> bool {
+    has_literal(text) || crate::fold::needs_fold(text)
 }
 
 /// Where the earliest prefilter literal in `text` starts. Every match of

@@ -25,23 +25,56 @@
 
 use regex::{Captures, Match};
 
+use crate::fold::Folded;
 use crate::keys;
-use crate::rules::{COMPILED, Check, CompiledRule, PREFIX_OVERLAP, Resume, may_hold_secret};
+use crate::rules::{
+    COMPILED, Check, CompiledRule, PREFIX_OVERLAP, Resume, has_literal, may_need_scan,
+};
 
-/// Byte ranges of every secret in `text`, sorted and merged.
+/// Byte ranges of every secret in `text`, sorted and merged: what the
+/// rules find in the text as written and in the text folded (`fold.rs`),
+/// the latter over the whole source of what they matched.
 pub(crate) fn spans(text: &str) -> Vec<(usize, usize)> {
-    if !may_hold_secret(text) {
+    if !may_need_scan(text) {
         return Vec::new();
     }
-    let compiled = &*COMPILED;
-    if !compiled.set.is_match(text) {
+    let literal = has_literal(text);
+    let folded = Folded::of(text);
+    // Most texts: no literal and nothing to fold.
+    if !literal && folded.is_none() {
         return Vec::new();
     }
     let mut spans = Vec::new();
-    for index in compiled.set.matches(text).iter() {
-        scan_rule(text, &compiled.rules[index], &mut spans);
+    if literal {
+        run_rules(text, &mut spans);
+    }
+    if let Some(folded) = folded {
+        let mut seen = Vec::new();
+        rule_spans(&folded.text, &mut seen);
+        spans.extend(
+            seen.into_iter()
+                .map(|(start, end)| folded.source_range(start, end)),
+        );
     }
     merge(spans)
+}
+
+/// Adds the secrets the rules find in `text` as written to `spans`.
+pub(crate) fn rule_spans(text: &str, spans: &mut Vec<(usize, usize)>) {
+    if has_literal(text) {
+        run_rules(text, spans);
+    }
+}
+
+/// [`rule_spans`] of a text known to hold a literal.
+fn run_rules(text: &str, spans: &mut Vec<(usize, usize)>) {
+    let compiled = &*COMPILED;
+    if !compiled.set.is_match(text) {
+        return;
+    }
+    for index in compiled.set.matches(text).iter() {
+        scan_rule(text, &compiled.rules[index], spans);
+    }
 }
 
 #[cfg(test)]
@@ -119,9 +152,17 @@ fn resume_at(text: &str, resume: Resume, caps: &Captures<'_>, whole: Match, foun
 }
 
 /// `at` moved back over the boundary a rule may need before its prefix:
-/// one character, or a JSON escape (`\n`, `\r`, `\t`) written out.
+/// one character, or an escape written out (`\n`, `\u200b`, `%2F`: the
+/// `B` of `rules.rs`).
 fn before_boundary(text: &str, at: usize) -> usize {
     let before = &text[..at];
+    let hex = |from: usize| before.as_bytes()[from..].iter().all(u8::is_ascii_hexdigit);
+    if at >= 6 && before[..at - 4].ends_with("\\u") && hex(at - 4) {
+        return at - 6;
+    }
+    if at >= 3 && before.as_bytes()[at - 3] == b'%' && hex(at - 2) {
+        return at - 3;
+    }
     if before.ends_with("\\n") || before.ends_with("\\r") || before.ends_with("\\t") {
         return at - 2;
     }
@@ -194,8 +235,17 @@ fn merge(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
     merged
 }
 
-/// The secrets a scan from every position finds: what [`spans`] must
-/// equal. Quadratic; for tests only.
+/// What the rules find in `text` as written, merged: the part of [`spans`]
+/// a scan from every position checks.
+#[cfg(test)]
+pub(crate) fn spans_as_written(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    rule_spans(text, &mut spans);
+    merge(spans)
+}
+
+/// The secrets a scan from every position finds: what
+/// [`spans_as_written`] must equal. Quadratic; for tests only.
 #[cfg(test)]
 pub(crate) fn spans_from_every_start(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();

@@ -30,12 +30,19 @@
 //!   further back keeps at least [`HEAD_SCAN`] characters, more than any
 //!   rule needs to match (the longest fixed shape has 70); the one
 //!   exception is a password in a URL that long, which needs its `@`.
+//! - **Folded text.** The rules also read the text folded (`fold.rs`),
+//!   where a literal may be spelled otherwise (`%67hp_`), a token padded
+//!   with invisible characters is short however many bytes it takes, and a
+//!   `%0A` ends a line. Both arguments hold of the folded text as they do
+//!   of the text as written, so a window is narrowed both ways and the
+//!   shorter kept.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::fold::Folded;
 use crate::{REDACTED, redact_str, rules, scan};
 
 /// How far back from the end of a head window a cut credential can start
@@ -102,6 +109,22 @@ pub fn redact_then_clip<'t>(text: &'t str, max_chars: usize, ellipsis: &str) -> 
 /// whole would have hidden there. The kept text is not redacted: a tool's
 /// result reaches its agent as the file or command gave it.
 pub fn head_window(text: &str) -> &str {
+    let kept = head_window_as_written(text);
+    // The rules also read the text folded (`fold.rs`), where a credential's
+    // literal or its length may be other than as written (`%67hp_…`, a
+    // token padded with invisible characters): the window is narrowed as
+    // the folded text would be too, and the shorter head kept.
+    match Folded::of(text) {
+        Some(folded) => {
+            let in_folded = head_window_as_written(&folded.text).len();
+            &kept[..folded.source_start(in_folded).min(kept.len())]
+        }
+        None => kept,
+    }
+}
+
+/// [`head_window`] of `text` as written.
+fn head_window_as_written(text: &str) -> &str {
     let line_start = text.rfind('\n').map_or(0, |i| i + 1);
     if text.len() - line_start <= HEAD_SCAN {
         return &text[..line_start];
@@ -127,6 +150,21 @@ pub fn head_window(text: &str) -> &str {
 /// and with it any credential cut at the front (see the module comment);
 /// nothing is kept of a window that is all one partial line.
 pub fn tail_window(text: &str) -> &str {
+    let kept = tail_window_as_written(text);
+    // As for a head: narrowed as the folded text would be too (a `%0A`
+    // ends a line there), and the shorter tail kept.
+    match Folded::of(text) {
+        Some(folded) => {
+            let in_folded = tail_window_as_written(&folded.text).len();
+            let start = folded.source_start(folded.text.len() - in_folded);
+            &text[start.max(text.len() - kept.len())..]
+        }
+        None => kept,
+    }
+}
+
+/// [`tail_window`] of `text` as written.
+fn tail_window_as_written(text: &str) -> &str {
     match text.find('\n') {
         Some(i) => without_key_remainder(&text[i + 1..]),
         None => "",

@@ -65,7 +65,7 @@ fn fix_language_patterns(value: &mut Value) -> usize {
 /// Runs `validate --format sarif`, checks the log against the schema and the
 /// internal consistency a viewer relies on, and returns it with the exit code.
 #[track_caller]
-fn sarif(dir: &Path, files: &[&str], env: &[(&str, &str)]) -> (Value, Option<i32>) {
+pub(super) fn sarif(dir: &Path, files: &[&str], env: &[(&str, &str)]) -> (Value, Option<i32>) {
     let mut args = vec!["validate", "--format", "sarif"];
     args.extend_from_slice(files);
     let output = playbook_in(dir, &args, env);

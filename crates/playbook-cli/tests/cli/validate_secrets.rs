@@ -109,3 +109,79 @@ fn validate_never_prints_a_credential_in_any_format() {
     let kept = std::fs::read_to_string(tmp.path().join("lints.yaml")).unwrap();
     assert_eq!(kept, lints);
 }
+
+/// The document's keys and the file's name are printed too: keys in every
+/// pointer (text, JSON, SARIF), the name as the file (every format, the
+/// SARIF artifact URI, the annotation's `file=`). A stage keyed by a token,
+/// an unknown field named by a token or by a URL with its password (which
+/// the pointer writes `https:~1~1…`), a role named by a token with a
+/// zero-width space inside (which the finding's message escapes as
+/// `\u{200b}` before the CLI sees it), in a file named by a token: no piece
+/// of any secret in any format, every finding still at its place, and the
+/// SARIF log still valid.
+#[test]
+fn validate_never_prints_a_credential_from_a_key_or_a_file_name() {
+    const URL_PASSWORD: &str = "S3cr3tPw9xQ";
+    let tmp = tempfile::tempdir().unwrap();
+    let split = format!("{}\u{200b}{}", &GITHUB[..20], &GITHUB[20..]);
+    let playbook = format!(
+        "schema_version: 1.0.0\nid: keys\nname: Keys\nworkflow:\n  {GITHUB}:\n    roles:\n      \
+         - name: worker\n        mode: worker\n        {ANTHROPIC}: 1\n        \
+         \"https://bob:{URL_PASSWORD}@git.example.com\": 1\n  build:\n    roles:\n      \
+         - name: \"{split}\"\n        mode: worker\n        handoff_to: [nobody]\n"
+    );
+    let file = format!("{GITHUB}.yaml");
+    std::fs::write(tmp.path().join(&file), &playbook).unwrap();
+
+    for format in ["text", "json", "sarif", "github"] {
+        let output = validate(tmp.path(), format, &[&file]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{format}: {stdout}{stderr}");
+        for printed in [&stdout, &stderr] {
+            no_piece(format, printed);
+            assert!(!printed.contains(URL_PASSWORD), "{format}: {printed}");
+        }
+        for expected in ["PB004", "PB301", "[REDACTED]"] {
+            assert!(
+                stdout.contains(expected),
+                "{format}: no {expected}: {stdout}"
+            );
+        }
+        let place = match format {
+            "text" => "[REDACTED].yaml:9:9",
+            "github" => "file=[REDACTED].yaml,line=9,col=9",
+            "sarif" => "%5BREDACTED%5D.yaml",
+            _ => "/workflow/[REDACTED]/roles/0/[REDACTED]",
+        };
+        assert!(stdout.contains(place), "{format}: no {place}: {stdout}");
+    }
+
+    let contract: serde_json::Value =
+        serde_json::from_slice(&validate(tmp.path(), "json", &[&file]).stdout).unwrap();
+    let pointers: Vec<&str> = contract["details"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "PB004")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/workflow/[REDACTED]/roles/0/[REDACTED]",
+            "/workflow/[REDACTED]/roles/0/https:~1~1bob:[REDACTED]@git.example.com",
+        ],
+        "still pointers, with every key that held no secret"
+    );
+
+    // Valid SARIF 2.1.0, the pointer in each result's properties redacted.
+    let (log, code) = super::report::sarif(tmp.path(), &[&file], &[]);
+    assert_eq!(code, Some(1));
+    let text = log.to_string();
+    no_piece("sarif log", &text);
+    assert!(
+        text.contains("\"pointer\":\"/workflow/[REDACTED]/roles/0/actions_allowed\""),
+        "{text}"
+    );
+}
