@@ -203,13 +203,7 @@ pub fn fix_all(
         };
         let batch: Vec<Fix> = match &document {
             Some(value) if !disturbs(value, first) => {
-                let mut owners = HashSet::new();
-                candidates
-                    .iter()
-                    .filter(|fix| !disturbs(value, fix) && owners.insert(owner(&fix.path)))
-                    .take(MAX_FIXES - applied.len())
-                    .cloned()
-                    .collect()
+                batch(value, &candidates, MAX_FIXES - applied.len())
             }
             _ => vec![first.clone()],
         };
@@ -259,9 +253,41 @@ fn key(fix: &Fix) -> (Code, String, String) {
     (fix.code, fix.path.clone(), fix.title.clone())
 }
 
-/// What a fix may touch: its role, else its top-level section.
-fn owner(path: &str) -> String {
-    let tokens = crate::finding::pointer_tokens(path);
+/// The fixes of one round: the first fix of every finding, in order, that
+/// moves no other fix's pointer and whose owner no earlier fix of the round
+/// has, at most `room` of them.
+fn batch(document: &Value, candidates: &[Fix], room: usize) -> Vec<Fix> {
+    let mut owners = HashSet::new();
+    candidates
+        .iter()
+        .filter(|fix| !disturbs(document, fix) && owners.insert(owner(fix)))
+        .take(room)
+        .cloned()
+        .collect()
+}
+
+/// What a fix may touch: its role, else its top-level section. An unknown
+/// field's fix renames or removes that one key and reads nothing else, so
+/// it owns only the key and the name it renames it to: the unknown fields
+/// of one role are fixed in one round. (With the role as their owner, a
+/// role given hundreds of them took a round each, every round validating
+/// the whole text again: quadratic in the file, minutes for a few hundred
+/// kilobytes.)
+fn owner(fix: &Fix) -> String {
+    if fix.code == Code::UnknownField {
+        let renamed = fix.ops.iter().find_map(|op| match op {
+            Op::Rename { to, .. } => Some(to.as_str()),
+            _ => None,
+        });
+        let parent = fix.path.rsplit_once('/').map_or("", |(p, _)| p);
+        // The target's name is one owner with the key it would collide
+        // with: two unknown keys are never renamed to the same name.
+        return match renamed {
+            Some(to) => format!("{parent}/{}", crate::finding::escape_pointer(to)),
+            None => fix.path.clone(),
+        };
+    }
+    let tokens = crate::finding::pointer_tokens(&fix.path);
     let depth = if tokens.first().is_some_and(|t| t == "workflow") {
         4
     } else {

@@ -504,3 +504,34 @@ fn hundreds_of_findings_are_fixed_in_batches_keeping_every_comment() {
         assert!(fixed.text.contains(&format!("      # role {i}\n")));
     }
 }
+
+/// Regression (schema sweep): a role with hundreds of unknown fields took
+/// one round of `fix_all` per field, every round validating the whole text
+/// again (quadratic: a 60 KB file with 500 of them took 16 s of CPU in a
+/// debug build). Each fix renames its own key, so one round takes them all.
+#[test]
+fn the_unknown_fields_of_one_role_are_fixed_in_one_round() {
+    let extra: String = (0..300)
+        .map(|i| format!("        unknown_{i}: {i}\n"))
+        .collect();
+    let text = CLEAN.replacen(
+        "        mode: worker\n",
+        &format!("        mode: worker\n{extra}"),
+        1,
+    );
+    let document = document::parse_value(&text, Format::Yaml).unwrap();
+    let report = validate_source(&text, Format::Yaml, &Options::default());
+    let candidates: Vec<Fix> = report
+        .findings
+        .iter()
+        .filter_map(|f| fixes_for(&document, f).into_iter().next())
+        .collect();
+    assert_eq!(candidates.len(), 300, "{:?}", report.findings);
+    let round = batch(&document, &candidates, MAX_FIXES);
+    assert_eq!(round.len(), 300);
+    // Applied at once, they are every rename, the comments kept.
+    let fixed = apply(&text, Format::Yaml, &round).unwrap();
+    assert!(fixed.comments_kept());
+    assert!(fixed.text.contains("        x_unknown_299: 299\n"));
+    assert!(!fixed.text.contains("\n        unknown_"));
+}
