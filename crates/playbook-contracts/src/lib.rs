@@ -45,7 +45,7 @@ pub use assignment::{
 };
 pub use check::{
     NON_BLANK_PATTERN, RUN_ID_PATTERN, TASK_ID_PATTERN, TIMESTAMP_PATTERN, VERSION_PATTERN,
-    Violation, is_non_blank, is_task_id, is_utc_timestamp, is_uuid_v4,
+    Violation, is_non_blank, is_supported_version, is_task_id, is_utc_timestamp, is_uuid_v4,
 };
 pub use code::{ErrorCode, ValidatorCode};
 pub use director::{

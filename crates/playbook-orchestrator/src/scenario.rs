@@ -140,6 +140,9 @@ impl RunInput {
         };
         let input = serde_path_to_error::deserialize::<_, RunInput>(&value)
             .map_err(|e| scenario_error(check::serde_problem("run input", text, &e)))?;
+        if let Some(problem) = check::unproven_pattern("run input", text, None, &input, "") {
+            return Err(scenario_error(problem));
+        }
         // The scenario's limits hold for its `input` alone too.
         let scenario = Scenario {
             input,
@@ -443,6 +446,15 @@ impl Scenario {
                 code: ErrorCode::UnsupportedVersion,
                 message: format!("scenario schema_version `{version}` is not 1.x.y"),
             });
+        }
+        if let Some(problem) = check::unproven_pattern(
+            "scenario",
+            text,
+            scenario.schema_version.as_deref(),
+            &scenario.input,
+            "/input",
+        ) {
+            return Err(scenario_error(problem));
         }
         limits::check(&scenario)?;
         Ok(scenario)

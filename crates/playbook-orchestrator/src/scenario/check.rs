@@ -182,6 +182,50 @@ pub(crate) fn first_schema_problem(text: &str, value: &Value) -> Option<String> 
     ))
 }
 
+/// The published schema's patterns, which the typed read does not prove:
+/// `schema_version` is `1.x.y` and a lock's `task_id` is `T-n` or a UUID.
+/// Without this a scenario the schema refuses (`schema_version: 1.banana`,
+/// a lock of task `zzz`) was read and run. The first one broken, at its
+/// place; `input_at` is the run input's pointer (`/input` in a scenario,
+/// empty in a run input file).
+pub(crate) fn unproven_pattern(
+    what: &str,
+    text: &str,
+    version: Option<&str>,
+    input: &super::RunInput,
+    input_at: &str,
+) -> Option<String> {
+    let broken = |pointer: String, value: &str, pattern: &str| {
+        let location = SourceMap::new(text).locate(&pointer);
+        refusal(
+            what,
+            &format!("{value:?} does not match \"{pattern}\""),
+            &pointer,
+            location,
+            &format!("write a value matching {pattern}"),
+        )
+    };
+    if let Some(version) = version
+        && !playbook_contracts::is_supported_version(version)
+    {
+        return Some(broken(
+            "/schema_version".into(),
+            version,
+            playbook_contracts::VERSION_PATTERN,
+        ));
+    }
+    let (i, lock) = input
+        .active_locks
+        .iter()
+        .enumerate()
+        .find(|(_, lock)| !playbook_contracts::is_task_id(&lock.task_id))?;
+    Some(broken(
+        format!("{input_at}/active_locks/{i}/task_id"),
+        &lock.task_id,
+        playbook_contracts::TASK_ID_PATTERN,
+    ))
+}
+
 /// A typed read's failure the schema did not foresee, at the place serde
 /// stopped: its pointer, line and column.
 pub(crate) fn serde_problem(

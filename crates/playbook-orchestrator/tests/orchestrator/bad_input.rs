@@ -376,3 +376,76 @@ fn a_run_input_with_a_dangling_or_circular_dependency_is_refused_at_its_line() {
     )
     .expect("a dependency on a task of the input");
 }
+
+/// Regression (schema sweep): the typed read proves no pattern of the
+/// published schema, so a scenario the schema refuses was read and run:
+/// `schema_version: 1.banana` (only a leading `1.` was checked) and a lock
+/// held by task `zzz`. Both are refused as the schema refuses them, at
+/// their place, in a scenario and in a run input file alike.
+#[test]
+fn what_the_schema_patterns_refuse_is_refused() {
+    for (text, at) in [
+        (
+            "schema_version: \"1.banana\"\nname: s\n",
+            "at /schema_version (line 1, column 1)",
+        ),
+        ("schema_version: \"1.0\"\n", "at /schema_version"),
+        (
+            "input:\n  goal: g\n  active_locks:\n    - {task_id: zzz, resource: src/, active: true}\n",
+            "at /input/active_locks/0/task_id (line 4, ",
+        ),
+    ] {
+        let error = Scenario::parse(text).unwrap_err();
+        assert_eq!(error.code, ErrorCode::ScenarioInvalid, "{text}");
+        assert!(error.message.contains(at), "{text}: {}", error.message);
+        assert!(
+            error.message.contains("does not match"),
+            "{}",
+            error.message
+        );
+    }
+    let error = playbook_orchestrator::scenario::RunInput::parse(
+        "goal: g\nactive_locks:\n  - {task_id: T-x, resource: src/, active: true}\n",
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .message
+            .contains("at /active_locks/0/task_id (line 3, "),
+        "{}",
+        error.message
+    );
+    // What the patterns allow is still read.
+    let ok = "schema_version: \"1.12.0\"\ninput:\n  goal: g\n  active_locks:\n    - {task_id: T-7, resource: src/, active: true}\n";
+    Scenario::parse(ok).unwrap();
+    // And these are every pattern the schema has: a new one must be added
+    // to `check::unproven_pattern` too.
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::repo_dir().join("schemas/scenario.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let mut patterns = Vec::new();
+    let mut stack = vec![(String::new(), &schema)];
+    while let Some((at, value)) = stack.pop() {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map.get("pattern").is_some_and(serde_json::Value::is_string) {
+                    patterns.push(at.clone());
+                }
+                stack.extend(map.iter().map(|(k, v)| (format!("{at}/{k}"), v)));
+            }
+            serde_json::Value::Array(items) => {
+                stack.extend(items.iter().map(|v| (at.clone(), v)));
+            }
+            _ => {}
+        }
+    }
+    patterns.sort();
+    assert_eq!(
+        patterns,
+        [
+            "/$defs/ActiveLock/properties/task_id",
+            "/properties/schema_version"
+        ]
+    );
+}
