@@ -85,7 +85,7 @@ pub fn fix(args: FixArgs) -> Result<ExitCode> {
         match fix_file(file, &args, &options, &codes) {
             Ok(outcome) => changed |= outcome,
             Err(error) => {
-                eprintln!("error: {error:#}");
+                eprintln!("error: {}", crate::redacted_error(&error));
                 failed = true;
             }
         }
@@ -143,13 +143,16 @@ fn display_path(path: &str) -> &str {
 
 fn report(file: &str, fixed: &Fixed, dry_run: bool) {
     let verb = if dry_run { "would fix" } else { "fixed" };
+    // The report is redacted (a title quotes a key or a value of the
+    // file); the diff below it is the author's own text, as the file is.
     for f in &fixed.applied {
-        println!(
+        let line = format!(
             "{file}: {verb} {} at {}: {}",
             f.code,
             display_path(&f.path),
             f.title
         );
+        println!("{}", playbook_redact::redact_str(&line));
     }
     if !fixed.preserved {
         let written = if dry_run {

@@ -111,13 +111,22 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // Errors quote what the files say (a refusal names the value
+            // it refuses, a scenario's or model's first error quotes it),
+            // so the one place every command's error is printed redacts it,
+            // as every other line the CLI prints is.
+            eprintln!("error: {}", redacted_error(&error));
             if input::is_disk_full(&error) {
                 eprintln!("hint: the disk is full; free some space and run the command again");
             }
             ExitCode::from(2)
         }
     }
+}
+
+/// An error as it is printed: its whole chain, redacted.
+pub(crate) fn redacted_error(error: &anyhow::Error) -> String {
+    playbook_redact::redact_str(&format!("{error:#}")).into_owned()
 }
 
 /// Rust ignores SIGPIPE, so `print!` into a closed pipe (`playbook validate

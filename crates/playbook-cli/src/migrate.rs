@@ -38,10 +38,10 @@ pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
     let migration = match migrate_text(&source.text, source.format, source.name.as_deref()) {
         Ok(m) => m,
         Err(MigrateError::NotLegacy(version)) => {
-            eprintln!(
+            say(&format!(
                 "{}: already schema_version {version}; nothing to migrate",
                 args.file
-            );
+            ));
             return Ok(ExitCode::SUCCESS);
         }
         Err(MigrateError::Invalid(findings)) => {
@@ -50,10 +50,14 @@ pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
                     .location
                     .map(|l| format!("{}:{}: ", l.line, l.column))
                     .unwrap_or_default();
-                eprintln!(
-                    "{}:{at}error[{}]: {}\n    hint: {}",
-                    args.file, f.code, f.message, f.hint
-                );
+                say(&format!(
+                    "{}:{at}error[{}]: {}\n    at {}\n    hint: {}",
+                    args.file,
+                    f.code,
+                    f.message,
+                    display_path(&f.path),
+                    f.hint
+                ));
             }
             bail!("{} is not migrated: fix its errors first", args.file);
         }
@@ -65,28 +69,28 @@ pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
     };
     let text = document::to_string(after, source.format)?;
 
-    eprintln!("{}: migrated to schema_version 1.0.0", args.file);
+    say(&format!("{}: migrated to schema_version 1.0.0", args.file));
     if let Some(before) = &before {
         let diff = playbook_core::diff::diff(before, after);
         if !diff.is_empty() {
-            eprintln!("what changed:");
-            diff.sentences().for_each(|s| eprintln!("  {s}"));
+            say("what changed:");
+            diff.sentences().for_each(|s| say(&format!("  {s}")));
         }
     }
     if !migration.choices.is_empty() {
-        eprintln!("confirm:");
+        say("confirm:");
         for c in &migration.choices {
-            eprintln!("  {} — {}", c.path, c.message);
+            say(&format!("  {} — {}", c.path, c.message));
         }
     }
     let problems: Vec<_> = report.findings.iter().filter(|f| f.is_error()).collect();
     if !problems.is_empty() {
-        eprintln!("still to fix under 1.0.0 (real mistakes the legacy reading only warned about):");
+        say("still to fix under 1.0.0 (real mistakes the legacy reading only warned about):");
         for f in &problems {
-            eprintln!(
+            say(&format!(
                 "  error[{}] {}: {}\n    hint: {}",
                 f.code, f.path, f.message, f.hint
-            );
+            ));
         }
     }
     match (&args.out, args.in_place) {
@@ -104,4 +108,15 @@ pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// A line of the report on standard error, redacted: findings and choices
+/// quote the file's values. The migrated playbook itself (standard output
+/// or the file written) is the author's text and is not.
+fn say(line: &str) {
+    eprintln!("{}", playbook_redact::redact_str(line));
+}
+
+fn display_path(path: &str) -> &str {
+    if path.is_empty() { "/" } else { path }
 }

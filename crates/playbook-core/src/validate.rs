@@ -128,7 +128,14 @@ fn with_notes_placed(
             &made
         }
     };
-    for finding in &mut report.findings {
+    place(&mut report.findings, map);
+    report
+}
+
+/// Gives every finding without a location its place in the text `map` was
+/// made from.
+pub(crate) fn place(findings: &mut [Finding], map: &SourceMap) {
+    for finding in findings {
         if finding.location.is_none() {
             // A gate's syntax error points at the offending character of the
             // gate text, not at its key.
@@ -137,7 +144,6 @@ fn with_notes_placed(
                 .or_else(|| map.locate(&finding.path));
         }
     }
-    report
 }
 
 /// Validates the successive texts of one editor, each as

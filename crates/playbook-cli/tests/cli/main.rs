@@ -5,6 +5,7 @@ mod authoring;
 mod ci;
 mod claude_code;
 mod crewai;
+mod error_secrets;
 mod fix;
 mod hostile;
 mod interop_secrets;

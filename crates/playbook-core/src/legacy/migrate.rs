@@ -76,7 +76,16 @@ pub fn migrate(
     file_name: Option<&str>,
 ) -> Result<Migration, MigrateError> {
     let (value, _) = document::parse_playbook(text, format).map_err(MigrateError::Invalid)?;
-    migrate_named(value, file_name)
+    migrate_named(value, file_name).map_err(|error| match error {
+        // The errors were found on the value; they are placed in the text it
+        // came from, as `validate_source` places them, so a refusal says the
+        // line and column of each.
+        MigrateError::Invalid(mut findings) if !findings.is_empty() => {
+            crate::validate::place(&mut findings, &crate::locate::SourceMap::new(text));
+            MigrateError::Invalid(findings)
+        }
+        other => other,
+    })
 }
 
 /// Migrates a parsed legacy playbook (the app's open document) to 1.0.0.
