@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use playbook_core::diff::Diff;
-use playbook_redact::{redact_str, redact_value};
+use playbook_redact::redact_value;
 use playbook_store::{Base, Error as StoreError, PlaybookId, Source, Store, resolve_db_path};
 use serde::Serialize;
 
@@ -46,24 +46,32 @@ pub fn diff_files(args: DiffArgs) -> Result<ExitCode> {
 /// only between words (`playbook_core::diff`), so no cut hides a secret.
 fn print_diff(diff: &Diff, format: Output) {
     match format {
-        Output::Json => match serde_json::to_value(diff) {
-            Ok(mut value) => {
-                redact_value(&mut value);
-                print_json(&value);
-            }
-            Err(e) => eprintln!("error: cannot write JSON: {e}"),
-        },
+        Output::Json => print_json(diff),
         Output::Text if diff.is_empty() => println!("no changes"),
         Output::Text => {
             for change in &diff.changes {
                 let marker = if change.widening { "WIDENS: " } else { "" };
-                println!("{marker}{}", shown(&redact_str(&change.sentence)));
+                println!("{marker}{}", shown(&change.sentence));
             }
         }
     }
 }
 
+/// A result as JSON, redacted as every line the CLI prints is (names, notes,
+/// messages and file names can hold a pasted token).
 fn print_json<T: Serialize>(value: &T) {
+    match serde_json::to_value(value) {
+        Ok(mut value) => {
+            redact_value(&mut value);
+            print_json_as_written(&value);
+        }
+        Err(e) => eprintln!("error: cannot write JSON: {e}"),
+    }
+}
+
+/// A document as JSON, as its author wrote it: what `show` prints is the
+/// playbook itself, as `export` writes it to a file.
+fn print_json_as_written<T: Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {
         Ok(text) => println!("{text}"),
         Err(e) => eprintln!("error: cannot write JSON: {e}"),
@@ -161,7 +169,7 @@ fn run(path: &Path, format: Output, command: DbCommand) -> Result<ExitCode, Fail
             if text {
                 print!("{}", store.export(&pid, version, as_format.into())?);
             } else {
-                print_json(&store.version(&pid, version)?);
+                print_json_as_written(&store.version(&pid, version)?);
             }
         }
         DbCommand::History { id: pid } => {
@@ -479,7 +487,7 @@ fn draft(
         match (chosen, text) {
             (Some(d), true) => print!("{}", d.content),
             (None, true) => println!("{pid} has no draft"),
-            (d, false) => print_json(&d),
+            (d, false) => print_json_as_written(&d),
         }
         // The text goes to standard output (it is a file's content); which
         // draft it was, and that others wait, goes to the terminal.

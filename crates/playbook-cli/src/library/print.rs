@@ -3,11 +3,19 @@
 
 use super::*;
 
-/// message shows it: the core's one rule (`printable`), so no stored text
-/// acts on the terminal or forges a row. JSON output keeps values as they
-/// are; documents (`show`, `draft`) are printed as their text.
+/// A stored text as a message shows it: redacted (a name, a note or an
+/// error quoting the playbook can hold a pasted token, and these lines reach
+/// terminals and CI logs), then the core's one rule (`printable`), so no
+/// stored text acts on the terminal or forges a row. JSON results are
+/// redacted alike ([`print_json`]); documents (`show`, `draft`) are printed
+/// as their text, the author's own, as `export` writes them.
 pub(super) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
-    playbook_core::printable::printable(text)
+    match playbook_redact::redact_str(text) {
+        std::borrow::Cow::Borrowed(clean) => playbook_core::printable::printable(clean),
+        std::borrow::Cow::Owned(redacted) => {
+            std::borrow::Cow::Owned(playbook_core::printable::printable(&redacted).into_owned())
+        }
+    }
 }
 
 /// [`shown`] for a message of several lines (a refusal lists its findings

@@ -42,7 +42,7 @@ pub(super) fn template(
                     }
                 }
             } else {
-                print_json(&template);
+                print_json_as_written(&template);
             }
         }
         TemplateCommand::Save {

@@ -637,3 +637,74 @@ fn a_damaged_version_is_named_alike_by_show_and_check() {
     assert!(stderr(&export).contains("tdd"), "{}", stderr(&export));
     assert!(out.join("pairing.yaml").exists(), "the others are exported");
 }
+
+/// A name, a note or an error quoting the playbook can hold a pasted token;
+/// `db list`, `db history` and a refused save printed them as stored, in
+/// text and JSON. `db show` prints the playbook itself, as `export` writes
+/// it: the author's text, kept.
+#[test]
+fn library_listings_and_errors_print_no_credential() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("library.db");
+    let token = "ghp_Zq8Wm2Xr4Tn6Vb0Lp3Kd9Hs1Fg7Jc5Ny2Qa4R";
+    let v1 = include_str!("../../../../playbooks/tdd.yaml")
+        .replace("$schema: ../schemas/playbook.schema.json\n", "")
+        .replacen("name: ", &format!("name: Release {token} "), 1);
+    let file = dir.path().join("tdd.yaml");
+    std::fs::write(&file, &v1).unwrap();
+    let file = file.to_str().unwrap();
+    // The library starts with the examples: the import is tdd's version 2.
+    let imported = playbook(&db, &["db", "import", file]);
+    assert!(imported.status.success(), "{}", stderr(&imported));
+    let note = format!("rotated the key {token}");
+    let v2 = v1.replacen("Red, green, review.", "Red, green, review!", 1);
+    std::fs::write(dir.path().join("v2.yaml"), &v2).unwrap();
+    let v2_path = dir.path().join("v2.yaml");
+    let saved = playbook(
+        &db,
+        &[
+            "db",
+            "save",
+            "tdd",
+            v2_path.to_str().unwrap(),
+            "--base",
+            "2",
+            "--note",
+            &note,
+        ],
+    );
+    assert!(saved.status.success(), "{}", stderr(&saved));
+    // A save the library refuses: its error quotes the refused text.
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(&broken, v2.replacen("id: tdd", &format!("id: {token}"), 1)).unwrap();
+    let refused = playbook(
+        &db,
+        &["db", "save", "tdd", broken.to_str().unwrap(), "--base", "3"],
+    );
+    assert!(!refused.status.success());
+
+    let mut outputs = vec![("refused save", refused)];
+    for format in ["text", "json"] {
+        for command in [vec!["list"], vec!["history", "tdd"]] {
+            let mut args = vec!["db", "--format", format];
+            args.extend(&command);
+            let output = playbook(&db, &args);
+            assert!(output.status.success(), "{command:?}: {}", stderr(&output));
+            outputs.push(("listing", output));
+        }
+    }
+    for (what, output) in &outputs {
+        let (out, err) = (stdout(output), stderr(output));
+        assert!(
+            !out.contains("Zq8Wm2Xr4Tn6") && !err.contains("Zq8Wm2Xr4Tn6"),
+            "{what}: {out}{err}"
+        );
+        assert!(
+            out.contains("[REDACTED") || err.contains("[REDACTED"),
+            "{what}: {out}{err}"
+        );
+    }
+    // The playbook itself, as its author wrote it.
+    let shown = playbook(&db, &["db", "show", "tdd"]);
+    assert!(stdout(&shown).contains(token), "{}", stderr(&shown));
+}
