@@ -166,9 +166,9 @@ pub const MAX_FIXES: usize = 2000;
 /// Applies every mechanical fix, validating again after each round, until
 /// none is left; `codes` limits it to some codes. A round applies the first
 /// fix of every finding at once when their pointers cannot disturb each
-/// other (different roles or sections, no sequence item added or removed),
-/// else one fix; so a playbook with hundreds of findings takes a few rounds,
-/// not hundreds. A fix whose finding is still there afterwards is not tried
+/// other (different roles or sections, no pointer into a sequence another
+/// fix of the round adds to or removes from; see `batch`); so a playbook
+/// with hundreds of findings takes a few rounds, not hundreds. A fix whose finding is still there afterwards is not tried
 /// again, so this always ends.
 pub fn fix_all(
     text: &str,
@@ -202,10 +202,8 @@ pub fn fix_all(
             break;
         };
         let batch: Vec<Fix> = match &document {
-            Some(value) if !disturbs(value, first) => {
-                batch(value, &candidates, MAX_FIXES - applied.len())
-            }
-            _ => vec![first.clone()],
+            Some(value) => batch(value, &candidates, MAX_FIXES - applied.len()),
+            None => vec![first.clone()],
         };
         for fix in &batch {
             tried.insert(key(fix));
@@ -253,17 +251,69 @@ fn key(fix: &Fix) -> (Code, String, String) {
     (fix.code, fix.path.clone(), fix.title.clone())
 }
 
-/// The fixes of one round: the first fix of every finding, in order, that
-/// moves no other fix's pointer and whose owner no earlier fix of the round
-/// has, at most `room` of them.
+/// The fixes of one round, at most `room`: the first fix of every finding,
+/// in order, whose owner no earlier fix of the round has and whose
+/// pointers no earlier one moves. A fix that adds or removes a sequence
+/// item moves the pointers into that sequence (later indices shift), so no
+/// other fix of the round may point into it, and it may not point into one
+/// an earlier fix moves; fixes of different sequences go together. (One
+/// such fix a round made a role-per-round walk of, say, every role's
+/// handoff to itself: a round each, every round validating the whole text.)
+/// A fix that changes the text itself or the whole document goes alone.
 fn batch(document: &Value, candidates: &[Fix], room: usize) -> Vec<Fix> {
     let mut owners = HashSet::new();
-    candidates
+    let mut shifted: Vec<&str> = Vec::new();
+    let mut touched: Vec<&str> = Vec::new();
+    let mut round: Vec<Fix> = Vec::new();
+    for fix in candidates {
+        if round.len() == room {
+            break;
+        }
+        if fix.change.is_some() || fix.ops.iter().any(|op| op.path().is_empty()) {
+            if round.is_empty() {
+                round.push(fix.clone());
+                break;
+            }
+            continue;
+        }
+        let shifts = shifted_sequences(document, fix);
+        let moved = fix
+            .ops
+            .iter()
+            .any(|op| shifted.iter().any(|s| is_within(op.path(), s)))
+            || shifts
+                .iter()
+                .any(|s| touched.iter().any(|path| is_within(path, s)));
+        if moved || !owners.insert(owner(fix)) {
+            continue;
+        }
+        shifted.extend(shifts);
+        touched.extend(fix.ops.iter().map(Op::path));
+        round.push(fix.clone());
+    }
+    round
+}
+
+/// The sequences a fix adds an item to (not at the end) or removes one
+/// from: the pointers into them after that item move.
+fn shifted_sequences<'f>(document: &Value, fix: &'f Fix) -> Vec<&'f str> {
+    fix.ops
         .iter()
-        .filter(|fix| !disturbs(document, fix) && owners.insert(owner(fix)))
-        .take(room)
-        .cloned()
+        .filter_map(|op| {
+            let shifting = match op {
+                Op::Remove { path } => parent_is_sequence(document, path),
+                Op::Add { path, .. } => !path.ends_with("/-") && parent_is_sequence(document, path),
+                Op::Replace { .. } | Op::Rename { .. } => false,
+            };
+            shifting.then(|| op.path().rsplit_once('/').map_or("", |(p, _)| p))
+        })
         .collect()
+}
+
+/// Whether `path` is `sequence` or a pointer into it.
+fn is_within(path: &str, sequence: &str) -> bool {
+    path.strip_prefix(sequence)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// What a fix may touch: its role, else its top-level section. An unknown
@@ -294,20 +344,6 @@ fn owner(fix: &Fix) -> String {
         1
     };
     tokens.into_iter().take(depth).collect::<Vec<_>>().join("/")
-}
-
-/// Whether a fix can move other fixes' pointers: it adds or removes a
-/// sequence item (later indices shift) or changes the text itself.
-fn disturbs(document: &Value, fix: &Fix) -> bool {
-    fix.change.is_some()
-        || fix.ops.iter().any(|op| {
-            let shifting = match op {
-                Op::Remove { path } => parent_is_sequence(document, path),
-                Op::Add { path, .. } => !path.ends_with("/-") && parent_is_sequence(document, path),
-                Op::Replace { .. } | Op::Rename { .. } => false,
-            };
-            shifting || op.path().is_empty()
-        })
 }
 
 fn parent_is_sequence(document: &Value, path: &str) -> bool {

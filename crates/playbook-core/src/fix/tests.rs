@@ -535,3 +535,56 @@ fn the_unknown_fields_of_one_role_are_fixed_in_one_round() {
     assert!(fixed.text.contains("        x_unknown_299: 299\n"));
     assert!(!fixed.text.contains("\n        unknown_"));
 }
+
+/// Every role hands off to itself (PB306): each fix removes an item of its
+/// own role's `handoff_to`. Removing a sequence item made a fix go alone,
+/// so the roles took a round each, every round validating the whole text.
+/// Fixes of different sequences now go together; a fix pointing into a
+/// sequence another one shifts still waits for the next round.
+#[test]
+fn removals_from_different_sequences_go_in_one_round() {
+    let roles: String = (0..200)
+        .map(|i| format!("      - name: r{i}\n        mode: worker\n        handoff_to: [r{i}]\n"))
+        .collect();
+    let text =
+        format!("schema_version: \"1.0.0\"\nid: d\nname: D\nworkflow:\n  b:\n    roles:\n{roles}");
+    let document = document::parse_value(&text, Format::Yaml).unwrap();
+    let report = validate_source(&text, Format::Yaml, &Options::default());
+    let candidates: Vec<Fix> = report
+        .findings
+        .iter()
+        .filter(|f| f.code == Code::HandoffToItself)
+        .filter_map(|f| fixes_for(&document, f).into_iter().next())
+        .collect();
+    assert_eq!(candidates.len(), 200, "{:?}", report.findings);
+    let round = batch(&document, &candidates, MAX_FIXES);
+    assert_eq!(round.len(), 200);
+    let fixed = apply(&text, Format::Yaml, &round).unwrap();
+    let again = validate_source(&fixed.text, Format::Yaml, &Options::default());
+    assert!(
+        !again
+            .findings
+            .iter()
+            .any(|f| f.code == Code::HandoffToItself),
+        "{}",
+        fixed.text
+    );
+
+    // Two fixes of one sequence: the second points past an item the first
+    // removes, so it waits.
+    let first = Fix {
+        ops: vec![Op::Remove {
+            path: "/workflow/b/roles/0/handoff_to/0".into(),
+        }],
+        ..candidates[0].clone()
+    };
+    let second = Fix {
+        path: "/workflow/b/roles/1".into(),
+        ops: vec![Op::Replace {
+            path: "/workflow/b/roles/0/handoff_to/0".into(),
+            value: serde_json::json!("r9"),
+        }],
+        ..candidates[1].clone()
+    };
+    assert_eq!(batch(&document, &[first, second], MAX_FIXES).len(), 1);
+}
