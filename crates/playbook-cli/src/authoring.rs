@@ -373,12 +373,9 @@ pub fn fmt(args: FmtArgs) -> Result<ExitCode> {
         let source = input::read(file)?;
         let report = validate_source(&source.text, source.format, &source.options());
         let Some(playbook) = report.playbook else {
-            let first = report.findings.iter().find(|f| f.is_error());
             bail!(
-                "{file} cannot be formatted until it parses: {}",
-                first
-                    .map(|f| f.message.as_str())
-                    .unwrap_or("invalid document")
+                "{file} cannot be formatted until it is a valid playbook: {}; run `playbook validate {file}` for every problem",
+                input::first_error(&report.findings)
             );
         };
         // The canonical layout only where it provably keeps every comment

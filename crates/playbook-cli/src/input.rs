@@ -158,3 +158,21 @@ pub fn is_disk_full(error: &anyhow::Error) -> bool {
             || cause.to_string().starts_with("disk full")
     })
 }
+
+/// The first error of a refused file where it is, as a scenario's or a
+/// model's first error is named: "PB002 message at /pointer (line L, column
+/// C)", the line and column when the text places it.
+pub fn first_error(findings: &[playbook_core::Finding]) -> String {
+    findings
+        .iter()
+        .find(|f| f.is_error())
+        .map(|f| {
+            let at = if f.path.is_empty() { "/" } else { &f.path };
+            let line = f
+                .location
+                .map(|l| format!(" (line {}, column {})", l.line, l.column))
+                .unwrap_or_default();
+            format!("{} {} at {at}{line}", f.code, f.message)
+        })
+        .unwrap_or_else(|| "invalid document".to_string())
+}

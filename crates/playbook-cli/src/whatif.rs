@@ -179,22 +179,9 @@ pub(crate) fn load_playbook(path: &str) -> Result<Playbook> {
     match report.playbook {
         Some(playbook) => Ok(playbook),
         None => {
-            // The first error where it is, as a scenario's or a model's
-            // first error is named: its pointer, and its line and column
-            // when the text places it.
-            let first = report.findings.iter().find(|f| f.is_error());
             bail!(
                 "{path} is not a valid playbook: {}; run `playbook validate {path}` for every problem",
-                first
-                    .map(|f| {
-                        let at = if f.path.is_empty() { "/" } else { &f.path };
-                        let line = f
-                            .location
-                            .map(|l| format!(" (line {}, column {})", l.line, l.column))
-                            .unwrap_or_default();
-                        format!("{} {} at {at}{line}", f.code, f.message)
-                    })
-                    .unwrap_or_default()
+                input::first_error(&report.findings)
             )
         }
     }

@@ -265,6 +265,26 @@ fn fmt_normalises_and_check_reports_without_writing() {
     assert_eq!(reparsed, original, "fmt changes formatting only");
 }
 
+/// A file `fmt` cannot format says where its first error is, as `whatif`
+/// and `diff` do: it said only the message, with no line or pointer.
+#[test]
+fn fmt_refusing_a_file_names_the_place_of_its_first_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.yaml");
+    std::fs::write(
+        &path,
+        "schema_version: 1.0.0\nid: d\nname: D\nworkflow:\n  b:\n    roles:\n      - name: w\n        mode: wizard\n",
+    )
+    .unwrap();
+    let output = playbook(&["fmt", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("at /workflow/b/roles/0/mode (line 8, column 9)"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn fmt_keeps_the_comments_and_layout_of_a_commented_file() {
     let dir = tempfile::tempdir().unwrap();
