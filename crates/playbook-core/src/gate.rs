@@ -13,6 +13,8 @@
 //! Gates are compiled once, at validation time, so syntax errors and reads of
 //! fields nobody promises surface while the author types, not mid-run.
 
+mod matches;
+
 use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -457,7 +459,7 @@ thread_local! {
     /// The CEL standard environment, built once per thread: building it is
     /// most of the cost of evaluating a gate (about 20 µs), and a preview
     /// evaluates a gate after every agent call.
-    static CEL_ROOT: cel::Context<'static, 'static> = cel::Context::default();
+    static CEL_ROOT: cel::Context<'static, 'static> = cel::Context::with_env(matches::environment());
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Texts a `matches` gate's regular expression does and does not match.
 //!
-//! CEL's `matches` compiles its pattern with the `regex` crate on every
-//! evaluation (RE2 syntax, unanchored search), so the same crate compiles
+//! A gate's `matches` compiles its pattern with the `regex` crate, default
+//! settings (RE2 syntax, unanchored search; `playbook_core`'s
+//! `gate/matches.rs`), so the same crate compiles
 //! it here and has the last word on every text: a matching text is made
 //! from the pattern's syntax tree (`regex-syntax`'s HIR, the tree `regex`
 //! itself compiles), a non-matching one picked among plain candidates, and
