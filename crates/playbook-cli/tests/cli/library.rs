@@ -22,6 +22,19 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Writes each text as `v1.yaml`, `v2.yaml`... in `dir`; their paths.
+fn write_versions(dir: &Path, texts: &[impl AsRef<str>]) -> Vec<String> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let path = dir.join(format!("v{}.yaml", i + 1));
+            std::fs::write(&path, text.as_ref()).unwrap();
+            path.to_string_lossy().into_owned()
+        })
+        .collect()
+}
+
 #[test]
 fn export_edit_conflict_restore_and_diff_through_the_cli() {
     let dir = tempfile::tempdir().unwrap();
@@ -266,15 +279,7 @@ fn renamed_added_approval_dropped() -> [String; 3] {
 #[test]
 fn a_dropped_approval_after_a_rename_and_an_added_role_is_listed_first_as_widening() {
     let dir = tempfile::tempdir().unwrap();
-    let paths: Vec<String> = renamed_added_approval_dropped()
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let path = dir.path().join(format!("v{}.yaml", i + 1));
-            std::fs::write(&path, text).unwrap();
-            path.to_string_lossy().into_owned()
-        })
-        .collect();
+    let paths = write_versions(dir.path(), &renamed_added_approval_dropped());
     let expected = "WIDENS: coder no longer requires user approval (renamed from worker)\n\
                     role worker renamed to coder\n\
                     role doc_writer added to stage build\n\
@@ -343,15 +348,7 @@ fn no_diff_prints_a_credential_the_playbooks_hold() {
         )
     );
     let v4 = v1.replacen("- name: tester", "- name: qa", 1);
-    let paths: Vec<String> = [v1, v2, v3, v4]
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let path = dir.path().join(format!("v{}.yaml", i + 1));
-            std::fs::write(&path, text).unwrap();
-            path.to_string_lossy().into_owned()
-        })
-        .collect();
+    let paths = write_versions(dir.path(), &[v1, v2, v3, v4]);
     let secrets = ["Zq8Wm2Xr4Tn6", "sk-ant-api03-", "A1b2C3d4E5"];
     let clean = |what: &str, output: &Output| {
         assert!(output.status.success(), "{what}: {}", stderr(output));

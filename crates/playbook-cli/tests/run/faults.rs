@@ -295,6 +295,18 @@ impl Drop for KillMarked {
     }
 }
 
+/// A script whose worker lists its tools, then hangs: the run goes on
+/// until it is stopped.
+fn hanging_script(work: &std::path::Path) -> std::path::PathBuf {
+    let script = work.join("script.json");
+    std::fs::write(
+        &script,
+        json!({"worker": [{"list": true, "hang_after": true}]}).to_string(),
+    )
+    .unwrap();
+    script
+}
+
 /// `playbook run` with an agent that leaves a child sleeping and keeps its
 /// gateway open, stopped by `signal`: the run records the stop and nothing
 /// it started survives it.
@@ -302,12 +314,7 @@ fn a_signal_stops_the_run_and_leaves_no_process(signal: i32, words: &str) {
     let repo = Repo::new();
     let work = tempfile::tempdir().unwrap();
     let playbook = crate::harness::playbook(work.path(), &single("read_file"));
-    let script = work.path().join("script.json");
-    std::fs::write(
-        &script,
-        json!({"worker": [{"list": true, "hang_after": true}]}).to_string(),
-    )
-    .unwrap();
+    let script = hanging_script(work.path());
     let value = unique(words);
     let mark = format!("PB_STOP_TEST={value}");
     let _cleanup = KillMarked(mark.clone());
@@ -406,12 +413,7 @@ fn the_private_directory_of_a_killed_run_is_removed_by_clean() {
     // The run's temporary directory, so only this test's runs are in it.
     let tmp = tempfile::tempdir().unwrap();
     let playbook = crate::harness::playbook(work.path(), &single("read_file"));
-    let script = work.path().join("script.json");
-    std::fs::write(
-        &script,
-        json!({"worker": [{"list": true, "hang_after": true}]}).to_string(),
-    )
-    .unwrap();
+    let script = hanging_script(work.path());
     let value = unique("sigkill");
     let mark = format!("PB_KILL_TEST={value}");
     let cleanup = KillMarked(mark.clone());
