@@ -325,14 +325,21 @@ fn contract(outcomes: &[FileOutcome]) -> Value {
 
 fn print_text(outcomes: &[FileOutcome]) {
     for o in outcomes {
+        // The file name as given may hold anything a file name can, a line
+        // break or a terminal escape among them: it must not forge a line
+        // of the report or act on the terminal.
+        let file = playbook_core::printable::printable(&o.file);
         if let Some(error) = &o.read_error {
-            println!("{}: error: {error}", o.file);
+            println!(
+                "{file}: error: {}",
+                playbook_core::printable::printable(error)
+            );
             continue;
         }
         for f in &o.findings {
             let at = match f.location {
-                Some(l) => format!("{}:{}:{}", o.file, l.line, l.column),
-                None => o.file.clone(),
+                Some(l) => format!("{file}:{}:{}", l.line, l.column),
+                None => file.to_string(),
             };
             let path = if f.path.is_empty() { "/" } else { &f.path };
             println!("{at}: {}[{}]: {}", f.severity.as_str(), f.code, f.message);
@@ -342,8 +349,7 @@ fn print_text(outcomes: &[FileOutcome]) {
         }
         let count = |s| o.findings.iter().filter(|f| f.severity == s).count();
         println!(
-            "{} ({}): {} — {} error(s), {} warning(s), {} info",
-            o.file,
+            "{file} ({}): {} — {} error(s), {} warning(s), {} info",
             o.kind,
             if o.allow() { "ok" } else { "FAILED" },
             count(Severity::Error),

@@ -205,3 +205,28 @@ fn importing_an_empty_directory_says_nothing_was_found() {
         "no playbook files",
     );
 }
+
+/// A file name may hold a line break or a terminal escape: `validate`'s
+/// text report printed it as given, so a name could forge a line of the
+/// report ("ok — 0 error(s)") or act on the terminal.
+#[test]
+fn a_file_name_forges_no_line_and_sends_no_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "evil\n\u{1b}[2Jx.yaml (playbook): ok — 0 error(s)\r.yaml";
+    let path = write(dir.path(), name, "schema_version: 1.0.0\nid: [\n");
+    let missing = dir.path().join("gone\u{1b}[31m.yaml");
+    let output = run(&["validate", &path, missing.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success(), "{stdout}");
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\r'),
+        "{stdout:?}"
+    );
+    // Every line is one of the report's own, each starting with the file.
+    for line in stdout.lines() {
+        assert!(
+            line.starts_with(&*dir.path().to_string_lossy()) || line.starts_with("    "),
+            "a forged line: {line:?}\n{stdout}"
+        );
+    }
+}
