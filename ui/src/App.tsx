@@ -126,6 +126,7 @@ export function App() {
           onExport: () => void exportDocument(),
           status,
           checked,
+          typed: brokenChecked,
         }}
         theme={theme}
         toggleTheme={toggleTheme}

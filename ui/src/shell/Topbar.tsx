@@ -22,14 +22,17 @@ type Props = {
     onExport: () => void;
     status: SaveStatus;
     checked: Checked | null;
+    /** The check of Source-tab text that does not read as a playbook yet, while the editor holds it. */
+    typed?: Checked | null;
   };
   theme: Theme;
   toggleTheme: () => void;
 };
 
 export function Topbar({ screen, setScreen, open, toolbar, theme, toggleTheme }: Props) {
-  const { undo, redo, canUndo, canRedo, onSave, onExport, status, checked } = toolbar;
+  const { undo, redo, canUndo, canRedo, onSave, onExport, status, checked, typed } = toolbar;
   const errors = checked?.findings.filter((f) => f.severity === "error").length ?? 0;
+  const typedErrors = typed?.findings.filter((f) => f.severity === "error").length ?? 0;
   const nav: [Screen, string, boolean][] = [
     ["welcome", "Welcome", true],
     ["library", "Library", true],
@@ -85,9 +88,23 @@ export function Topbar({ screen, setScreen, open, toolbar, theme, toggleTheme }:
                     : "Unsaved changes…"}
               </span>
             )}
-            <span className={`status ${errors ? "status-error" : "status-ok"}`} data-testid="validity">
-              {checked ? (errors ? `${errors} error${errors > 1 ? "s" : ""} — run blocked` : "valid") : "checking…"}
-            </span>
+            {typed ? (
+              // As the Problems panel: while the Source text does not read as a playbook,
+              // its errors are what the person is looking at; the rest of the app keeps
+              // the last valid version, and the badge says so.
+              <span
+                className="status status-error"
+                data-testid="validity"
+                data-of="typed"
+                title="The form, the graph, Preview and Run use the last valid version until the Source text is fixed"
+              >
+                {`Source text: ${typedErrors} error${typedErrors === 1 ? "" : "s"}`}
+              </span>
+            ) : (
+              <span className={`status ${errors ? "status-error" : "status-ok"}`} data-testid="validity">
+                {checked ? (errors ? `${errors} error${errors > 1 ? "s" : ""} — run blocked` : "valid") : "checking…"}
+              </span>
+            )}
           </>
         )}
         <button type="button" onClick={toggleTheme} aria-label="Switch between light and dark theme" data-testid="theme">
