@@ -64,6 +64,12 @@ async fn source_text_that_does_not_parse_yet_survives_a_restart() -> Result<()> 
         .await?;
     app.find("[data-testid=source-invalid]").await?;
     app.find("[data-testid=autosave][data-state=saved]").await?;
+    // The Problems panel and the validity badge speak of the typed text,
+    // not of the last valid version still in the form.
+    app.find("[data-testid=problems-of-typed]").await?;
+    app.find(".problem[data-code=PB001]").await?;
+    app.until_text("[data-testid=validity]", "Source text: 1 error")
+        .await?;
     app.screenshot("typed-broken").await?;
     app.quit().await?;
 
@@ -74,6 +80,7 @@ async fn source_text_that_does_not_parse_yet_survives_a_restart() -> Result<()> 
     app.until_text(SOURCE, "Half typed").await?;
     let shown = app.text(SOURCE).await?;
     assert!(shown.contains("workflow: [plan"), "as typed: {shown}");
+    app.find("[data-testid=problems-of-typed]").await?;
     app.screenshot("broken-after-restart").await?;
     app.quit().await
 }
