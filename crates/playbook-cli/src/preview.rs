@@ -274,8 +274,7 @@ pub(crate) fn clock(t_ms: u64) -> String {
 /// ([`printable`]), so none can rewrite the terminal or forge a line.
 pub(crate) fn summary(report: &RunReport) -> String {
     use std::fmt::Write as _;
-    // Redacted before it is escaped, as `describe` does.
-    let p = |text: &str| printable(&redact_str(text)).into_owned();
+    let p = |text: &str| playbook_orchestrator::redact::printable(text).into_owned();
     let mut out = String::new();
     let _ = writeln!(out);
     let _ = writeln!(out, "summary");

@@ -5,7 +5,6 @@
 //! JSON form (one object per line) is stable and bit-identical for the same
 //! playbook, scenario and seed: no wall-clock time, no hash-map order.
 
-use playbook_core::printable::printable;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -452,7 +451,7 @@ pub fn from_jsonl(text: &str) -> Result<Vec<EventRecord>, (usize, String)> {
 /// One line of the live progress report for an event, or `None` for events
 /// a person does not need to see as they happen. Names, ids and reasons in
 /// it come from files and agents: every control or invisible character is
-/// escaped ([`printable`]), so an agent's text cannot rewrite the terminal
+/// escaped ([`crate::redact::printable`]), so an agent's text cannot rewrite the terminal
 /// or forge a line of the report.
 pub fn describe(event: &Event) -> Option<String> {
     let line = describe_unescaped(event)?;
@@ -463,11 +462,9 @@ pub fn describe(event: &Event) -> Option<String> {
     })
 }
 
-/// `text` redacted, then escaped: escaping first could split a secret's
-/// name from its value (`\napi_key=…`) where the redactor looks for it.
+/// `text` redacted, then escaped ([`crate::redact::printable`]).
 fn shown(text: &str) -> String {
-    let redacted = playbook_redact::redact_str(text);
-    printable(&redacted).into_owned()
+    crate::redact::printable(text).into_owned()
 }
 
 fn describe_unescaped(event: &Event) -> Option<String> {

@@ -22,6 +22,21 @@ use crate::engine::RunReport;
 use crate::envelope::LedgerDelta;
 use crate::event::{Event, PreflightResult};
 
+/// A text from a file or an agent made safe to show a person: every secret
+/// replaced by `[REDACTED]`, then every control or invisible formatting
+/// character escaped by the core's rule ([`playbook_core::printable`]), so
+/// it cannot rewrite the terminal or forge a line. Redacted first: an
+/// escape inserted into a credential, or splitting a secret's name from its
+/// value (`\napi_key=…`), would hide it from the redactor's rules.
+/// Borrowed when there is nothing to change, the usual case.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    match playbook_redact::redact_str(text) {
+        Cow::Borrowed(clean) => playbook_core::printable::printable(clean),
+        Cow::Owned(clean) => Cow::Owned(playbook_core::printable::printable(&clean).into_owned()),
+    }
+}
+
 /// Redacts a typed record through its JSON form. A record whose redacted
 /// form no longer fits its type (a secret in a field with a fixed set of
 /// values) is replaced by `withheld`: it fails closed, never open.

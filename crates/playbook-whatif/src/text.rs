@@ -10,19 +10,12 @@
 //! ([`playbook_core::printable`]). Redacted first, then escaped: an escape
 //! inserted into a credential would hide it from the redactor's rules.
 
-use std::borrow::Cow;
-
 pub use playbook_core::printable::is_unprintable;
 
 /// `text` with every secret replaced by `[REDACTED]` and every control or
-/// invisible formatting character escaped (`\u{1b}`, `\n`, `\u{202e}`).
-/// Borrowed when there is nothing to change, which is the usual case.
-pub fn printable(text: &str) -> Cow<'_, str> {
-    match playbook_redact::redact_str(text) {
-        Cow::Borrowed(clean) => playbook_core::printable::printable(clean),
-        Cow::Owned(clean) => Cow::Owned(playbook_core::printable::printable(&clean).into_owned()),
-    }
-}
+/// invisible formatting character escaped (`\u{1b}`, `\n`, `\u{202e}`):
+/// the orchestrator's rule for what a person is shown.
+pub use playbook_orchestrator::redact::printable;
 
 /// Redacts a name or a sentence of a report in place: what the JSON form
 /// of a report or a diff holds (JSON escapes control characters itself).
@@ -32,6 +25,8 @@ pub fn redact(text: &mut String) {
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
 
     #[test]

@@ -10,12 +10,7 @@ use super::*;
 /// redacted alike ([`print_json`]); documents (`show`, `draft`) are printed
 /// as their text, the author's own, as `export` writes them.
 pub(super) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
-    match playbook_redact::redact_str(text) {
-        std::borrow::Cow::Borrowed(clean) => playbook_core::printable::printable(clean),
-        std::borrow::Cow::Owned(redacted) => {
-            std::borrow::Cow::Owned(playbook_core::printable::printable(&redacted).into_owned())
-        }
-    }
+    playbook_orchestrator::redact::printable(text)
 }
 
 /// [`shown`] for a message of several lines (a refusal lists its findings
