@@ -282,34 +282,16 @@ fn show(value: &Value) -> String {
         ),
         other => other.to_string(),
     };
-    match text.char_indices().nth(77) {
-        Some(_) if text.chars().count() <= 80 => text,
-        Some((end, first_out)) => format!("{}...", word_prefix(&text[..end], first_out)),
+    // Up to 80 characters as they are; a longer value cut to 77 and "...",
+    // never inside a word: the sentences are redacted where they are
+    // printed (`playbook diff`, `db diff`), and a key cut short escapes it.
+    if text.chars().count() <= 80 {
+        return text;
+    }
+    match crate::printable::head_of_whole_words(&text, 77) {
+        Some(head) => format!("{head}..."),
         None => text,
     }
-}
-
-/// `head` (the text before `first_out`, where the cut falls) without the
-/// word the cut would split. Sentences are redacted where they are printed
-/// (`playbook diff`, `playbook db diff`), and a credential cut short is no
-/// longer recognised as one (`sk-ant-api03-A1...` keeps its prefix and the
-/// first characters of the key), so a word the limit would split is left
-/// out whole, as `schema/explain.rs` quotes values.
-fn word_prefix(head: &str, first_out: char) -> &str {
-    /// A character of a word as a credential is written: a token, a key, a
-    /// URL with its user and password.
-    fn in_word(c: char) -> bool {
-        c.is_alphanumeric() || "_-./+=:@~%".contains(c)
-    }
-    if !in_word(first_out) {
-        return head;
-    }
-    let cut = head
-        .char_indices()
-        .rev()
-        .find(|&(_, c)| !in_word(c))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    &head[..cut]
 }
 
 /// Reports one field whose values differ: "`label` a → b", "`label` set to

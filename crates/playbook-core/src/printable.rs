@@ -32,6 +32,31 @@ pub fn is_unprintable(c: char) -> bool {
     c.is_control() || is_invisible_format(c)
 }
 
+/// The first `max_chars` characters of `text` without a word the limit
+/// would split, or `None` when `text` is no longer than that. Messages
+/// quoting a long value are redacted where they are printed, and a
+/// credential cut short is no longer recognised as one (`sk-ant-api03-A1`
+/// keeps its prefix and the first characters of the key), so a word the
+/// limit would split is left out whole.
+pub fn head_of_whole_words(text: &str, max_chars: usize) -> Option<&str> {
+    /// A character of a word as a credential is written: a token, a key, a
+    /// URL with its user and password.
+    fn in_word(c: char) -> bool {
+        c.is_alphanumeric() || "_-./+=:@~%".contains(c)
+    }
+    let (end, first_out) = text.char_indices().nth(max_chars)?;
+    let head = &text[..end];
+    if !in_word(first_out) {
+        return Some(head);
+    }
+    let cut = head
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !in_word(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    Some(&head[..cut])
+}
+
 /// `text` with every control or invisible formatting character written as
 /// a Rust escape (`\u{1b}`, `\n`, `\u{202e}`), so what is printed is one
 /// line that shows exactly what the text holds. Borrowed when nothing needs

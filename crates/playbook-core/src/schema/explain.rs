@@ -140,32 +140,14 @@ fn deepest<'e, 'a>(error: &'e ValidationError<'a>) -> &'e ValidationError<'a> {
     }
 }
 
-/// The value as a message quotes it, cut to [`MAX_QUOTED`] characters.
-///
-/// Never inside a word: the messages are redacted where they are printed
-/// (`playbook validate`, the app), and a credential cut short is no longer
-/// recognised as one, so a word the limit would split is left out whole.
+/// The value as a message quotes it, cut to [`MAX_QUOTED`] characters,
+/// never inside a word ([`crate::printable::head_of_whole_words`]).
 fn quote(value: &Value) -> String {
     let text = value.to_string();
-    let Some((end, first_out)) = text.char_indices().nth(MAX_QUOTED) else {
-        return text;
-    };
-    let cut = if in_word(first_out) {
-        text[..end]
-            .char_indices()
-            .rev()
-            .find(|&(_, c)| !in_word(c))
-            .map_or(0, |(i, c)| i + c.len_utf8())
-    } else {
-        end
-    };
-    format!("{}…", &text[..cut])
-}
-
-/// A character of a word as a credential is written: a token, a key, a
-/// URL with its user and password.
-fn in_word(c: char) -> bool {
-    c.is_alphanumeric() || "_-./+=:@~%".contains(c)
+    match crate::printable::head_of_whole_words(&text, MAX_QUOTED) {
+        Some(head) => format!("{head}…"),
+        None => text,
+    }
 }
 
 /// The validator's message with a long quoted value cut short, so a wrong
