@@ -15,7 +15,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::workspace::live::flock;
+use crate::workspace::live::{flock, open_lock_file};
 
 /// The name every run's private directory starts with.
 const PREFIX: &str = "playbook-run-";
@@ -115,11 +115,7 @@ fn sweep_in(parent: &Path) -> Swept {
 /// Whether the run of a private directory is over: its lock can be taken,
 /// or it never got one and is past the grace a starting run needs.
 fn is_over(dir: &Path, meta: &std::fs::Metadata) -> bool {
-    match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(dir.join(LOCK))
-    {
+    match open_lock_file(&dir.join(LOCK)) {
         // Taken here and let go when `lock` closes, before the removal.
         Ok(lock) => flock(&lock, libc::LOCK_EX | libc::LOCK_NB).is_ok(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => meta

@@ -55,6 +55,15 @@ pub(crate) fn flock(file: &File, how: libc::c_int) -> std::io::Result<()> {
     }
 }
 
+/// Opens a lock file to probe or take its lock: never through a link, and
+/// never blocking (on a FIFO planted under its name, say).
+pub(crate) fn open_lock_file(path: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
 /// The lock of a live run; released when dropped (its file stays).
 #[derive(Debug)]
 pub(crate) struct RunLock {
@@ -127,11 +136,7 @@ pub(crate) fn is_live(common: &Path, run8: &str) -> bool {
     if !plain(run8) {
         return false;
     }
-    let file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(dir(common).join(run8))
-    {
+    let file = match open_lock_file(&dir(common).join(run8)) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
         Err(_) => return true,
@@ -148,11 +153,7 @@ pub(crate) fn remove_if_over(common: &Path, run8: &str) {
         return;
     }
     let path = dir(common).join(run8);
-    let Ok(file) = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&path)
-    else {
+    let Ok(file) = open_lock_file(&path) else {
         return;
     };
     // Removed while held, as the run itself does: a run starting with the
