@@ -241,7 +241,11 @@ impl Held {
         let region = text.get(part.start..new_end).ok_or(Refusal::Whole)?;
         let is_key = matches!(part.path.last(), Some(Step::Key(_)));
         check_lines(region, part.indent, is_key)?;
-        if nesting::too_deep(region).is_some() {
+        // The whole text, not the region: the pre-scan's state carries
+        // across lines (an unclosed bracket, a block scalar), so a part
+        // that scans shallow alone can make the rest of the document deep,
+        // and the whole parse runs this scan first.
+        if nesting::too_deep(text).is_some() {
             return Err(Refusal::Whole);
         }
         let (value, map) = super::yaml::parse_mapped(region).map_err(|_| Refusal::Whole)?;

@@ -349,3 +349,37 @@ fn typing_in_a_role_reparses_only_its_line() {
     let (value, map) = whole(&anchored).unwrap();
     assert!(Held::new(anchored, value, map).is_none());
 }
+
+/// Found by the `reparse` fuzz target: a part that scans shallow alone
+/// (its brackets sit inside plain words) became a token start after the
+/// edit, and the nesting pre-scan's open brackets ran on through the rest
+/// of the document, past 128 levels. The held parse took the part; the
+/// whole parse refused the text as too deep.
+#[test]
+fn a_part_that_makes_the_rest_of_the_document_too_deep_is_not_spliced() {
+    let input = include_bytes!("../../../../../fuzz/regressions/reparse/deep-after-a-shallow-part");
+    let (a, b, c) = (input[0], input[1], input[2]);
+    let text = std::str::from_utf8(&input[3..]).unwrap();
+    let value = crate::document::parse_value(text, Format::Yaml).unwrap();
+    let mut held = Held::new(text.to_owned(), value, SourceMap::new(text)).unwrap();
+    let mut at = (usize::from(a) << 8 | usize::from(b)) % (text.len() + 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let mut end = (at + usize::from(c & 0x0f)).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    assert_eq!(c >> 4, 4, "the fuzz target's insert `- `");
+    let edited = format!("{}- {}", &text[..at], &text[end..]);
+    let whole = crate::document::parse_value(&edited, Format::Yaml);
+    if held.update(&edited) {
+        assert_eq!(
+            Ok(held.value()),
+            whole.as_ref(),
+            "spliced as the whole parse"
+        );
+    } else {
+        assert_eq!(held.text(), text, "a refused update keeps what it held");
+    }
+}
